@@ -1,0 +1,40 @@
+// JSON -> model objects with simdjson. Unknown fields are ignored (real objects carry
+// hundreds); a known field of the wrong type is an error naming its path, e.g.
+// `status.phase: expected string, got number`.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "model/error.hpp"
+#include "model/objects.hpp"
+
+namespace schedopt {
+
+expected<virtual_machine_instance> decode_vmi(std::string_view json);
+expected<virtual_machine_instance_migration> decode_vmim(std::string_view json);
+expected<persistent_volume_claim> decode_pvc(std::string_view json);
+expected<persistent_volume> decode_pv(std::string_view json);
+expected<node> decode_node(std::string_view json);
+expected<lease> decode_lease(std::string_view json);
+expected<event> decode_event(std::string_view json);
+expected<api_status> decode_status(std::string_view json);
+expected<scheduling_optimization> decode_scheduling_optimization(std::string_view json);
+
+/// Decoder for any of the above, by type; used by generic code (informers, lists).
+template <class T>
+expected<T> decode(std::string_view json);
+
+/// A decoded list: items plus the list's metadata.resourceVersion and continue token.
+template <class T>
+struct object_list {
+  std::vector<T> items;
+  std::string resource_version;
+  std::string continue_token;
+};
+
+/// Decodes `{"kind":"...List","metadata":{...},"items":[...]}`.
+template <class T>
+expected<object_list<T>> decode_list(std::string_view json);
+
+} // namespace schedopt

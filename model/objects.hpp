@@ -1,0 +1,232 @@
+// The Kubernetes, KubeVirt and schedopt objects schedopt reads and writes, reduced to
+// the fields it uses. Decoders (model/decode.hpp) ignore every other field.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace schedopt {
+
+using string_map = std::map<std::string, std::string>;
+
+struct owner_reference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+};
+
+struct object_meta {
+  std::string name;
+  std::string namespace_; // empty for cluster-scoped objects
+  std::string uid;
+  std::string resource_version;
+  std::string generate_name;
+  int64_t generation = 0;
+  std::string creation_timestamp; // RFC 3339 as sent by the server
+  std::optional<std::string> deletion_timestamp;
+  string_map labels;
+  string_map annotations;
+  std::vector<std::string> finalizers;
+  std::vector<owner_reference> owner_references;
+};
+
+struct condition {
+  std::string type;
+  std::string status; // "True", "False", "Unknown"
+  std::string reason;
+  std::string message;
+  std::string last_transition_time;
+};
+
+// -- KubeVirt ---------------------------------------------------------------
+
+struct vmi_volume {
+  std::string name;
+  std::string claim_name;       // spec.volumes[].persistentVolumeClaim.claimName
+  std::string data_volume_name; // spec.volumes[].dataVolume.name
+};
+
+struct migration_state {
+  std::string migration_uid;
+  std::string source_node;
+  std::string target_node;
+  std::string start_timestamp;
+  std::string end_timestamp;
+  bool completed = false;
+  bool failed = false;
+  bool abort_requested = false;
+  std::string abort_status;
+  std::string failure_reason;
+};
+
+struct virtual_machine_instance {
+  object_meta metadata;
+  std::vector<vmi_volume> volumes;
+  std::string phase;     // status.phase
+  std::string node_name; // status.nodeName
+  std::vector<condition> conditions;
+  std::optional<migration_state> migration;
+};
+
+struct phase_transition {
+  std::string phase;
+  std::string timestamp;
+};
+
+struct virtual_machine_instance_migration {
+  object_meta metadata;
+  std::string vmi_name;             // spec.vmiName
+  string_map added_node_selector;   // spec.addedNodeSelector
+  std::string phase;                // status.phase
+  std::vector<phase_transition> phase_transition_timestamps;
+  std::optional<migration_state> migration;
+  std::vector<condition> conditions;
+};
+
+/// Final VMIM phases per KubeVirt: Succeeded and Failed.
+bool is_final_phase(const std::string& phase);
+
+// -- core -------------------------------------------------------------------
+
+struct persistent_volume_claim {
+  object_meta metadata;
+  std::string volume_name; // spec.volumeName
+  std::string storage_class_name;
+  std::string phase; // status.phase
+};
+
+struct persistent_volume {
+  object_meta metadata;
+  std::string csi_driver;    // spec.csi.driver
+  std::string volume_handle; // spec.csi.volumeHandle
+  std::string claim_namespace;
+  std::string claim_name;
+  /// Values of `kubernetes.io/hostname` In-terms of spec.nodeAffinity.required.
+  std::vector<std::string> affinity_hostnames;
+};
+
+struct node_address {
+  std::string type; // Hostname, InternalIP, ExternalIP
+  std::string address;
+};
+
+struct node {
+  object_meta metadata;
+  bool ready = false;         // condition Ready == True
+  bool unschedulable = false; // spec.unschedulable
+  std::vector<node_address> addresses;
+};
+
+struct lease {
+  object_meta metadata;
+  std::string holder_identity;
+  int64_t lease_duration_seconds = 0;
+  std::string acquire_time; // MicroTime
+  std::string renew_time;   // MicroTime
+  int64_t lease_transitions = 0;
+};
+
+struct object_reference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string namespace_;
+  std::string uid;
+  std::string resource_version;
+};
+
+struct event {
+  object_meta metadata;
+  object_reference involved_object;
+  std::string type; // Normal, Warning
+  std::string reason;
+  std::string message;
+  int64_t count = 1;
+  std::string first_timestamp;
+  std::string last_timestamp;
+  std::string source_component;
+  std::string reporting_component;
+};
+
+/// metav1.Status, as the API server shapes its errors.
+struct api_status {
+  std::string status; // "Failure" / "Success"
+  std::string message;
+  std::string reason; // NotFound, AlreadyExists, Conflict, Expired, ...
+  int64_t code = 0;
+  std::string details_name;
+  std::string details_group;
+  std::string details_kind;
+  int64_t retry_after_seconds = 0;
+};
+
+// -- SchedulingOptimization ---------------------------------------------------
+
+struct vm_hyperconvergence_spec {
+  bool enabled = false;
+  std::optional<std::string> cool_off_period;        // Go duration, validated later
+  std::optional<int64_t> max_parallel_migrations;
+};
+
+struct scheduling_optimization_spec {
+  std::optional<vm_hyperconvergence_spec> vm_hyperconvergence;
+};
+
+namespace stage {
+constexpr const char* pending = "Pending";
+constexpr const char* evaluating = "Evaluating";
+constexpr const char* migrating = "Migrating";
+constexpr const char* final_ = "Final";
+} // namespace stage
+
+namespace run_status {
+constexpr const char* pending = "Pending";
+constexpr const char* in_progress = "InProgress";
+constexpr const char* successful = "Successful";
+constexpr const char* partial_success = "PartialSuccess";
+constexpr const char* failed = "Failed";
+} // namespace run_status
+
+namespace vm_status {
+constexpr const char* successful = "Successful";
+constexpr const char* skipped = "Skipped";
+constexpr const char* failed = "Failed";
+} // namespace vm_status
+
+struct vm_detail {
+  std::string name;
+  std::string namespace_;
+  std::string status; // vm_status::*
+  std::string reason; // "<Enum>: <detail>", empty when Successful
+};
+
+struct vm_hyperconvergence_status {
+  int64_t successful = 0;
+  int64_t skipped = 0;
+  int64_t failed = 0;
+  std::vector<vm_detail> details;
+};
+
+struct scheduling_optimization_status {
+  std::string stage;
+  std::string status;
+  std::string reason;
+  std::string start_timestamp;
+  std::string finish_timestamp;
+  std::string last_update_timestamp;
+  int64_t observed_generation = 0;
+  std::optional<vm_hyperconvergence_status> vm_hyperconvergence;
+};
+
+struct scheduling_optimization {
+  object_meta metadata;
+  scheduling_optimization_spec spec;
+  scheduling_optimization_status status;
+};
+
+} // namespace schedopt

@@ -1,0 +1,39 @@
+// SPEC §1 "Terminal outcome" as a pure function of what a run did.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace schedopt {
+
+struct run_summary {
+  bool any_kind_enabled = true;          // false: spec names no kind at all
+  bool vm_hyperconvergence_enabled = true;
+  std::optional<std::string> run_failure; // "driver failure: ...", "invalid spec...", ...
+  int64_t successful = 0;
+  int64_t skipped = 0;
+  int64_t failed = 0;
+  /// Eligible candidates left for a later request by maxNonHyperconvergedPerRun,
+  /// as "<namespace>/<name>".
+  std::vector<std::string> outstanding;
+};
+
+struct terminal_outcome {
+  std::string status; // run_status::successful / partial_success / failed
+  std::string reason;
+};
+
+constexpr std::size_t max_status_reason_bytes = 1024;
+
+/// Rules, in order: no kind → Successful "no optimization kind enabled"; kind disabled →
+/// Successful "vmHyperconvergence disabled"; run failure → Failed with it; nothing left
+/// over → Successful ""; nothing succeeded and something failed → Failed; else
+/// PartialSuccess. A non-clean reason reads
+/// "3 candidates outstanding: 1 failed, 2 skipped" (zero parts omitted), with deferred
+/// candidates appended as ", 2 deferred by maxNonHyperconvergedPerRun: ns/a, ns/b",
+/// capped at max_status_reason_bytes.
+terminal_outcome decide_outcome(const run_summary& run);
+
+} // namespace schedopt

@@ -1,0 +1,39 @@
+// SPEC §2.4–2.5: where should a VMI run, given where its volumes' replicas live?
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace schedopt {
+
+enum class placement { hyperconverged, semi, non };
+
+const char* to_string(placement p);
+
+struct node_readiness {
+  bool ready = false;
+  bool schedulable = false; // !spec.unschedulable
+};
+
+struct placement_verdict {
+  placement verdict = placement::hyperconverged;
+  int best_score = 0;          // replicas of the VMI's driver volumes on the best node(s)
+  int current_score = 0;       // same count for the node the VMI runs on
+  std::vector<std::string> best_nodes;   // every node scoring best_score, sorted
+  std::vector<std::string> target_nodes; // best nodes that are Ready, schedulable and not current
+};
+
+/// Scores every node by how many of `replica_nodes` (one set per driver volume) hold it.
+/// `nodes` gives readiness by node name; a best node absent from it is not a target.
+/// Precondition: replica_nodes is not empty (a VMI without driver volumes is no candidate).
+placement_verdict score_placement(const std::vector<std::set<std::string>>& replica_nodes,
+                                  const std::string& current_node,
+                                  const std::map<std::string, node_readiness>& nodes);
+
+inline bool is_candidate(const placement_verdict& v) {
+  return v.verdict != placement::hyperconverged;
+}
+
+} // namespace schedopt

@@ -1,0 +1,104 @@
+// The simulator's in-memory API storage: resource-agnostic JSON objects with
+// Kubernetes semantics (resourceVersion, uid, generation, generateName, finalizers,
+// bounded watch history). Thread-safe; the HTTP layer and the in-process controllers
+// (KubeVirt, storage) share one instance.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/error.hpp"
+
+namespace schedopt::sim {
+
+using json = nlohmann::json;
+
+/// One served resource, as discovery and the CRD describe it.
+struct resource_type {
+  std::string group;   // "" for core
+  std::string version; // "v1", "v1alpha1"
+  std::string kind;
+  std::string plural;
+  std::string singular;
+  std::string list_kind;
+  bool namespaced = true;
+  bool status_subresource = false;
+  std::vector<std::string> short_names;
+  std::vector<std::string> categories;
+
+  /// "plural" for core, "plural.group" otherwise — the store's key for this resource.
+  std::string key() const { return group.empty() ? plural : plural + "." + group; }
+  std::string api_version() const { return group.empty() ? version : group + "/" + version; }
+};
+
+struct watch_event {
+  std::string type; // ADDED, MODIFIED, DELETED
+  json object;
+  uint64_t resource_version = 0;
+};
+
+class object_store {
+public:
+  explicit object_store(std::size_t watch_history = 10000);
+
+  void register_type(const resource_type& type);
+  /// By key ("nodes", "virtualmachineinstances.kubevirt.io").
+  std::optional<resource_type> find_type(const std::string& key) const;
+  std::vector<resource_type> types() const;
+
+  /// POST: fills uid, resourceVersion, creationTimestamp, generation=1, name from
+  /// generateName (+5 random chars); AlreadyExists (409) when the name is taken.
+  expected<json> create(const std::string& key, json object);
+  expected<json> get(const std::string& key, const std::string& ns, const std::string& name) const;
+
+  struct list_result {
+    std::vector<json> items; // sorted by namespace, then name
+    uint64_t resource_version = 0;
+  };
+  /// All objects of a type; `ns` empty means every namespace.
+  list_result list(const std::string& key, const std::string& ns = {}) const;
+
+  /// PUT: replaces the object. A resourceVersion in `object` must match (409 Conflict).
+  /// `status_only` replaces just .status (the /status subresource); otherwise .status is
+  /// kept as stored when the type has a status subresource. generation is bumped when
+  /// .spec changes.
+  expected<json> replace(const std::string& key, json object, bool status_only);
+
+  /// Read-modify-write under the store lock, for in-process controllers and PATCH.
+  /// `mutate` edits the object in place and returns false to abandon the write.
+  expected<json> modify(const std::string& key, const std::string& ns, const std::string& name,
+                        const std::function<bool(json&)>& mutate, bool status_only = false);
+
+  /// DELETE: with finalizers present sets deletionTimestamp and keeps the object;
+  /// otherwise removes it and emits DELETED. Returns the object as last stored.
+  expected<json> remove(const std::string& key, const std::string& ns, const std::string& name);
+
+  /// Current global resourceVersion (the last one handed out).
+  uint64_t resource_version() const;
+
+  /// Events of `key` (and namespace `ns` if not empty) with resourceVersion > `since`.
+  /// An error with ec::gone (HTTP 410) when `since` is older than the retained history.
+  expected<std::vector<watch_event>> events_since(const std::string& key, const std::string& ns,
+                                                  uint64_t since) const;
+
+  /// Blocks until the global resourceVersion exceeds `seen` or `timeout` passes;
+  /// returns the current resourceVersion.
+  uint64_t wait_for_change(uint64_t seen, std::chrono::milliseconds timeout) const;
+
+  /// Wakes every waiter (used at shutdown).
+  void notify_all() const;
+
+private:
+  struct impl;
+  std::shared_ptr<impl> impl_;
+};
+
+} // namespace schedopt::sim
