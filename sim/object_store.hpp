@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -92,6 +93,11 @@ public:
   /// Blocks until the global resourceVersion exceeds `seen` or `timeout` passes;
   /// returns the current resourceVersion.
   uint64_t wait_for_change(uint64_t seen, std::chrono::milliseconds timeout) const;
+
+  /// Admission hook run on create (as a validating + mutating webhook would be): it may
+  /// edit the object or return an error (HTTP status and message as the webhook says).
+  using admission_hook = std::function<std::optional<error>(json& object)>;
+  void set_admission(const std::string& key, admission_hook hook);
 
   /// Wakes every waiter (used at shutdown).
   void notify_all() const;

@@ -1,0 +1,32 @@
+// A generated cluster: nodes, namespaces, VMs/VMIs, PVCs, PVs and volume replicas,
+// reproducible for a seed (SPEC §7 "Scenarios").
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace schedopt::sim {
+
+class object_store;
+class storage_backend;
+
+struct scenario_options {
+  int nodes = 6;
+  int vmis = 40;
+  int volumes_per_vmi = 2;
+  int replicas = 2;
+  double misplaced = 0.3;      // fraction of VMIs started on a node that scores below best
+  double not_migratable = 0.0; // fraction with condition LiveMigratable=False
+  double migration_failure_rate = 0.0;
+  std::chrono::milliseconds migration_duration{2000}; // Running -> Succeeded, jittered
+  int parallel_migrations_per_cluster = 5;
+  int parallel_outbound_migrations_per_node = 2;
+  std::string driver = "portworx"; // or "csi-topology"
+  uint64_t seed = 1;
+};
+
+/// Fills `store` (and the replica placement in `storage`) with the scenario's objects.
+void populate(object_store& store, storage_backend& storage, const scenario_options& options);
+
+} // namespace schedopt::sim

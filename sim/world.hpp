@@ -1,0 +1,40 @@
+// Everything in the simulated cluster that is not the API server: the storage backend
+// and its Portworx SDK gateway, the KubeVirt migration controller, pool failover.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "model/error.hpp"
+#include "sim/scenario.hpp"
+
+namespace schedopt::sim {
+
+class object_store;
+
+class world {
+public:
+  /// Registers admission for VMIMs on `store`; populates it from `options`.
+  world(object_store& store, scenario_options options);
+  ~world();
+
+  /// Starts the KubeVirt controller thread and the Portworx SDK REST gateway on
+  /// 127.0.0.1:<port> (0 = any). `sdk_token`, if not empty, is required as a bearer token.
+  expected<bool> start(int sdk_port = 0, const std::string& sdk_token = {});
+  void stop();
+
+  /// "http://127.0.0.1:<port>" of the OpenStorage SDK REST gateway.
+  std::string sdk_url() const;
+
+  /// Moves the replicas of one node's pool (`node` empty: a node chosen from the seed)
+  /// to other nodes, then creates a SchedulingOptimization as the storage driver would.
+  /// Returns the created request's name.
+  expected<std::string> failover(const std::string& node = {});
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace schedopt::sim
