@@ -46,6 +46,23 @@ struct watch_event {
   uint64_t resource_version = 0;
 };
 
+/// One stored object version, immutable once stored; its JSON text is kept so that
+/// list and watch serve 10k objects without re-serializing them.
+struct stored_object {
+  json object;
+  std::string text;
+  uint64_t resource_version = 0;
+};
+using stored_ptr = std::shared_ptr<const stored_object>;
+
+/// A watch event as the HTTP layer streams it; `previous` is the version before a
+/// MODIFIED (null otherwise) so selector watches can turn it into ADDED/DELETED.
+struct raw_event {
+  std::string type;
+  stored_ptr object;
+  stored_ptr previous;
+};
+
 class object_store {
 public:
   explicit object_store(std::size_t watch_history = 10000);
@@ -98,6 +115,15 @@ public:
   /// edit the object or return an error (HTTP status and message as the webhook says).
   using admission_hook = std::function<std::optional<error>(json& object)>;
   void set_admission(const std::string& key, admission_hook hook);
+
+  /// The HTTP layer's zero-copy views of list and events_since.
+  struct snapshot {
+    std::vector<stored_ptr> items; // sorted by namespace, then name
+    uint64_t resource_version = 0;
+  };
+  snapshot list_stored(const std::string& key, const std::string& ns = {}) const;
+  expected<std::vector<raw_event>> raw_events_since(const std::string& key, const std::string& ns,
+                                                    uint64_t since) const;
 
   /// Wakes every waiter (used at shutdown).
   void notify_all() const;

@@ -1,0 +1,439 @@
+// The simulator's in-memory API storage: every write hands out the next global
+// resourceVersion, stores an immutable serialized version and appends a watch event.
+#include "sim/object_store.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <random>
+#include <unordered_map>
+
+namespace schedopt::sim {
+
+namespace {
+
+using object_key = std::pair<std::string, std::string>; // namespace, name
+
+std::string now_rfc3339() {
+  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string str_field(const json& obj, const char* field) {
+  auto meta = obj.find("metadata");
+  if (meta == obj.end() || !meta->is_object())
+    return {};
+  auto it = meta->find(field);
+  return it != meta->end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+/// Everything but metadata and status: what metadata.generation tracks.
+json spec_part(const json& obj) {
+  json copy = json::object();
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (it.key() != "metadata" && it.key() != "status")
+      copy[it.key()] = it.value();
+  return copy;
+}
+
+bool has_finalizers(const json& obj) {
+  auto meta = obj.find("metadata");
+  if (meta == obj.end())
+    return false;
+  auto fin = meta->find("finalizers");
+  return fin != meta->end() && fin->is_array() && !fin->empty();
+}
+
+bool is_terminating(const json& obj) {
+  auto meta = obj.find("metadata");
+  return meta != obj.end() && meta->contains("deletionTimestamp")
+         && !(*meta)["deletionTimestamp"].is_null();
+}
+
+std::string quoted_name(const std::string& key, const std::string& name) {
+  return key + " \"" + name + "\"";
+}
+
+} // namespace
+
+struct object_store::impl {
+  struct type_entry {
+    resource_type type;
+    std::map<object_key, stored_ptr> objects;
+  };
+  struct event_record {
+    std::string key;
+    std::string ns;
+    raw_event event;
+    uint64_t rv = 0;
+  };
+
+  explicit impl(std::size_t history) : history_limit(std::max<std::size_t>(history, 1)) {}
+
+  mutable std::mutex mtx;
+  mutable std::condition_variable changed;
+  std::unordered_map<std::string, type_entry> types;
+  // Kept apart from types so a hook may be set before its type is registered.
+  std::unordered_map<std::string, admission_hook> admissions;
+  std::vector<std::string> type_order;
+  std::deque<event_record> history;
+  std::size_t history_limit;
+  uint64_t history_floor = 0; // every event with rv > floor is retained
+  uint64_t rv = 0;
+  std::mt19937_64 rng{std::random_device{}()};
+
+  type_entry* find(const std::string& key) {
+    auto it = types.find(key);
+    return it == types.end() ? nullptr : &it->second;
+  }
+
+  std::string random_suffix(std::size_t n) {
+    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789"; // as apiserver's rand.String
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i)
+      s += alphabet[rng() % (sizeof(alphabet) - 1)];
+    return s;
+  }
+
+  std::string uuid() {
+    std::uniform_int_distribution<int> hex(0, 15);
+    const char* digits = "0123456789abcdef";
+    std::string s = "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx";
+    for (auto& c : s) {
+      if (c == 'x')
+        c = digits[hex(rng)];
+      else if (c == 'y')
+        c = digits[8 + hex(rng) % 4];
+    }
+    return s;
+  }
+
+  /// Stamps the next resourceVersion into `obj`, stores it, records the event.
+  stored_ptr commit(type_entry& te, const object_key& k, json obj, const char* type,
+                    stored_ptr previous) {
+    ++rv;
+    obj["metadata"]["resourceVersion"] = std::to_string(rv);
+    auto stored = std::make_shared<stored_object>();
+    stored->text = obj.dump();
+    stored->object = std::move(obj);
+    stored->resource_version = rv;
+    stored_ptr ptr = stored;
+    if (std::string(type) == "DELETED")
+      te.objects.erase(k);
+    else
+      te.objects[k] = ptr;
+    history.push_back(event_record{te.type.key(), k.first,
+                                   raw_event{type, ptr, std::move(previous)}, rv});
+    while (history.size() > history_limit) {
+      history_floor = history.front().rv;
+      history.pop_front();
+    }
+    changed.notify_all();
+    return ptr;
+  }
+
+  /// Turns the proposed new version of an existing object into the stored one:
+  /// immutable metadata kept, status rules applied, generation bumped on spec change.
+  /// Returns nullopt-equivalent (the old pointer) when nothing changed.
+  expected<stored_ptr> update(type_entry& te, const object_key& k, const stored_ptr& old,
+                              json proposed, bool status_only) {
+    const json& cur = old->object;
+    if (!proposed.is_object())
+      return make_error(ec::invalid_request, "object must be a JSON object", 400);
+    auto proposed_rv = str_field(proposed, "resourceVersion");
+    if (!proposed_rv.empty() && proposed_rv != std::to_string(old->resource_version))
+      return make_error(ec::conflict,
+                        "Operation cannot be fulfilled on " + quoted_name(te.type.key(), k.second)
+                          + ": the object has been modified; please apply your changes to the"
+                            " latest version and try again",
+                        409);
+    json next;
+    if (status_only) {
+      next = cur;
+      if (proposed.contains("status"))
+        next["status"] = proposed["status"];
+      else
+        next.erase("status");
+    } else {
+      next = std::move(proposed);
+      if (!next.contains("metadata") || !next["metadata"].is_object())
+        next["metadata"] = json::object();
+      if (te.type.status_subresource) {
+        if (cur.contains("status"))
+          next["status"] = cur["status"];
+        else
+          next.erase("status");
+      }
+      auto& meta = next["metadata"];
+      const auto& cur_meta = cur["metadata"];
+      for (auto field : {"name", "namespace", "uid", "creationTimestamp", "generation",
+                         "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+        if (cur_meta.contains(field))
+          meta[field] = cur_meta[field];
+        else
+          meta.erase(field);
+      }
+      if (spec_part(next) != spec_part(cur))
+        meta["generation"] = cur_meta.value("generation", 1) + 1;
+    }
+    next["metadata"]["resourceVersion"] = cur["metadata"].value("resourceVersion", "");
+    if (next == cur)
+      return old;
+    if (is_terminating(next) && !has_finalizers(next)) {
+      return commit(te, k, std::move(next), "DELETED", old);
+    }
+    return commit(te, k, std::move(next), "MODIFIED", old);
+  }
+};
+
+object_store::object_store(std::size_t watch_history)
+  : impl_(std::make_shared<impl>(watch_history)) {}
+
+void object_store::register_type(const resource_type& type) {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  auto key = type.key();
+  auto it = impl_->types.find(key);
+  if (it == impl_->types.end()) {
+    impl_->types.emplace(key, impl::type_entry{type, {}});
+    impl_->type_order.push_back(key);
+  } else {
+    it->second.type = type;
+  }
+}
+
+std::optional<resource_type> object_store::find_type(const std::string& key) const {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  auto it = impl_->types.find(key);
+  if (it == impl_->types.end())
+    return std::nullopt;
+  return it->second.type;
+}
+
+std::vector<resource_type> object_store::types() const {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  std::vector<resource_type> out;
+  for (auto& key : impl_->type_order)
+    out.push_back(impl_->types.at(key).type);
+  return out;
+}
+
+expected<json> object_store::create(const std::string& key, json object) {
+  std::unique_lock<std::mutex> guard(impl_->mtx);
+  auto* te = impl_->find(key);
+  if (te == nullptr)
+    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+  if (!object.is_object())
+    return make_error(ec::invalid_request, "object must be a JSON object", 400);
+  if (!object.contains("metadata") || !object["metadata"].is_object())
+    object["metadata"] = json::object();
+  auto& meta = object["metadata"];
+  if (te->type.namespaced && str_field(object, "namespace").empty())
+    meta["namespace"] = "default";
+  if (!te->type.namespaced)
+    meta.erase("namespace");
+  if (auto hook_it = impl_->admissions.find(key); hook_it != impl_->admissions.end()) {
+    // The hook may read the store (a webhook would call the API), so run it unlocked.
+    auto hook = hook_it->second;
+    guard.unlock();
+    if (auto err = hook(object))
+      return *err;
+    guard.lock();
+    te = impl_->find(key);
+  }
+  auto& m = object["metadata"];
+  auto name = str_field(object, "name");
+  auto ns = str_field(object, "namespace");
+  if (name.empty()) {
+    auto prefix = str_field(object, "generateName");
+    if (prefix.empty())
+      return make_error(ec::invalid_value,
+                        te->type.kind + ".v1 \"\" is invalid: metadata.name: Required value: "
+                                        "name or generateName is required",
+                        422);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      name = prefix + impl_->random_suffix(5);
+      if (te->objects.count({ns, name}) == 0)
+        break;
+    }
+    m["name"] = name;
+  }
+  object_key k{ns, name};
+  if (te->objects.count(k) != 0)
+    return make_error(ec::already_exists, quoted_name(key, name) + " already exists", 409);
+  m["uid"] = impl_->uuid();
+  m["creationTimestamp"] = now_rfc3339();
+  m["generation"] = 1;
+  m.erase("deletionTimestamp");
+  if (!object.contains("apiVersion"))
+    object["apiVersion"] = te->type.api_version();
+  if (!object.contains("kind"))
+    object["kind"] = te->type.kind;
+  auto stored = impl_->commit(*te, k, std::move(object), "ADDED", nullptr);
+  return stored->object;
+}
+
+expected<json> object_store::get(const std::string& key, const std::string& ns,
+                                 const std::string& name) const {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  auto* te = impl_->find(key);
+  if (te == nullptr)
+    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+  auto it = te->objects.find({te->type.namespaced ? ns : std::string{}, name});
+  if (it == te->objects.end())
+    return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
+  return it->second->object;
+}
+
+object_store::snapshot object_store::list_stored(const std::string& key,
+                                                 const std::string& ns) const {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  snapshot out;
+  out.resource_version = impl_->rv;
+  auto* te = impl_->find(key);
+  if (te == nullptr)
+    return out;
+  if (ns.empty() || !te->type.namespaced) {
+    out.items.reserve(te->objects.size());
+    for (auto& [k, v] : te->objects)
+      out.items.push_back(v);
+  } else {
+    for (auto it = te->objects.lower_bound({ns, {}}); it != te->objects.end() && it->first.first == ns;
+         ++it)
+      out.items.push_back(it->second);
+  }
+  return out;
+}
+
+object_store::list_result object_store::list(const std::string& key, const std::string& ns) const {
+  auto snap = list_stored(key, ns);
+  list_result out;
+  out.resource_version = snap.resource_version;
+  out.items.reserve(snap.items.size());
+  for (auto& item : snap.items)
+    out.items.push_back(item->object);
+  return out;
+}
+
+expected<json> object_store::replace(const std::string& key, json object, bool status_only) {
+  auto ns = str_field(object, "namespace");
+  auto name = str_field(object, "name");
+  if (name.empty())
+    return make_error(ec::invalid_value, "metadata.name: Required value: name is required", 422);
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  auto* te = impl_->find(key);
+  if (te == nullptr)
+    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+  object_key k{te->type.namespaced ? ns : std::string{}, name};
+  auto it = te->objects.find(k);
+  if (it == te->objects.end())
+    return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
+  auto result = impl_->update(*te, k, it->second, std::move(object), status_only);
+  if (!result)
+    return result.err();
+  return (*result)->object;
+}
+
+expected<json> object_store::modify(const std::string& key, const std::string& ns,
+                                    const std::string& name,
+                                    const std::function<bool(json&)>& mutate, bool status_only) {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  auto* te = impl_->find(key);
+  if (te == nullptr)
+    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+  object_key k{te->type.namespaced ? ns : std::string{}, name};
+  auto it = te->objects.find(k);
+  if (it == te->objects.end())
+    return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
+  auto old = it->second;
+  json proposed = old->object;
+  if (!mutate(proposed))
+    return old->object;
+  // A mutation must not rename the object; a resourceVersion it sets is a precondition.
+  proposed["metadata"]["name"] = name;
+  if (te->type.namespaced)
+    proposed["metadata"]["namespace"] = k.first;
+  auto result = impl_->update(*te, k, old, std::move(proposed), status_only);
+  if (!result)
+    return result.err();
+  return (*result)->object;
+}
+
+expected<json> object_store::remove(const std::string& key, const std::string& ns,
+                                    const std::string& name) {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  auto* te = impl_->find(key);
+  if (te == nullptr)
+    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+  object_key k{te->type.namespaced ? ns : std::string{}, name};
+  auto it = te->objects.find(k);
+  if (it == te->objects.end())
+    return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
+  auto old = it->second;
+  json obj = old->object;
+  if (has_finalizers(obj)) {
+    if (is_terminating(obj))
+      return obj;
+    obj["metadata"]["deletionTimestamp"] = now_rfc3339();
+    obj["metadata"]["deletionGracePeriodSeconds"] = 0;
+    return impl_->commit(*te, k, std::move(obj), "MODIFIED", old)->object;
+  }
+  return impl_->commit(*te, k, std::move(obj), "DELETED", old)->object;
+}
+
+uint64_t object_store::resource_version() const {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  return impl_->rv;
+}
+
+expected<std::vector<raw_event>> object_store::raw_events_since(const std::string& key,
+                                                                const std::string& ns,
+                                                                uint64_t since) const {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  if (since < impl_->history_floor)
+    return make_error(ec::gone,
+                      "too old resource version: " + std::to_string(since) + " ("
+                        + std::to_string(impl_->history_floor + 1) + ")",
+                      410);
+  std::vector<raw_event> out;
+  auto& h = impl_->history;
+  auto first = std::upper_bound(h.begin(), h.end(), since,
+                                [](uint64_t v, const impl::event_record& e) { return v < e.rv; });
+  for (auto it = first; it != h.end(); ++it)
+    if (it->key == key && (ns.empty() || it->ns == ns))
+      out.push_back(it->event);
+  return out;
+}
+
+expected<std::vector<watch_event>> object_store::events_since(const std::string& key,
+                                                              const std::string& ns,
+                                                              uint64_t since) const {
+  auto raw = raw_events_since(key, ns, since);
+  if (!raw)
+    return raw.err();
+  std::vector<watch_event> out;
+  out.reserve(raw->size());
+  for (auto& e : *raw)
+    out.push_back(watch_event{e.type, e.object->object, e.object->resource_version});
+  return out;
+}
+
+uint64_t object_store::wait_for_change(uint64_t seen, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> guard(impl_->mtx);
+  impl_->changed.wait_for(guard, timeout, [&] { return impl_->rv > seen; });
+  return impl_->rv;
+}
+
+void object_store::set_admission(const std::string& key, admission_hook hook) {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  impl_->admissions[key] = std::move(hook);
+}
+
+void object_store::notify_all() const {
+  impl_->changed.notify_all();
+}
+
+} // namespace schedopt::sim
