@@ -1,0 +1,68 @@
+// `schedopt run|plan|demo` command lines (SPEC §8) plus environment and config file,
+// merged with precedence flags > SCHEDOPT_* environment > config file > defaults.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/settings.hpp"
+#include "model/error.hpp"
+
+namespace schedopt {
+
+enum class command { none, run, plan, demo };
+
+const char* to_string(command c);
+
+struct plan_options {
+  std::string output = "table"; // -o table|json
+};
+
+/// `schedopt demo`: the embedded scenario's size and knobs.
+struct demo_options {
+  int64_t nodes = 6;
+  int64_t vmis = 60;
+  int64_t volumes_per_vmi = 1;
+  int64_t replicas = 2;
+  double misplaced_fraction = 0.5;      // VMIs the pool failover leaves off-replica
+  double not_migratable_fraction = 0.05;
+  double failure_rate = 0.0;            // fraction of migrations KubeVirt fails
+  duration migration_delay = std::chrono::milliseconds(200); // per phase step
+  uint64_t seed = 1;
+  bool progress = true;                 // --no-progress turns the bar off
+};
+
+struct parse_result {
+  command cmd = command::none;
+  settings config;
+  plan_options plan;
+  demo_options demo;
+  bool help_requested = false;
+  std::string help_text; // filled when help_requested
+};
+
+/// Environment lookup; tests pass a map, main passes getenv.
+using environment = std::function<std::optional<std::string>(const std::string&)>;
+environment process_environment();
+
+struct load_paths {
+  /// The pod's namespace (lease namespace default); "default" when unreadable.
+  std::string service_account_namespace_file =
+    "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+};
+
+/// argv[0] is the program name. Errors are one line (caller prints and exits 2), e.g.
+/// `--cool-off-period "abc": invalid duration "abc": ...`,
+/// `SCHEDOPT_MAX_PARALLEL_MIGRATIONS "x": not an integer`,
+/// `config.yaml: maxParallelMigrationsLimit: must be >= 1`, `unknown flag --foo`.
+expected<parse_result> parse_command_line(const std::vector<std::string>& args,
+                                          const environment& env,
+                                          const load_paths& paths = {});
+
+/// `--help` text of one command (command::none: the top-level usage).
+std::string help_text(command c);
+
+} // namespace schedopt

@@ -1,0 +1,67 @@
+// Every cluster-wide default (SPEC §5) and process setting of schedopt as one value.
+// Sources and precedence live in config/load.hpp; this file only says what exists.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/duration.hpp"
+
+namespace schedopt {
+
+struct settings {
+  // -- cluster-wide defaults (SPEC §5) --
+  duration cool_off_period = std::chrono::hours(1);
+  int64_t max_parallel_migrations = 5;
+  int64_t max_parallel_migrations_limit = 50;
+  int64_t max_non_hyperconverged_per_run = 100;
+  duration migration_timeout = std::chrono::minutes(30);
+  duration status_flush_interval = std::chrono::seconds(1);
+  duration status_heartbeat_interval = std::chrono::seconds(30);
+  bool pin_target_node = true;
+  std::string driver = "portworx"; // "portworx" or "csi-topology"
+  std::string vm_cool_off_annotation = "schedopt.libopenstorage.org/last-migration-time";
+
+  // -- process --
+  std::string kubeconfig; // empty: in-cluster config, else $KUBECONFIG, else ~/.kube/config
+  std::string context;    // kubeconfig context; empty: current-context
+  std::string config_file;
+  bool leader_elect = false;
+  std::string lease_namespace; // filled by load: pod namespace file, else "default"
+  std::string lease_name = "schedopt-leader";
+  duration lease_duration = std::chrono::seconds(15);
+  duration renew_deadline = std::chrono::seconds(10);
+  duration retry_period = std::chrono::seconds(2);
+  std::string metrics_listen = ":8080";
+  bool dry_run = false;
+  std::string log_format = "text"; // "text" or "json"
+  std::string log_level = "info";  // trace, debug, info, warn, error, critical, off
+  double api_qps = 20;
+  int64_t api_burst = 30;
+
+  // -- storage drivers --
+  std::string portworx_endpoint = "http://portworx-api.kube-system:9021";
+  std::string portworx_token;      // bearer token; wins over the file
+  std::string portworx_token_file; // re-read by the driver
+  /// CSI driver names whose PVs csi-topology owns; empty: any PV with hostname affinity.
+  std::vector<std::string> csi_topology_drivers;
+};
+
+/// One row of the settings table: how a setting is spelled in every source.
+struct setting_info {
+  std::string key;           // config file key, camelCase: "coolOffPeriod"
+  std::string flag;          // "--cool-off-period"
+  std::string env;           // "SCHEDOPT_COOL_OFF_PERIOD"
+  std::string default_text;  // "1h"
+  std::string description;   // one line
+};
+
+/// Every setting, in documentation order.
+const std::vector<setting_info>& all_settings();
+
+/// README table: | Setting | Flag | Environment | Default | Description |.
+std::string settings_markdown_table();
+
+} // namespace schedopt

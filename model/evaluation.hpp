@@ -1,0 +1,114 @@
+// SPEC §2: classify every running VMI (hyperconverged / semi / non), filter the
+// candidates and pick this run's eligible set. Pure: the caller fetches, we decide.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/duration.hpp"
+#include "model/objects.hpp"
+#include "model/scoring.hpp"
+#include "model/timestamp.hpp"
+
+namespace schedopt {
+
+/// "<namespace>/<name>", the key every per-VMI map below uses.
+std::string vmi_key(const std::string& namespace_, const std::string& name);
+
+/// SPEC §2.1: status.phase == Running and status.nodeName set.
+bool is_considered(const virtual_machine_instance& vmi);
+
+/// Step 1 result for one considered VMI.
+struct vmi_volumes {
+  std::string namespace_;
+  std::string name;
+  std::vector<std::string> pv_names; // driver-owned PVs it needs, sorted, unique
+  std::string error;                 // non-empty: Kubernetes-style lookup error, e.g.
+                                     // `persistentvolumeclaims "foo" not found`
+};
+
+/// Which PVs the configured storage driver owns.
+using pv_owned_predicate = std::function<bool(const persistent_volume&)>;
+
+/// Step 1: maps every considered VMI to the driver PVs behind its PVC / DataVolume
+/// volumes. `pvcs` is keyed by "<ns>/<name>", `pvs` by PV name. Sorted (ns, name).
+std::vector<vmi_volumes> driver_volumes_of(
+  const std::vector<virtual_machine_instance>& vmis,
+  const std::map<std::string, persistent_volume_claim>& pvcs,
+  const std::map<std::string, persistent_volume>& pvs, const pv_owned_predicate& owned);
+
+/// Every PV name step 1 found, sorted and unique: what to ask the driver about.
+std::vector<std::string> all_pv_names(const std::vector<vmi_volumes>& volumes);
+
+/// What the storage driver answered (SPEC §2.3), by PV name.
+struct replica_map {
+  std::map<std::string, std::set<std::string>> nodes; // PV -> Kubernetes node names
+  std::map<std::string, std::string> errors;          // PV -> driver error text
+};
+
+/// Non-final VMIMs (anyone's), VMI "<ns>/<name>" -> VMIM name.
+std::map<std::string, std::string>
+in_flight_migrations_by_vmi(const std::vector<virtual_machine_instance_migration>& vmims);
+
+struct evaluation_input {
+  std::vector<virtual_machine_instance> vmis;
+  std::vector<vmi_volumes> volumes; // step 1 output
+  replica_map replicas;
+  std::vector<node> nodes;
+  std::map<std::string, std::string> in_flight;    // see in_flight_migrations_by_vmi
+  std::map<std::string, timestamp> last_migration; // VMI key -> latest schedopt migration
+                                                   // (cool_off.hpp latest_migration_time)
+  timestamp now;
+  duration cool_off_period = std::chrono::hours(1);
+  int64_t max_non_hyperconverged_per_run = 100;
+};
+
+enum class disposition {
+  not_candidate, // hyperconverged, or no driver volume
+  eligible,      // goes to the migration engine this run
+  skipped,       // a filter or an evaluation error blocked it
+  outstanding,   // eligible but over maxNonHyperconvergedPerRun
+};
+
+const char* to_string(disposition d);
+
+struct vmi_evaluation {
+  std::string namespace_;
+  std::string name;
+  std::string node;    // where it runs now (source node)
+  std::string verdict; // "hyperconverged", "semi", "non", "none" (no driver volume), "error"
+  std::vector<std::string> best_nodes;
+  std::vector<std::string> target_nodes; // Ready, schedulable, best, not current
+  disposition disp = disposition::not_candidate;
+  std::string reason; // "<Enum>: <detail>" when skipped, else empty
+};
+
+struct evaluation_counts {
+  int64_t considered = 0;
+  int64_t no_driver_volumes = 0;
+  int64_t hyperconverged = 0;
+  int64_t semi = 0;
+  int64_t non = 0;
+  int64_t errors = 0; // EvaluationError skips
+  int64_t eligible = 0;
+  int64_t skipped = 0; // includes errors
+  int64_t outstanding = 0;
+};
+
+struct evaluation_result {
+  std::vector<vmi_evaluation> vmis;     // every considered VMI, sorted (ns, name)
+  std::vector<vmi_evaluation> eligible; // capped at maxNonHyperconvergedPerRun, sorted
+  std::vector<vm_detail> skipped;       // status details for the skips, sorted
+  std::vector<std::string> outstanding; // "<ns>/<name>", sorted
+  evaluation_counts counts;
+};
+
+/// Step 2: verdicts, filters in SPEC order (NotLiveMigratable, MigrationInProgress,
+/// CoolingOff, NoTargetNode), the cap, and the counts.
+evaluation_result evaluate(const evaluation_input& in);
+
+} // namespace schedopt

@@ -1,0 +1,77 @@
+// SPEC §1/§3 status writer policy: one request's status, updated in memory by the run
+// and turned into at most one merge patch per flush interval (stage changes at once,
+// a heartbeat while in progress). Time is an argument; the actor owns the timer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "model/duration.hpp"
+#include "model/objects.hpp"
+#include "model/timestamp.hpp"
+
+namespace schedopt {
+
+struct coalescer_stats {
+  int64_t updates = 0;   // mutations applied
+  int64_t patches = 0;   // patches taken (written)
+  int64_t coalesced = 0; // updates folded into an already pending patch
+};
+
+class status_coalescer {
+public:
+  status_coalescer(duration flush_interval, duration heartbeat_interval,
+                   std::size_t max_details);
+
+  /// Resume: adopts a status read from the API as already written. Its details and
+  /// counters are kept; results for VMs it already lists are not counted again.
+  void restore(const scheduling_optimization_status& s, timestamp now);
+
+  /// Stage/status change (Pending, Evaluating+InProgress, Migrating+InProgress); urgent.
+  /// Entering Evaluating sets startTimestamp = now unless already set.
+  void set_stage(const std::string& stage, const std::string& status, timestamp now);
+  void set_observed_generation(int64_t generation);
+  void set_reason(const std::string& reason);
+
+  /// Counts one per-VM result (status vm_status::*) and appends its detail while under
+  /// the cap. Returns false (and changes nothing) when this VM was already recorded.
+  bool add_result(const vm_detail& d);
+  bool has_detail(const std::string& namespace_, const std::string& name) const;
+
+  /// Final stage with outcome and reason, finishTimestamp = now; urgent. Afterwards
+  /// every mutation is ignored.
+  void finish(const std::string& status, const std::string& reason, timestamp now);
+
+  /// Must a patch be written now?
+  bool due(timestamp now) const;
+  /// When due() will next become true if nothing else changes (nullopt: never).
+  std::optional<timestamp> next_due() const;
+  /// The `{"status":{...}}` merge patch with lastUpdateTimestamp = now; marks written.
+  std::string take_patch(timestamp now);
+
+  const scheduling_optimization_status& current() const { return status_; }
+  bool dirty() const { return dirty_; }
+  bool final_written() const { return final_written_; }
+  const coalescer_stats& stats() const { return stats_; }
+
+private:
+  void touch();
+  bool in_progress() const;
+
+  duration flush_interval_;
+  duration heartbeat_interval_;
+  std::size_t max_details_;
+  scheduling_optimization_status status_;
+  std::set<std::string> recorded_; // "<ns>/<name>" of VMs counted by this run or restored
+  bool dirty_ = false;
+  bool urgent_ = false;
+  bool final_ = false;
+  bool final_written_ = false;
+  std::optional<timestamp> last_write_;
+  coalescer_stats stats_;
+};
+
+} // namespace schedopt

@@ -1,0 +1,66 @@
+// SPEC §3: the VMIM schedopt creates, and how a VMIM's state maps onto a per-VM outcome
+// and its "<Enum>: vmim=<ns>/<name>: ..." reason.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "model/duration.hpp"
+#include "model/objects.hpp"
+
+namespace schedopt {
+
+namespace labels {
+constexpr const char* managed_by = "app.kubernetes.io/managed-by";
+constexpr const char* managed_by_value = "schedopt";
+constexpr const char* request_uid = "schedopt.libopenstorage.org/request-uid";
+constexpr const char* request_annotation = "schedopt.libopenstorage.org/request";
+constexpr const char* source_node_annotation = "schedopt.libopenstorage.org/source-node";
+constexpr const char* hostname = "kubernetes.io/hostname";
+} // namespace labels
+
+/// True when the VMIM carries app.kubernetes.io/managed-by=schedopt.
+bool is_schedopt_migration(const virtual_machine_instance_migration& m);
+
+/// Label selector for the VMIMs one request created (adoption on resume).
+std::string request_migrations_selector(const std::string& request_uid);
+
+struct migration_request {
+  std::string request_name;
+  std::string request_uid;
+  std::string vmi_namespace;
+  std::string vmi_name;
+  std::string source_node;
+  std::string target_node; // pinned when non-empty and pin is true
+  bool pin = true;
+};
+
+/// Create body: apiVersion kubevirt.io/v1, kind VirtualMachineInstanceMigration,
+/// metadata {generateName "<vmi>-schedopt-", namespace, labels, annotations},
+/// spec {vmiName, addedNodeSelector {"kubernetes.io/hostname": target} when pinning}.
+nlohmann::json migration_create_body(const migration_request& r);
+
+enum class migration_progress { running, succeeded, failed };
+
+const char* to_string(migration_progress p);
+
+struct migration_outcome {
+  migration_progress progress = migration_progress::running;
+  std::string reason; // set when failed
+};
+
+/// Succeeded phase or migrationState.completed && !failed → succeeded; Failed phase (or
+/// migrationState.failed) → failed with `MigrationRunFailed: vmim=<ns>/<name>: <why>`,
+/// <why> = failureReason, else the Failed condition's message, else "migration failed".
+migration_outcome classify_migration(const virtual_machine_instance_migration& m);
+
+/// `MigrationTimedOut: vmim=<ns>/<name>: not final after <Go duration>`
+std::string timed_out_reason(std::string_view ns, std::string_view name, duration timeout);
+/// `MigrationRunFailed: vmim=<ns>/<name>: deleted before completion`
+std::string deleted_reason(std::string_view ns, std::string_view name);
+/// `MigrationCreateFailed: <API message>`
+std::string create_failed_reason(std::string_view api_message);
+
+} // namespace schedopt
