@@ -1,0 +1,123 @@
+// Every typed actor interface of schedopt in one place. Each alias says what the
+// component is; each message line says who sends it and what comes back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "actors/type_ids.hpp"
+
+namespace schedopt {
+
+// -- Kubernetes API ---------------------------------------------------------------
+
+/// Receives the raw bytes of one watch stream (informers implement it).
+using watch_sink_actor = caf::typed_actor<
+  // api_client (engine thread) -> sink: the next bytes of the watch body.
+  caf::reacts_to<watch_chunk>,
+  // api_client -> sink: the watch ended (clean, 410, dropped, cancelled). No reply.
+  caf::reacts_to<watch_closed>>;
+
+/// The one Kubernetes API client of the process: rate limit (QPS/burst), bounded queue,
+/// retries with backoff for 429/5xx/transport errors, auth, metrics. Errors come back
+/// as caf::error with category "schedopt" and a schedopt::ec code; the context holds
+/// the Kubernetes Status message verbatim (read it with error_message()).
+using api_client_actor = caf::typed_actor<
+  // any -> api_client: GET one object; replies its JSON.
+  caf::replies_to<k8s::get_request>::with<k8s::api_response>,
+  // any -> api_client: GET a collection (all pages by default); replies every page.
+  caf::replies_to<k8s::list_request>::with<k8s::list_response>,
+  // any -> api_client: POST; replies the created object (201) as the server returned it.
+  caf::replies_to<k8s::create_request>::with<k8s::api_response>,
+  // any -> api_client: PATCH (merge patch by default, object or /status); replies the object.
+  caf::replies_to<k8s::patch_request>::with<k8s::api_response>,
+  // any -> api_client: PUT with resourceVersion; replies the object or ec::conflict.
+  caf::replies_to<k8s::update_request>::with<k8s::api_response>,
+  // any -> api_client: DELETE with preconditions; replies the server's answer body.
+  caf::replies_to<k8s::delete_request>::with<k8s::api_response>,
+  // informer -> api_client: open a watch streaming to the sink; replies the watch id
+  // once the request is on the wire (its bytes and end go to the sink).
+  caf::replies_to<k8s::watch_request, watch_sink_actor>::with<uint64_t>,
+  // informer -> api_client: stop a watch; the sink gets watch_closed(ec::cancelled).
+  caf::reacts_to<atom::cancel, uint64_t>,
+  // internal: engine thread -> api_client when a transfer ends.
+  caf::reacts_to<http_completion>,
+  // internal: api_client -> itself: start queued requests whose time has come.
+  caf::reacts_to<atom::tick>>;
+
+/// Who hears from an informer of T: every object (subscribe with the handle only) or
+/// one object (subscribe with namespace and name).
+template <class T>
+using informer_subscriber_actor = caf::typed_actor<
+  // informer -> subscriber: a new object; also replayed for existing ones on subscribe.
+  caf::reacts_to<object_added<T>>,
+  // informer -> subscriber: an object changed (resourceVersion differs).
+  caf::reacts_to<object_updated<T>>,
+  // informer -> subscriber: an object is gone (watch DELETED or absent from a relist).
+  caf::reacts_to<object_deleted<T>>,
+  // informer -> subscriber: the initial list is complete (once per subscription).
+  caf::reacts_to<informer_synced<T>>>;
+
+/// One list+watch of one resource type, decoded into model structs of T (one HTTP
+/// watch per type, however many subscribers). Relists on 410, resumes from the last
+/// resourceVersion after a drop, requests bookmarks.
+template <class T>
+using informer_actor = caf::typed_actor<
+  // any -> informer: notify the subscriber about every object of T.
+  caf::reacts_to<atom::subscribe, informer_subscriber_actor<T>>,
+  // any -> informer: notify the subscriber about the object <namespace>/<name> only
+  // (namespace "" for cluster-scoped objects).
+  caf::reacts_to<atom::subscribe, informer_subscriber_actor<T>, std::string, std::string>,
+  // any -> informer: stop notifying (all subscriptions of that subscriber).
+  caf::reacts_to<atom::unsubscribe, informer_subscriber_actor<T>>,
+  // any -> informer: has the initial list completed?
+  caf::replies_to<atom::synced>::with<bool>,
+  // any -> informer: every object in the store, sorted by namespace/name.
+  caf::replies_to<atom::snapshot>::with<std::vector<T>>,
+  // api_client -> informer: watch bytes and end (watch_sink_actor).
+  caf::reacts_to<watch_chunk>,
+  caf::reacts_to<watch_closed>,
+  // internal: informer -> itself: (re)start list or watch after a backoff.
+  caf::reacts_to<atom::restart>>;
+
+using scheduling_optimization_informer_actor = informer_actor<scheduling_optimization>;
+using vmi_informer_actor = informer_actor<virtual_machine_instance>;
+using vmim_informer_actor = informer_actor<virtual_machine_instance_migration>;
+using pvc_informer_actor = informer_actor<persistent_volume_claim>;
+using pv_informer_actor = informer_actor<persistent_volume>;
+using node_informer_actor = informer_actor<node>;
+
+/// Hears when this replica gains or loses leadership.
+using leadership_subscriber_actor = caf::typed_actor<
+  // leader_elector -> subscriber: this replica holds the Lease now.
+  caf::reacts_to<atom::started_leading>,
+  // leader_elector -> subscriber: the Lease is lost (renew deadline passed) or released.
+  caf::reacts_to<atom::stopped_leading>>;
+
+/// Client-go style leader election on a coordination.k8s.io/v1 Lease.
+using leader_elector_actor = caf::typed_actor<
+  // any -> elector: tell the subscriber about leadership changes (and the current one
+  // right away if leading).
+  caf::reacts_to<atom::subscribe, leadership_subscriber_actor>,
+  // any -> elector: is this replica the leader now?
+  caf::replies_to<atom::leading>::with<bool>,
+  // shutdown -> elector: give the Lease up (holder "" and leaseDurationSeconds 1) and
+  // stop; replies true once written (false when not leading or the write failed).
+  caf::replies_to<atom::release>::with<bool>,
+  // internal: elector -> itself: retry period elapsed.
+  caf::reacts_to<atom::tick>>;
+
+/// Records Kubernetes Events, aggregating repeats and rate limiting.
+using event_recorder_actor = caf::typed_actor<
+  // any -> recorder: record an event on an object; no reply (best effort, as client-go).
+  caf::reacts_to<event_record>,
+  // any -> recorder: replies true once every queued event has been written or dropped.
+  caf::replies_to<atom::flush>::with<bool>,
+  // internal: recorder -> itself: token bucket refilled.
+  caf::reacts_to<atom::tick>>;
+
+} // namespace schedopt

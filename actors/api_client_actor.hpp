@@ -1,0 +1,35 @@
+// The API client actor: turns k8s request structs into HTTP calls on the shared engine,
+// with client-side rate limiting, a bounded queue and retries (k8s/ holds the logic).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include <caf/actor_system.hpp>
+#include <caf/expected.hpp>
+
+#include "actors/actors.hpp"
+#include "k8s/cluster_config.hpp"
+
+namespace schedopt {
+
+struct api_client_options {
+  double qps = 20;                  // client-side rate limit (token bucket)
+  int burst = 30;
+  std::size_t max_pending = 1000;   // queued requests beyond this are rejected (too_many_requests)
+  int max_retries = 5;              // for 429, 5xx and transport errors
+  std::chrono::milliseconds initial_backoff{200};
+  std::chrono::milliseconds max_backoff{10000};
+  std::chrono::milliseconds request_timeout{30000}; // non-watch requests
+  std::chrono::seconds token_reread{60};            // token_file re-read period
+  std::string user_agent = "schedopt/0.1";
+};
+
+/// Spawns the client (and its HTTP engine thread). Fails with ec::config_error when the
+/// TLS material in `cfg` cannot be read.
+caf::expected<api_client_actor> spawn_api_client(caf::actor_system& sys,
+                                                 const k8s::cluster_config& cfg,
+                                                 api_client_options options = {});
+
+} // namespace schedopt

@@ -1,0 +1,30 @@
+// Informers: one list+watch per resource type feeding a store of model structs and
+// typed add/update/delete notifications to subscribers.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include <caf/actor_system.hpp>
+
+#include "actors/actors.hpp"
+
+namespace schedopt {
+
+struct informer_options {
+  std::string namespace_;         // "" = all namespaces
+  std::string label_selector;
+  int64_t page_size = 500;        // list paging
+  int64_t watch_timeout_seconds = 300; // server-side timeoutSeconds per watch
+  std::chrono::milliseconds initial_backoff{200};
+  std::chrono::milliseconds max_backoff{10000};
+};
+
+/// Spawns the informer of T and starts listing at once. T is one of
+/// scheduling_optimization, virtual_machine_instance, virtual_machine_instance_migration,
+/// persistent_volume_claim, persistent_volume, node.
+template <class T>
+informer_actor<T> spawn_informer(caf::actor_system& sys, api_client_actor client,
+                                 informer_options options = {});
+
+} // namespace schedopt

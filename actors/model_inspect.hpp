@@ -1,0 +1,165 @@
+// inspect() for the model structs so they can travel in CAF messages; model/ itself
+// stays free of CAF. std::optional members go through optional_field (CAF 0.17 has
+// no std::optional support).
+#pragma once
+
+#include <optional>
+#include <utility>
+
+#include <caf/error.hpp>
+#include <caf/meta/load_callback.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/none.hpp>
+
+#include "model/objects.hpp"
+
+namespace schedopt {
+
+/// Serializes a std::optional<T> as (bool, T).
+template <class T>
+struct optional_field {
+  std::optional<T>& ref;
+};
+
+template <class Inspector, class T>
+typename Inspector::result_type inspect(Inspector& f, optional_field<T>& x) {
+  bool has = x.ref.has_value();
+  T value = has ? *x.ref : T{};
+  return f(has, value, caf::meta::load_callback([&]() -> caf::error {
+             if (has)
+               x.ref = std::move(value);
+             else
+               x.ref.reset();
+             return caf::none;
+           }));
+}
+
+template <class T>
+optional_field<T> opt(std::optional<T>& x) {
+  return optional_field<T>{x};
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, owner_reference& x) {
+  return f(caf::meta::type_name("owner_reference"), x.api_version, x.kind, x.name, x.uid,
+           x.controller);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, object_meta& x) {
+  auto deletion = opt(x.deletion_timestamp);
+  return f(caf::meta::type_name("object_meta"), x.name, x.namespace_, x.uid, x.resource_version,
+           x.generate_name, x.generation, x.creation_timestamp, deletion, x.labels, x.annotations,
+           x.finalizers, x.owner_references);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, condition& x) {
+  return f(caf::meta::type_name("condition"), x.type, x.status, x.reason, x.message,
+           x.last_transition_time);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, vmi_volume& x) {
+  return f(caf::meta::type_name("vmi_volume"), x.name, x.claim_name, x.data_volume_name);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, migration_state& x) {
+  return f(caf::meta::type_name("migration_state"), x.migration_uid, x.source_node,
+           x.target_node, x.start_timestamp, x.end_timestamp, x.completed, x.failed,
+           x.abort_requested, x.abort_status, x.failure_reason);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, virtual_machine_instance& x) {
+  auto migration = opt(x.migration);
+  return f(caf::meta::type_name("virtual_machine_instance"), x.metadata, x.volumes, x.phase,
+           x.node_name, x.conditions, migration);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, phase_transition& x) {
+  return f(caf::meta::type_name("phase_transition"), x.phase, x.timestamp);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, virtual_machine_instance_migration& x) {
+  auto migration = opt(x.migration);
+  return f(caf::meta::type_name("virtual_machine_instance_migration"), x.metadata, x.vmi_name,
+           x.added_node_selector, x.phase, x.phase_transition_timestamps, migration,
+           x.conditions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, persistent_volume_claim& x) {
+  return f(caf::meta::type_name("persistent_volume_claim"), x.metadata, x.volume_name,
+           x.storage_class_name, x.phase);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, persistent_volume& x) {
+  return f(caf::meta::type_name("persistent_volume"), x.metadata, x.csi_driver, x.volume_handle,
+           x.claim_namespace, x.claim_name, x.affinity_hostnames);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_address& x) {
+  return f(caf::meta::type_name("node_address"), x.type, x.address);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node& x) {
+  return f(caf::meta::type_name("node"), x.metadata, x.ready, x.unschedulable, x.addresses);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lease& x) {
+  return f(caf::meta::type_name("lease"), x.metadata, x.holder_identity,
+           x.lease_duration_seconds, x.acquire_time, x.renew_time, x.lease_transitions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, object_reference& x) {
+  return f(caf::meta::type_name("object_reference"), x.api_version, x.kind, x.name,
+           x.namespace_, x.uid, x.resource_version);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, vm_hyperconvergence_spec& x) {
+  auto cool_off = opt(x.cool_off_period);
+  auto max_parallel = opt(x.max_parallel_migrations);
+  return f(caf::meta::type_name("vm_hyperconvergence_spec"), x.enabled, cool_off, max_parallel);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, scheduling_optimization_spec& x) {
+  auto hc = opt(x.vm_hyperconvergence);
+  return f(caf::meta::type_name("scheduling_optimization_spec"), hc);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, vm_detail& x) {
+  return f(caf::meta::type_name("vm_detail"), x.name, x.namespace_, x.status, x.reason);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, vm_hyperconvergence_status& x) {
+  return f(caf::meta::type_name("vm_hyperconvergence_status"), x.successful, x.skipped,
+           x.failed, x.details);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, scheduling_optimization_status& x) {
+  auto hc = opt(x.vm_hyperconvergence);
+  return f(caf::meta::type_name("scheduling_optimization_status"), x.stage, x.status, x.reason,
+           x.start_timestamp, x.finish_timestamp, x.last_update_timestamp, x.observed_generation,
+           hc);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, scheduling_optimization& x) {
+  return f(caf::meta::type_name("scheduling_optimization"), x.metadata, x.spec, x.status);
+}
+
+} // namespace schedopt

@@ -1,0 +1,74 @@
+// The one CAF type-ID block of schedopt: every message type and atom. Append new
+// entries at the end of the block (IDs are positional).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <caf/type_id.hpp>
+
+#include "actors/k8s_messages.hpp"
+#include "actors/model_inspect.hpp"
+#include "k8s/api_types.hpp"
+#include "model/objects.hpp"
+
+// Registers the four informer notifications of one model type.
+#define SCHEDOPT_ADD_INFORMER_TYPES(type)                                                \
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::object_added<type>))                              \
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::object_updated<type>))                            \
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::object_deleted<type>))                            \
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::informer_synced<type>))                           \
+  CAF_ADD_TYPE_ID(schedopt, (std::vector<type>))
+
+CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
+
+  // -- Kubernetes API client (k8s/api_types.hpp, actors/k8s_messages.hpp)
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::resource))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::get_request))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::list_request))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::create_request))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::patch_request))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::update_request))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::delete_request))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::watch_request))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::api_response))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::list_response))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::watch_chunk))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::watch_closed))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::event_record))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::http_completion))
+
+  // -- model objects carried by informers (actors/model_inspect.hpp)
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::scheduling_optimization))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::virtual_machine_instance))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::virtual_machine_instance_migration))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::persistent_volume_claim))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::persistent_volume))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::node))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::object_reference))
+
+  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::scheduling_optimization)
+  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine_instance)
+  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine_instance_migration)
+  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::persistent_volume_claim)
+  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::persistent_volume)
+  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::node)
+
+  // -- atoms (at most 10 characters each in CAF 0.17)
+  CAF_ADD_ATOM(schedopt, schedopt::atom, subscribe, "subscribe")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, unsubscribe, "unsubscrib")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, synced, "synced")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, snapshot, "snapshot")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, cancel, "cancel")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, tick, "tick")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, restart, "restart")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, flush, "flush")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, leading, "leading")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, release, "release")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, started_leading, "startLead")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, stopped_leading, "stopLead")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, done, "done")
+
+  // -- controller (appended by the controller's author below this line)
+
+CAF_END_TYPE_ID_BLOCK(schedopt)
