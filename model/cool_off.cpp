@@ -1,0 +1,70 @@
+// Cool-off record: which object holds it, how it is read and written, and whether a
+// VM is still inside its cool-off window.
+#include "model/cool_off.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "model/vmim_outcome.hpp"
+
+namespace schedopt {
+
+cool_off_holder cool_off_holder_of(const virtual_machine_instance& vmi) {
+  for (const auto& ref : vmi.metadata.owner_references)
+    if (ref.controller && ref.kind == "VirtualMachine")
+      return {"kubevirt.io/v1", "VirtualMachine", "virtualmachines",
+              vmi.metadata.namespace_, ref.name};
+  return {"kubevirt.io/v1", "VirtualMachineInstance", "virtualmachineinstances",
+          vmi.metadata.namespace_, vmi.metadata.name};
+}
+
+expected<std::optional<timestamp>> recorded_migration_time(const string_map& annotations,
+                                                           const std::string& key) {
+  auto it = annotations.find(key);
+  if (it == annotations.end() || it->second.empty())
+    return std::optional<timestamp>{};
+  auto t = parse_rfc3339(it->second);
+  if (!t)
+    return make_error(ec::invalid_timestamp,
+                      "annotation " + key + " \"" + it->second + "\": " + t.err().message);
+  return std::optional<timestamp>{*t};
+}
+
+nlohmann::json cool_off_patch(const std::string& key, timestamp when) {
+  nlohmann::json patch;
+  patch["metadata"]["annotations"][key] = format_rfc3339(when);
+  return patch;
+}
+
+std::optional<timestamp>
+latest_migration_time(std::optional<timestamp> record,
+                      const std::vector<virtual_machine_instance_migration>& vmims) {
+  std::optional<timestamp> latest = record;
+  auto consider = [&](const std::string& text) {
+    if (text.empty())
+      return;
+    if (auto t = parse_rfc3339(text); t && (!latest || *t > *latest))
+      latest = *t;
+  };
+  for (const auto& m : vmims) {
+    if (!is_schedopt_migration(m))
+      continue;
+    consider(m.metadata.creation_timestamp);
+    for (const auto& p : m.phase_transition_timestamps)
+      consider(p.timestamp);
+    if (m.migration) {
+      consider(m.migration->start_timestamp);
+      consider(m.migration->end_timestamp);
+    }
+  }
+  return latest;
+}
+
+timestamp eligible_after(timestamp last, duration period) {
+  return last + std::chrono::duration_cast<timestamp::duration>(period);
+}
+
+bool is_cooling_off(timestamp last, duration period, timestamp now) {
+  return now < eligible_after(last, period);
+}
+
+} // namespace schedopt

@@ -1,0 +1,238 @@
+// SPEC §2 evaluation: volumes → replica scores → verdict → filters → cap.
+#include "model/evaluation.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "model/cool_off.hpp"
+#include "model/reason.hpp"
+
+namespace schedopt {
+
+std::string vmi_key(const std::string& namespace_, const std::string& name) {
+  return namespace_ + "/" + name;
+}
+
+bool is_considered(const virtual_machine_instance& vmi) {
+  return vmi.phase == "Running" && !vmi.node_name.empty();
+}
+
+const char* to_string(disposition d) {
+  switch (d) {
+    case disposition::not_candidate: return "not-candidate";
+    case disposition::eligible: return "eligible";
+    case disposition::skipped: return "skipped";
+    case disposition::outstanding: return "outstanding";
+  }
+  return "unknown";
+}
+
+namespace {
+
+template <class T>
+bool by_namespace_name(const T& a, const T& b) {
+  return std::tie(a.metadata.namespace_, a.metadata.name)
+         < std::tie(b.metadata.namespace_, b.metadata.name);
+}
+
+std::vector<const virtual_machine_instance*>
+considered_sorted(const std::vector<virtual_machine_instance>& vmis) {
+  std::vector<const virtual_machine_instance*> out;
+  for (const auto& v : vmis)
+    if (is_considered(v))
+      out.push_back(&v);
+  std::sort(out.begin(), out.end(),
+            [](auto* a, auto* b) { return by_namespace_name(*a, *b); });
+  return out;
+}
+
+// Volumes in spec order; the first lookup failure is the VMI's evaluation error, worded
+// as the API server words a failed GET so operators recognise it.
+vmi_volumes volumes_of(const virtual_machine_instance& vmi,
+                       const std::map<std::string, persistent_volume_claim>& pvcs,
+                       const std::map<std::string, persistent_volume>& pvs,
+                       const pv_owned_predicate& owned) {
+  vmi_volumes out{vmi.metadata.namespace_, vmi.metadata.name, {}, {}};
+  for (const auto& vol : vmi.volumes) {
+    const std::string& claim = !vol.claim_name.empty() ? vol.claim_name : vol.data_volume_name;
+    if (claim.empty())
+      continue; // containerDisk, cloudInit, ...: no PVC behind it
+    auto pvc = pvcs.find(vmi_key(vmi.metadata.namespace_, claim));
+    if (pvc == pvcs.end()) {
+      out.error = "persistentvolumeclaims \"" + claim + "\" not found";
+      break;
+    }
+    const std::string& pv_name = pvc->second.volume_name;
+    if (pv_name.empty()) {
+      out.error = "persistentvolumeclaims \"" + claim + "\" is not bound to a volume";
+      break;
+    }
+    auto pv = pvs.find(pv_name);
+    if (pv == pvs.end()) {
+      out.error = "persistentvolumes \"" + pv_name + "\" not found";
+      break;
+    }
+    if (owned && owned(pv->second))
+      out.pv_names.push_back(pv_name);
+  }
+  if (!out.error.empty())
+    out.pv_names.clear();
+  std::sort(out.pv_names.begin(), out.pv_names.end());
+  out.pv_names.erase(std::unique(out.pv_names.begin(), out.pv_names.end()),
+                     out.pv_names.end());
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& s : items) {
+    if (!out.empty())
+      out += sep;
+    out += s;
+  }
+  return out;
+}
+
+const condition* find_condition(const virtual_machine_instance& vmi, const char* type) {
+  for (const auto& c : vmi.conditions)
+    if (c.type == type)
+      return &c;
+  return nullptr;
+}
+
+// Returns the skip reason, or "" when every filter lets the candidate through.
+std::string first_blocking_filter(const virtual_machine_instance& vmi,
+                                  const placement_verdict& pv, const evaluation_input& in) {
+  std::string key = vmi_key(vmi.metadata.namespace_, vmi.metadata.name);
+  if (auto* c = find_condition(vmi, "LiveMigratable"); c && c->status == "False")
+    return make_reason(reason_kind::not_live_migratable,
+                       !c->reason.empty() ? c->reason : c->message);
+  if (auto it = in.in_flight.find(key); it != in.in_flight.end())
+    return make_reason(reason_kind::migration_in_progress,
+                       "vmim=" + vmi.metadata.namespace_ + "/" + it->second);
+  if (auto it = in.last_migration.find(key);
+      it != in.last_migration.end() && is_cooling_off(it->second, in.cool_off_period, in.now))
+    return make_reason(reason_kind::cooling_off,
+                       "eligible after "
+                         + format_rfc3339(eligible_after(it->second, in.cool_off_period)));
+  if (pv.target_nodes.empty())
+    return make_reason(reason_kind::no_target_node,
+                       "none of the best nodes (" + join(pv.best_nodes, ", ")
+                         + ") is Ready and schedulable");
+  return {};
+}
+
+} // namespace
+
+std::vector<vmi_volumes> driver_volumes_of(
+  const std::vector<virtual_machine_instance>& vmis,
+  const std::map<std::string, persistent_volume_claim>& pvcs,
+  const std::map<std::string, persistent_volume>& pvs, const pv_owned_predicate& owned) {
+  std::vector<vmi_volumes> out;
+  for (auto* vmi : considered_sorted(vmis))
+    out.push_back(volumes_of(*vmi, pvcs, pvs, owned));
+  return out;
+}
+
+std::vector<std::string> all_pv_names(const std::vector<vmi_volumes>& volumes) {
+  std::vector<std::string> out;
+  for (const auto& v : volumes)
+    out.insert(out.end(), v.pv_names.begin(), v.pv_names.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::map<std::string, std::string>
+in_flight_migrations_by_vmi(const std::vector<virtual_machine_instance_migration>& vmims) {
+  std::map<std::string, std::string> out;
+  for (const auto& m : vmims)
+    if (!is_final_phase(m.phase) && !m.vmi_name.empty())
+      out.emplace(vmi_key(m.metadata.namespace_, m.vmi_name), m.metadata.name);
+  return out;
+}
+
+evaluation_result evaluate(const evaluation_input& in) {
+  std::map<std::string, const vmi_volumes*> volumes;
+  for (const auto& v : in.volumes)
+    volumes[vmi_key(v.namespace_, v.name)] = &v;
+  std::map<std::string, node_readiness> readiness;
+  for (const auto& n : in.nodes)
+    readiness[n.metadata.name] = node_readiness{n.ready, !n.unschedulable};
+
+  evaluation_result out;
+  auto& counts = out.counts;
+  auto skip = [&](vmi_evaluation& ev, std::string reason) {
+    ev.disp = disposition::skipped;
+    ev.reason = std::move(reason);
+    out.skipped.push_back({ev.name, ev.namespace_, vm_status::skipped, ev.reason});
+    ++counts.skipped;
+  };
+  int64_t cap = std::max<int64_t>(in.max_non_hyperconverged_per_run, 0);
+
+  for (auto* vmi : considered_sorted(in.vmis)) {
+    ++counts.considered;
+    vmi_evaluation ev;
+    ev.namespace_ = vmi->metadata.namespace_;
+    ev.name = vmi->metadata.name;
+    ev.node = vmi->node_name;
+    std::string key = vmi_key(ev.namespace_, ev.name);
+
+    auto vols = volumes.find(key);
+    std::string error = vols != volumes.end() ? vols->second->error : std::string();
+    std::vector<std::set<std::string>> replica_sets;
+    if (error.empty() && vols != volumes.end()) {
+      for (const auto& pv : vols->second->pv_names) {
+        if (auto e = in.replicas.errors.find(pv); e != in.replicas.errors.end()) {
+          error = e->second;
+          break;
+        }
+        auto r = in.replicas.nodes.find(pv);
+        if (r == in.replicas.nodes.end()) {
+          error = "storage driver returned no replica nodes for volume \"" + pv + "\"";
+          break;
+        }
+        replica_sets.push_back(r->second);
+      }
+    }
+    if (!error.empty()) {
+      ev.verdict = "error";
+      ++counts.errors;
+      skip(ev, make_reason(reason_kind::evaluation_error, error));
+      out.vmis.push_back(std::move(ev));
+      continue;
+    }
+    if (replica_sets.empty()) {
+      ev.verdict = "none";
+      ++counts.no_driver_volumes;
+      out.vmis.push_back(std::move(ev));
+      continue;
+    }
+    placement_verdict pv = score_placement(replica_sets, ev.node, readiness);
+    ev.verdict = to_string(pv.verdict);
+    ev.best_nodes = pv.best_nodes;
+    ev.target_nodes = pv.target_nodes;
+    switch (pv.verdict) {
+      case placement::hyperconverged: ++counts.hyperconverged; break;
+      case placement::semi: ++counts.semi; break;
+      case placement::non: ++counts.non; break;
+    }
+    if (is_candidate(pv)) {
+      if (auto reason = first_blocking_filter(*vmi, pv, in); !reason.empty()) {
+        skip(ev, std::move(reason));
+      } else if (counts.eligible < cap) {
+        ev.disp = disposition::eligible;
+        ++counts.eligible;
+        out.eligible.push_back(ev);
+      } else {
+        ev.disp = disposition::outstanding;
+        ++counts.outstanding;
+        out.outstanding.push_back(key);
+      }
+    }
+    out.vmis.push_back(std::move(ev));
+  }
+  return out;
+}
+
+} // namespace schedopt

@@ -1,0 +1,74 @@
+// `schedopt plan` output: what the evaluator decided for each VMI, without migrating.
+#include "model/plan_report.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace schedopt {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) {
+    if (!out.empty())
+      out += ',';
+    out += s;
+  }
+  return out;
+}
+
+std::string skip_column(const vmi_evaluation& ev) {
+  if (ev.disp == disposition::outstanding)
+    return "(outstanding: over maxNonHyperconvergedPerRun)";
+  return ev.reason;
+}
+
+} // namespace
+
+std::string render_plan_table(const evaluation_result& r) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"NAMESPACE", "NAME", "NODE", "VERDICT", "TARGETS", "SKIP REASON"});
+  for (const auto& ev : r.vmis)
+    rows.push_back(
+      {ev.namespace_, ev.name, ev.node, ev.verdict, join(ev.target_nodes), skip_column(ev)});
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (row[i].empty())
+        row[i] = "-";
+      width[i] = std::max(width[i], row[i].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size())
+        line.append(width[i] - row[i].size() + 3, ' ');
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+std::string render_plan_json(const evaluation_result& r) {
+  auto arr = nlohmann::json::array();
+  for (const auto& ev : r.vmis) {
+    nlohmann::json o;
+    o["namespace"] = ev.namespace_;
+    o["name"] = ev.name;
+    o["node"] = ev.node;
+    o["verdict"] = ev.verdict;
+    o["disposition"] = to_string(ev.disp);
+    o["bestNodes"] = ev.best_nodes;
+    o["targetNodes"] = ev.target_nodes;
+    o["skipReason"] = ev.reason;
+    arr.push_back(std::move(o));
+  }
+  return arr.dump(2) + "\n";
+}
+
+} // namespace schedopt

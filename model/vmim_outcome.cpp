@@ -1,0 +1,102 @@
+// VMIM create body and VMIM state -> per-VM outcome (SPEC §3 "Watching").
+#include "model/vmim_outcome.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "model/reason.hpp"
+
+namespace schedopt {
+
+namespace {
+
+std::string vmim_detail(std::string_view ns, std::string_view name, std::string_view why) {
+  std::string out = "vmim=";
+  out.append(ns);
+  out += '/';
+  out.append(name);
+  out += ": ";
+  out.append(why);
+  return out;
+}
+
+// KubeVirt puts the cause in migrationState.failureReason; older versions and
+// admission-time failures only leave a condition behind.
+std::string failure_text(const virtual_machine_instance_migration& m) {
+  if (m.migration && !m.migration->failure_reason.empty())
+    return m.migration->failure_reason;
+  for (const auto& c : m.conditions)
+    if (c.type == "Failed" && !c.message.empty())
+      return c.message;
+  for (const auto& c : m.conditions)
+    if (c.status == "True" && !c.message.empty())
+      return c.message;
+  return "migration failed";
+}
+
+} // namespace
+
+bool is_schedopt_migration(const virtual_machine_instance_migration& m) {
+  auto it = m.metadata.labels.find(labels::managed_by);
+  return it != m.metadata.labels.end() && it->second == labels::managed_by_value;
+}
+
+std::string request_migrations_selector(const std::string& request_uid) {
+  return std::string(labels::managed_by) + "=" + labels::managed_by_value + ","
+         + labels::request_uid + "=" + request_uid;
+}
+
+nlohmann::json migration_create_body(const migration_request& r) {
+  nlohmann::json body;
+  body["apiVersion"] = "kubevirt.io/v1";
+  body["kind"] = "VirtualMachineInstanceMigration";
+  auto& meta = body["metadata"];
+  meta["generateName"] = r.vmi_name + "-schedopt-";
+  meta["namespace"] = r.vmi_namespace;
+  meta["labels"][labels::managed_by] = labels::managed_by_value;
+  meta["labels"][labels::request_uid] = r.request_uid;
+  meta["annotations"][labels::request_annotation] = r.request_name;
+  meta["annotations"][labels::source_node_annotation] = r.source_node;
+  body["spec"]["vmiName"] = r.vmi_name;
+  if (r.pin && !r.target_node.empty())
+    body["spec"]["addedNodeSelector"][labels::hostname] = r.target_node;
+  return body;
+}
+
+const char* to_string(migration_progress p) {
+  switch (p) {
+    case migration_progress::running: return "running";
+    case migration_progress::succeeded: return "succeeded";
+    case migration_progress::failed: return "failed";
+  }
+  return "unknown";
+}
+
+migration_outcome classify_migration(const virtual_machine_instance_migration& m) {
+  const auto& ns = m.metadata.namespace_;
+  const auto& name = m.metadata.name;
+  bool state_failed = m.migration && m.migration->completed && m.migration->failed;
+  if (m.phase == "Failed" || state_failed)
+    return {migration_progress::failed,
+            make_reason(reason_kind::migration_run_failed,
+                        vmim_detail(ns, name, failure_text(m)))};
+  bool state_succeeded = m.migration && m.migration->completed && !m.migration->failed;
+  if (m.phase == "Succeeded" || state_succeeded)
+    return {migration_progress::succeeded, {}};
+  return {migration_progress::running, {}};
+}
+
+std::string timed_out_reason(std::string_view ns, std::string_view name, duration timeout) {
+  return make_reason(reason_kind::migration_timed_out,
+                     vmim_detail(ns, name, "not final after " + format_go_duration(timeout)));
+}
+
+std::string deleted_reason(std::string_view ns, std::string_view name) {
+  return make_reason(reason_kind::migration_run_failed,
+                     vmim_detail(ns, name, "deleted before completion"));
+}
+
+std::string create_failed_reason(std::string_view api_message) {
+  return make_reason(reason_kind::migration_create_failed, api_message);
+}
+
+} // namespace schedopt
