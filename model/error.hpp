@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <utility>
 #include <variant>
@@ -33,6 +34,9 @@ enum class ec : uint8_t {
 };
 
 const char* to_string(ec code);
+
+/// Prints the code's name (logs, test diagnostics).
+std::ostream& operator<<(std::ostream& out, ec code);
 
 struct error {
   ec code = ec::none;
