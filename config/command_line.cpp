@@ -1,0 +1,390 @@
+// `schedopt <command> [flags]`: flags are collected first (they may name the config
+// file), then sources are applied lowest precedence first: file, environment, flags.
+#include "config/command_line.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "config/config_file.hpp"
+#include "config/setting_table.hpp"
+#include "config/value_parsers.hpp"
+
+namespace schedopt {
+
+using config_detail::setting_def;
+
+namespace {
+
+/// A flag only one command has (plan's -o, demo's scenario knobs). These come from the
+/// command line alone: they describe one invocation, not the cluster.
+struct option_def {
+  std::string flag;       // "--output"
+  std::string short_flag; // "-o" or ""
+  std::string value_name; // empty: boolean
+  std::string default_text;
+  std::string description;
+  std::function<std::string(parse_result&, const std::string&)> apply;
+};
+
+std::function<std::string(parse_result&, const std::string&)>
+demo_int(int64_t demo_options::*field, int64_t min) {
+  return [=](parse_result& r, const std::string& text) -> std::string {
+    int64_t v = 0;
+    if (auto e = config_detail::parse_int(text, v); !e.empty())
+      return e;
+    if (v < min)
+      return "must be >= " + std::to_string(min);
+    r.demo.*field = v;
+    return {};
+  };
+}
+
+std::function<std::string(parse_result&, const std::string&)>
+demo_fraction(double demo_options::*field) {
+  return [=](parse_result& r, const std::string& text) -> std::string {
+    double v = 0;
+    if (auto e = config_detail::parse_number(text, v); !e.empty())
+      return e;
+    if (v < 0 || v > 1)
+      return "must be between 0 and 1";
+    r.demo.*field = v;
+    return {};
+  };
+}
+
+std::vector<option_def> command_options(command c) {
+  std::vector<option_def> out;
+  if (c == command::plan) {
+    out.push_back({"--output", "-o", "FORMAT", "table", "output format: table or json",
+                   [](parse_result& r, const std::string& text) -> std::string {
+                     if (text != "table" && text != "json")
+                       return "must be table or json";
+                     r.plan.output = text;
+                     return {};
+                   }});
+  } else if (c == command::demo) {
+    demo_options d;
+    out.push_back({"--nodes", "", "INT", std::to_string(d.nodes), "simulated nodes",
+                   demo_int(&demo_options::nodes, 1)});
+    out.push_back({"--vmis", "", "INT", std::to_string(d.vmis), "simulated running VMIs",
+                   demo_int(&demo_options::vmis, 0)});
+    out.push_back({"--volumes-per-vmi", "", "INT", std::to_string(d.volumes_per_vmi),
+                   "driver volumes per VMI", demo_int(&demo_options::volumes_per_vmi, 1)});
+    out.push_back({"--replicas", "", "INT", std::to_string(d.replicas),
+                   "replicas per volume", demo_int(&demo_options::replicas, 1)});
+    out.push_back({"--misplaced-fraction", "", "NUMBER", "0.5",
+                   "fraction of VMIs the pool failover leaves off their replicas",
+                   demo_fraction(&demo_options::misplaced_fraction)});
+    out.push_back({"--not-migratable-fraction", "", "NUMBER", "0.05",
+                   "fraction of VMIs with LiveMigratable=False",
+                   demo_fraction(&demo_options::not_migratable_fraction)});
+    out.push_back({"--failure-rate", "", "NUMBER", "0",
+                   "fraction of migrations the simulated KubeVirt fails",
+                   demo_fraction(&demo_options::failure_rate)});
+    out.push_back({"--migration-delay", "", "DURATION", "200ms",
+                   "simulated delay of each migration phase",
+                   [](parse_result& r, const std::string& text) {
+                     return config_detail::parse_duration(text, r.demo.migration_delay);
+                   }});
+    out.push_back({"--seed", "", "INT", std::to_string(d.seed), "scenario random seed",
+                   [](parse_result& r, const std::string& text) -> std::string {
+                     int64_t v = 0;
+                     if (auto e = config_detail::parse_int(text, v); !e.empty())
+                       return e;
+                     if (v < 0)
+                       return "must be >= 0";
+                     r.demo.seed = static_cast<uint64_t>(v);
+                     return {};
+                   }});
+    out.push_back({"--progress", "", "", "true", "draw a progress bar (--no-progress: off)",
+                   [](parse_result& r, const std::string& text) {
+                     return config_detail::parse_bool(text, r.demo.progress);
+                   }});
+  }
+  return out;
+}
+
+const char* summary(command c) {
+  switch (c) {
+    case command::run:
+      return "Run the controller: serve SchedulingOptimization requests one at a time.";
+    case command::plan:
+      return "Evaluate once and print every VMI's verdict, target nodes and skip reason; "
+             "migrates nothing.";
+    case command::demo:
+      return "Start a simulated cluster, fail over a storage pool, run the controller "
+             "against the request it creates and print the final status.";
+    case command::none: break;
+  }
+  return "";
+}
+
+std::optional<command> command_from(const std::string& name) {
+  if (name == "run") return command::run;
+  if (name == "plan") return command::plan;
+  if (name == "demo") return command::demo;
+  return std::nullopt;
+}
+
+error fail(std::string message) {
+  return make_error(ec::config_error, std::move(message));
+}
+
+std::string quoted(const std::string& s) {
+  return "\"" + s + "\"";
+}
+
+struct pending_setting {
+  const setting_def* def;
+  std::string spelling; // the flag as typed, for the error message
+  std::string value;
+};
+
+const setting_def* setting_by_flag(const std::string& flag) {
+  for (const auto& d : config_detail::setting_defs())
+    if (d.info.flag == flag)
+      return &d;
+  return nullptr;
+}
+
+const setting_def* setting_by_key(const std::string& key) {
+  for (const auto& d : config_detail::setting_defs())
+    if (d.info.key == key)
+      return &d;
+  return nullptr;
+}
+
+std::string pod_namespace(const std::string& file) {
+  std::ifstream in(file);
+  std::string ns;
+  if (in)
+    std::getline(in, ns);
+  ns = config_detail::trim(ns);
+  return ns.empty() ? "default" : ns;
+}
+
+parse_result help_for(command c) {
+  parse_result r;
+  r.cmd = c;
+  r.help_requested = true;
+  r.help_text = help_text(c);
+  return r;
+}
+
+} // namespace
+
+const char* to_string(command c) {
+  switch (c) {
+    case command::none: return "";
+    case command::run: return "run";
+    case command::plan: return "plan";
+    case command::demo: return "demo";
+  }
+  return "";
+}
+
+environment process_environment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    if (const char* v = std::getenv(name.c_str()))
+      return std::string(v);
+    return std::nullopt;
+  };
+}
+
+std::string help_text(command c) {
+  if (c == command::none)
+    return "Usage: schedopt <command> [flags]\n"
+           "\n"
+           "schedopt converges KubeVirt VMs back onto nodes holding their volumes' "
+           "replicas,\nserving SchedulingOptimization requests.\n"
+           "\n"
+           "Commands:\n"
+           "  run    " + std::string(summary(command::run)) + "\n"
+           "  plan   " + summary(command::plan) + "\n"
+           "  demo   " + summary(command::demo) + "\n"
+           "\n"
+           "Run `schedopt <command> --help` for a command's flags.\n"
+           "Precedence: flags > SCHEDOPT_* environment > --config file > defaults.\n";
+  struct row {
+    std::string left;
+    std::string right;
+  };
+  std::vector<row> rows;
+  rows.push_back({"-h, --help", "show this help"});
+  for (const auto& o : command_options(c)) {
+    std::string left = o.short_flag.empty() ? o.flag : o.short_flag + ", " + o.flag;
+    if (!o.value_name.empty())
+      left += " " + o.value_name;
+    rows.push_back({left, o.description + " (default " + o.default_text + ")"});
+  }
+  for (const auto& d : config_detail::setting_defs()) {
+    std::string left = d.info.flag + (d.value_name.empty() ? "" : " " + d.value_name);
+    std::string def = d.info.default_text.empty() ? "\"\"" : d.info.default_text;
+    rows.push_back({left, d.info.description + " (default " + def + "; env " + d.info.env + ")"});
+  }
+  std::size_t width = 0;
+  for (const auto& r : rows)
+    width = std::max(width, r.left.size());
+  std::string out = "Usage: schedopt " + std::string(to_string(c)) + " [flags]\n\n"
+                    + summary(c) + "\n\nFlags:\n";
+  for (const auto& r : rows)
+    out += "  " + r.left + std::string(width - r.left.size() + 2, ' ') + r.right + "\n";
+  out += "\nBoolean flags take --flag, --flag=false or --no-flag.\n"
+         "Precedence: flags > SCHEDOPT_* environment > --config file > defaults.\n";
+  return out;
+}
+
+expected<parse_result> parse_command_line(const std::vector<std::string>& args,
+                                          const environment& env,
+                                          const load_paths& paths) {
+  if (args.size() < 2)
+    return fail("missing command: want run, plan or demo (see schedopt --help)");
+  const std::string& first = args[1];
+  if (first == "-h" || first == "--help")
+    return help_for(command::none);
+  if (first == "help") {
+    if (args.size() < 3)
+      return help_for(command::none);
+    auto c = command_from(args[2]);
+    if (!c)
+      return fail("unknown command " + quoted(args[2]) + ": want run, plan or demo");
+    return help_for(*c);
+  }
+  auto cmd = command_from(first);
+  if (!cmd) {
+    if (!first.empty() && first[0] == '-')
+      return fail("missing command before " + first + ": want run, plan or demo");
+    return fail("unknown command " + quoted(first) + ": want run, plan or demo");
+  }
+
+  parse_result r;
+  r.cmd = *cmd;
+  auto options = command_options(*cmd);
+  std::vector<pending_setting> flagged;
+  std::string see = " (see schedopt " + first + " --help)";
+
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help")
+      return help_for(*cmd);
+    if (a.size() < 2 || a[0] != '-' || a == "--")
+      return fail("unexpected argument " + quoted(a) + see);
+    // Split "--name=value" / "-ovalue" / "-o=value" into spelling and inline value.
+    std::string spelling;
+    std::optional<std::string> inline_value;
+    if (a[1] == '-') {
+      auto eq = a.find('=');
+      spelling = a.substr(0, eq);
+      if (eq != std::string::npos)
+        inline_value = a.substr(eq + 1);
+    } else {
+      spelling = a.substr(0, 2);
+      if (a.size() > 2)
+        inline_value = a.substr(a[2] == '=' ? 3 : 2);
+    }
+    // Resolve "--no-x" to boolean x = false.
+    bool negated = false;
+    const option_def* opt = nullptr;
+    const setting_def* def = nullptr;
+    auto resolve = [&](const std::string& name) {
+      for (const auto& o : options)
+        if (o.flag == name || (!o.short_flag.empty() && o.short_flag == name))
+          opt = &o;
+      if (!opt)
+        def = setting_by_flag(name);
+    };
+    resolve(spelling);
+    if (!opt && !def && spelling.rfind("--no-", 0) == 0) {
+      resolve("--" + spelling.substr(5));
+      bool is_bool = opt ? opt->value_name.empty() : def && def->value_name.empty();
+      if (!is_bool) {
+        opt = nullptr;
+        def = nullptr;
+      }
+      negated = opt || def;
+    }
+    if (!opt && !def)
+      return fail("unknown flag " + spelling + see);
+    bool is_bool = opt ? opt->value_name.empty() : def->value_name.empty();
+    std::string value;
+    if (negated) {
+      if (inline_value)
+        return fail(spelling + " takes no value" + see);
+      value = "false";
+    } else if (inline_value) {
+      value = *inline_value;
+    } else if (is_bool) {
+      value = "true";
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return fail(spelling + ": missing value" + see);
+    }
+    if (opt) {
+      if (auto e = opt->apply(r, value); !e.empty())
+        return fail(spelling + " " + quoted(value) + ": " + e);
+    } else {
+      flagged.push_back({def, spelling, value});
+    }
+  }
+  if (r.cmd == command::demo && r.demo.replicas > r.demo.nodes)
+    return fail("--replicas " + std::to_string(r.demo.replicas) + " exceeds --nodes "
+                + std::to_string(r.demo.nodes));
+
+  std::map<std::string, std::string> source; // setting key -> where its value came from
+  auto env_value = [&](const std::string& name) -> std::optional<std::string> {
+    // Set-but-empty counts as unset: templated manifests often render empty values.
+    auto v = env ? env(name) : std::nullopt;
+    if (v && v->empty())
+      return std::nullopt;
+    return v;
+  };
+
+  // The config file's path itself follows flag > environment.
+  std::string config_path;
+  if (auto v = env_value("SCHEDOPT_CONFIG"))
+    config_path = *v;
+  for (const auto& f : flagged)
+    if (f.def->info.key == "config")
+      config_path = f.value;
+  if (!config_path.empty()) {
+    auto entries = config_detail::read_config_file(config_path);
+    if (!entries)
+      return entries.err();
+    for (const auto& e : *entries) {
+      const setting_def* def = setting_by_key(e.key);
+      if (!def || e.key == "config")
+        return fail(config_path + ": " + e.key + ": unknown setting");
+      if (auto err = def->apply(r.config, e.value); !err.empty())
+        return fail(config_path + ": " + e.key + ": " + err);
+      source[e.key] = config_path;
+    }
+  }
+  for (const auto& def : config_detail::setting_defs()) {
+    auto v = env_value(def.info.env);
+    if (!v)
+      continue;
+    if (auto err = def.apply(r.config, *v); !err.empty())
+      return fail(def.info.env + " " + quoted(*v) + ": " + err);
+    source[def.info.key] = def.info.env;
+  }
+  for (const auto& f : flagged) {
+    if (auto err = f.def->apply(r.config, f.value); !err.empty())
+      return fail(f.spelling + " " + quoted(f.value) + ": " + err);
+    source[f.def->info.key] = f.spelling;
+  }
+  r.config.config_file = config_path;
+  if (source.count("leaseNamespace") == 0)
+    r.config.lease_namespace = pod_namespace(paths.service_account_namespace_file);
+
+  auto source_of = [&](const std::string& key) {
+    auto it = source.find(key);
+    return it == source.end() ? std::string("default") : it->second;
+  };
+  if (auto err = config_detail::validate_combination(r.config, source_of); !err.empty())
+    return fail(err);
+  return r;
+}
+
+} // namespace schedopt

@@ -1,0 +1,21 @@
+// Reads the settings file (YAML or JSON, camelCase keys, usually a mounted ConfigMap)
+// into raw key/value text; config/command_line.cpp validates the values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/error.hpp"
+
+namespace schedopt::config_detail {
+
+struct file_entry {
+  std::string key;
+  std::string value; // scalars as written; sequences joined with ","
+};
+
+/// Errors name the file: `<path>: cannot read: ...`, `<path>: invalid YAML: ...`,
+/// `<path>: expected a mapping of settings`, `<path>: <key>: expected a scalar`.
+expected<std::vector<file_entry>> read_config_file(const std::string& path);
+
+} // namespace schedopt::config_detail

@@ -1,0 +1,28 @@
+// The single table behind flags, environment, config file, --help and the README:
+// one row per setting with its spellings and how to apply a text value.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config/settings.hpp"
+
+namespace schedopt::config_detail {
+
+struct setting_def {
+  setting_info info;
+  std::string value_name; // "DURATION", "INT", ...; empty for a boolean flag
+  /// Parses and validates `text` into `s`; returns "" or an error detail.
+  std::function<std::string(settings& s, const std::string& text)> apply;
+};
+
+/// Every setting, including `config` (flag/env only: a file cannot name another file).
+const std::vector<setting_def>& setting_defs();
+
+/// Cross-setting checks after all sources merged; `source_of(key)` names where a value
+/// came from ("--renew-deadline", "SCHEDOPT_RENEW_DEADLINE", "<file>", "default").
+std::string validate_combination(const settings& s,
+                                 const std::function<std::string(const std::string&)>& source_of);
+
+} // namespace schedopt::config_detail

@@ -1,0 +1,280 @@
+// The settings table: every setting's spellings, default, description and validation.
+#include "config/setting_table.hpp"
+
+#include <set>
+
+#include "config/value_parsers.hpp"
+
+namespace schedopt {
+
+namespace config_detail {
+
+namespace {
+
+using apply_fn = std::function<std::string(settings&, const std::string&)>;
+
+std::string kebab(const std::string& camel) {
+  std::string out;
+  for (char c : camel) {
+    if (c >= 'A' && c <= 'Z') {
+      out += '-';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string upper_snake(const std::string& camel) {
+  std::string out;
+  for (char c : camel) {
+    if (c >= 'A' && c <= 'Z')
+      out += '_';
+    out += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  }
+  return out;
+}
+
+setting_def make(const std::string& key, std::string value_name, std::string default_text,
+                 std::string description, apply_fn apply) {
+  setting_info info{key, "--" + kebab(key), "SCHEDOPT_" + upper_snake(key),
+                    std::move(default_text), std::move(description)};
+  return {std::move(info), std::move(value_name), std::move(apply)};
+}
+
+enum class lower_bound { zero, positive };
+
+apply_fn duration_field(duration settings::*field, lower_bound bound) {
+  return [=](settings& s, const std::string& text) -> std::string {
+    duration d{};
+    if (auto e = parse_duration(text, d); !e.empty())
+      return e;
+    if (bound == lower_bound::positive && d.count() <= 0)
+      return "must be > 0";
+    s.*field = d;
+    return {};
+  };
+}
+
+apply_fn int_field(int64_t settings::*field, int64_t min) {
+  return [=](settings& s, const std::string& text) -> std::string {
+    int64_t v = 0;
+    if (auto e = parse_int(text, v); !e.empty())
+      return e;
+    if (v < min)
+      return "must be >= " + std::to_string(min);
+    s.*field = v;
+    return {};
+  };
+}
+
+apply_fn bool_field(bool settings::*field) {
+  return [=](settings& s, const std::string& text) { return parse_bool(text, s.*field); };
+}
+
+apply_fn string_field(std::string settings::*field, bool allow_empty = true) {
+  return [=](settings& s, const std::string& text) -> std::string {
+    if (!allow_empty && text.empty())
+      return "must not be empty";
+    s.*field = text;
+    return {};
+  };
+}
+
+apply_fn one_of(std::string settings::*field, std::set<std::string> allowed) {
+  return [=](settings& s, const std::string& text) -> std::string {
+    if (allowed.count(text) == 0) {
+      std::string list;
+      for (const auto& a : allowed)
+        list += (list.empty() ? "" : ", ") + a;
+      return "must be one of " + list;
+    }
+    s.*field = text;
+    return {};
+  };
+}
+
+// "host:port", ":port" or "[v6]:port" with a numeric port, as the metrics server binds.
+std::string apply_listen(settings& s, const std::string& text) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos)
+    return "want HOST:PORT or :PORT";
+  int64_t port = 0;
+  if (!parse_int(text.substr(colon + 1), port).empty() || port < 0 || port > 65535)
+    return "port must be a number in 0..65535";
+  s.metrics_listen = text;
+  return {};
+}
+
+std::string apply_endpoint(settings& s, const std::string& text) {
+  if (text.rfind("http://", 0) != 0 && text.rfind("https://", 0) != 0)
+    return "must start with http:// or https://";
+  s.portworx_endpoint = text;
+  return {};
+}
+
+std::string apply_qps(settings& s, const std::string& text) {
+  double v = 0;
+  if (auto e = parse_number(text, v); !e.empty())
+    return e;
+  if (v <= 0)
+    return "must be > 0";
+  s.api_qps = v;
+  return {};
+}
+
+std::string apply_annotation(settings& s, const std::string& text) {
+  // A qualified Kubernetes key: optional "prefix/" then a non-empty name.
+  auto slash = text.find('/');
+  std::string name = slash == std::string::npos ? text : text.substr(slash + 1);
+  if (text.empty() || name.empty() || name.find('/') != std::string::npos
+      || text.find(' ') != std::string::npos)
+    return "not a valid annotation key (want prefix/name)";
+  s.vm_cool_off_annotation = text;
+  return {};
+}
+
+std::vector<setting_def> build_table() {
+  std::vector<setting_def> t;
+  // SPEC §5 cluster-wide defaults.
+  t.push_back(make("coolOffPeriod", "DURATION", "1h",
+                   "minimum time between schedopt migrations of the same VM",
+                   duration_field(&settings::cool_off_period, lower_bound::zero)));
+  t.push_back(make("maxParallelMigrations", "INT", "5",
+                   "default in-flight migration buffer per request (spec overrides)",
+                   int_field(&settings::max_parallel_migrations, 1)));
+  t.push_back(make("maxParallelMigrationsLimit", "INT", "50",
+                   "upper clamp for any maxParallelMigrations",
+                   int_field(&settings::max_parallel_migrations_limit, 1)));
+  t.push_back(make("maxNonHyperconvergedPerRun", "INT", "100",
+                   "candidates migrated per request; the rest are outstanding",
+                   int_field(&settings::max_non_hyperconverged_per_run, 1)));
+  t.push_back(make("migrationTimeout", "DURATION", "30m",
+                   "a VMIM not final after this is deleted and counted failed",
+                   duration_field(&settings::migration_timeout, lower_bound::positive)));
+  t.push_back(make("statusFlushInterval", "DURATION", "1s",
+                   "at most one status patch per request per interval",
+                   duration_field(&settings::status_flush_interval, lower_bound::positive)));
+  t.push_back(make("statusHeartbeatInterval", "DURATION", "30s",
+                   "lastUpdateTimestamp bumped at least this often while running",
+                   duration_field(&settings::status_heartbeat_interval, lower_bound::positive)));
+  t.push_back(make("pinTargetNode", "", "true",
+                   "pin VMIMs to a replica node (spec.addedNodeSelector; KubeVirt >= 1.6)",
+                   bool_field(&settings::pin_target_node)));
+  t.push_back(make("driver", "NAME", "portworx", "storage driver: portworx or csi-topology",
+                   one_of(&settings::driver, {"portworx", "csi-topology"})));
+  t.push_back(make("vmCoolOffAnnotation", "KEY",
+                   "schedopt.libopenstorage.org/last-migration-time",
+                   "annotation on the VirtualMachine (or owner-less VMI) holding the "
+                   "last migration time",
+                   apply_annotation));
+  // Process.
+  t.push_back(make("kubeconfig", "PATH", "",
+                   "kubeconfig file; empty: in-cluster, else $KUBECONFIG, else ~/.kube/config",
+                   string_field(&settings::kubeconfig)));
+  t.push_back(make("context", "NAME", "", "kubeconfig context; empty: current-context",
+                   string_field(&settings::context)));
+  t.push_back(make("config", "FILE", "", "YAML or JSON settings file (camelCase keys)",
+                   string_field(&settings::config_file)));
+  t.push_back(make("leaderElect", "", "false",
+                   "take the Lease before working (on in deploy/)",
+                   bool_field(&settings::leader_elect)));
+  t.push_back(make("leaseNamespace", "NAMESPACE", "pod namespace, else default",
+                   "namespace of the leader Lease",
+                   string_field(&settings::lease_namespace, false)));
+  t.push_back(make("leaseName", "NAME", "schedopt-leader", "name of the leader Lease",
+                   string_field(&settings::lease_name, false)));
+  t.push_back(make("leaseDuration", "DURATION", "15s", "Lease duration",
+                   duration_field(&settings::lease_duration, lower_bound::positive)));
+  t.push_back(make("renewDeadline", "DURATION", "10s",
+                   "leader gives up if it cannot renew within this",
+                   duration_field(&settings::renew_deadline, lower_bound::positive)));
+  t.push_back(make("retryPeriod", "DURATION", "2s", "interval between Lease attempts",
+                   duration_field(&settings::retry_period, lower_bound::positive)));
+  t.push_back(make("metricsListen", "ADDR", ":8080",
+                   "address of /metrics, /healthz and /readyz", apply_listen));
+  t.push_back(make("dryRun", "", "false",
+                   "evaluate and report, never create VMIMs",
+                   bool_field(&settings::dry_run)));
+  t.push_back(make("logFormat", "FORMAT", "text", "log format: text or json",
+                   one_of(&settings::log_format, {"text", "json"})));
+  t.push_back(make("logLevel", "LEVEL", "info",
+                   "trace, debug, info, warn, error, critical or off",
+                   one_of(&settings::log_level,
+                          {"trace", "debug", "info", "warn", "error", "critical", "off"})));
+  t.push_back(make("apiQps", "NUMBER", "20", "client-side API rate limit (requests/s)",
+                   apply_qps));
+  t.push_back(make("apiBurst", "INT", "30", "client-side API burst",
+                   int_field(&settings::api_burst, 1)));
+  // Storage drivers.
+  t.push_back(make("portworxEndpoint", "URL", "http://portworx-api.kube-system:9021",
+                   "Portworx OpenStorage SDK REST gateway (portworx-api service, port 9021)",
+                   apply_endpoint));
+  t.push_back(make("portworxToken", "TOKEN", "", "bearer token for the Portworx SDK",
+                   string_field(&settings::portworx_token)));
+  t.push_back(make("portworxTokenFile", "PATH", "",
+                   "file holding the Portworx bearer token (re-read)",
+                   string_field(&settings::portworx_token_file)));
+  t.push_back(make("csiTopologyDrivers", "LIST", "",
+                   "CSI drivers csi-topology owns, comma-separated; empty: any PV with "
+                   "hostname node affinity",
+                   [](settings& s, const std::string& text) {
+                     s.csi_topology_drivers = parse_list(text);
+                     return std::string();
+                   }));
+  return t;
+}
+
+} // namespace
+
+const std::vector<setting_def>& setting_defs() {
+  static const std::vector<setting_def> table = build_table();
+  return table;
+}
+
+std::string validate_combination(const settings& s,
+                                 const std::function<std::string(const std::string&)>& source_of) {
+  auto named = [&](const std::string& key) { return key + " (" + source_of(key) + ")"; };
+  if (s.max_parallel_migrations > s.max_parallel_migrations_limit)
+    return named("maxParallelMigrations") + " " + std::to_string(s.max_parallel_migrations)
+           + " exceeds " + named("maxParallelMigrationsLimit") + " "
+           + std::to_string(s.max_parallel_migrations_limit);
+  if (s.renew_deadline >= s.lease_duration)
+    return named("renewDeadline") + " " + format_go_duration(s.renew_deadline)
+           + " must be less than " + named("leaseDuration") + " "
+           + format_go_duration(s.lease_duration);
+  if (s.retry_period >= s.renew_deadline)
+    return named("retryPeriod") + " " + format_go_duration(s.retry_period)
+           + " must be less than " + named("renewDeadline") + " "
+           + format_go_duration(s.renew_deadline);
+  return {};
+}
+
+} // namespace config_detail
+
+const std::vector<setting_info>& all_settings() {
+  static const std::vector<setting_info> infos = [] {
+    std::vector<setting_info> out;
+    for (const auto& d : config_detail::setting_defs())
+      out.push_back(d.info);
+    return out;
+  }();
+  return infos;
+}
+
+std::string settings_markdown_table() {
+  auto cell = [](const std::string& s) { return s.empty() ? std::string("(empty)") : "`" + s + "`"; };
+  std::string out = "| Setting | Flag | Environment | Default | Description |\n"
+                    "|---|---|---|---|---|\n";
+  for (const auto& d : config_detail::setting_defs()) {
+    const auto& i = d.info;
+    std::string key = i.key == "config" ? "— (flag/env only)" : "`" + i.key + "`";
+    std::string def = i.key == "leaseNamespace" ? i.default_text : cell(i.default_text);
+    out += "| " + key + " | `" + i.flag + "` | `" + i.env + "` | " + def + " | "
+           + i.description + " |\n";
+  }
+  return out;
+}
+
+} // namespace schedopt
