@@ -37,4 +37,17 @@ struct object_list {
 template <class T>
 expected<object_list<T>> decode_list(std::string_view json);
 
+/// One line of a watch stream: `{"type":"ADDED","object":{...}}`.
+template <class T>
+struct watch_event {
+  std::string type;             // ADDED, MODIFIED, DELETED, BOOKMARK or ERROR
+  T object;                     // set for ADDED, MODIFIED and DELETED
+  std::string resource_version; // the object's metadata.resourceVersion (BOOKMARK too)
+  api_status status;            // set for ERROR (e.g. code 410 Expired)
+};
+
+/// Decodes one watch event line; an unknown type is an invalid_value error.
+template <class T>
+expected<watch_event<T>> decode_watch_event(std::string_view json);
+
 } // namespace schedopt

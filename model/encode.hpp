@@ -20,7 +20,25 @@ nlohmann::json to_json(const event& e);
 /// (generateName, labels, annotations), spec.vmiName, spec.addedNodeSelector if set.
 nlohmann::json to_json(const virtual_machine_instance_migration& m);
 
-/// `{"status": {...}}` — the merge patch the status writer sends to /status.
+/// Full objects as the API server would serve them (apiVersion, kind, metadata, spec,
+/// status); the simulator and tests build fixtures with these.
+nlohmann::json to_json(const condition& c);
+nlohmann::json to_json(const migration_state& s);
+nlohmann::json to_json(const virtual_machine_instance& vmi);
+nlohmann::json to_json(const persistent_volume_claim& pvc);
+nlohmann::json to_json(const persistent_volume& pv);
+nlohmann::json to_json(const node& n);
+nlohmann::json to_json(const api_status& s);
+nlohmann::json to_json(const scheduling_optimization_spec& spec);
+nlohmann::json to_json(const scheduling_optimization& so);
+
+/// The VMIM including its status (what the simulator serves); to_json(vmim) above is
+/// the create body and has no status.
+nlohmann::json to_json_with_status(const virtual_machine_instance_migration& m);
+
+/// `{"status": {...}}` — the merge patch the status writer sends to /status. stage,
+/// status, observedGeneration and (when set) vmHyperconvergence with its details array
+/// are always present; empty reason and timestamps are omitted, as Go's omitempty does.
 std::string status_merge_patch(const scheduling_optimization_status& status);
 
 } // namespace schedopt

@@ -1,0 +1,332 @@
+// Field mapping from Kubernetes/KubeVirt JSON to model objects. Every decoder reads
+// only the fields the model keeps; anything else in the document is ignored.
+#include "model/decode.hpp"
+
+#include <algorithm>
+
+#include "model/decode_reader.hpp"
+
+namespace schedopt {
+
+namespace {
+
+using detail::decode_reader;
+using detail::json_object;
+
+void read_meta(decode_reader& r, const json_object& obj, object_meta& m) {
+  auto meta = r.child(obj, "metadata");
+  r.read(meta, "name", m.name);
+  r.read(meta, "namespace", m.namespace_);
+  r.read(meta, "uid", m.uid);
+  r.read(meta, "resourceVersion", m.resource_version);
+  r.read(meta, "generateName", m.generate_name);
+  r.read(meta, "generation", m.generation);
+  r.read(meta, "creationTimestamp", m.creation_timestamp);
+  r.read(meta, "deletionTimestamp", m.deletion_timestamp);
+  r.read(meta, "labels", m.labels);
+  r.read(meta, "annotations", m.annotations);
+  r.read(meta, "finalizers", m.finalizers);
+  r.for_each(meta, "ownerReferences", [&](const json_object& o) {
+    owner_reference ref;
+    r.read(o, "apiVersion", ref.api_version);
+    r.read(o, "kind", ref.kind);
+    r.read(o, "name", ref.name);
+    r.read(o, "uid", ref.uid);
+    r.read(o, "controller", ref.controller);
+    m.owner_references.push_back(std::move(ref));
+  });
+  r.require(m.name, meta, "name");
+}
+
+void read_conditions(decode_reader& r, const json_object& status,
+                     std::vector<condition>& out) {
+  r.for_each(status, "conditions", [&](const json_object& o) {
+    condition c;
+    r.read(o, "type", c.type);
+    r.read(o, "status", c.status);
+    r.read(o, "reason", c.reason);
+    r.read(o, "message", c.message);
+    r.read(o, "lastTransitionTime", c.last_transition_time);
+    out.push_back(std::move(c));
+  });
+}
+
+void read_migration_state(decode_reader& r, const json_object& status,
+                          std::optional<migration_state>& out) {
+  auto o = r.child(status, "migrationState");
+  if (!o.present)
+    return;
+  migration_state s;
+  r.read(o, "migrationUid", s.migration_uid);
+  r.read(o, "sourceNode", s.source_node);
+  r.read(o, "targetNode", s.target_node);
+  r.read(o, "startTimestamp", s.start_timestamp);
+  r.read(o, "endTimestamp", s.end_timestamp);
+  r.read(o, "completed", s.completed);
+  r.read(o, "failed", s.failed);
+  r.read(o, "abortRequested", s.abort_requested);
+  r.read(o, "abortStatus", s.abort_status);
+  r.read(o, "failureReason", s.failure_reason);
+  out = std::move(s);
+}
+
+void read_into(decode_reader& r, const json_object& root, virtual_machine_instance& vmi) {
+  read_meta(r, root, vmi.metadata);
+  auto spec = r.child(root, "spec");
+  r.for_each(spec, "volumes", [&](const json_object& o) {
+    vmi_volume v;
+    r.read(o, "name", v.name);
+    r.read(r.child(o, "persistentVolumeClaim"), "claimName", v.claim_name);
+    r.read(r.child(o, "dataVolume"), "name", v.data_volume_name);
+    vmi.volumes.push_back(std::move(v));
+  });
+  auto status = r.child(root, "status");
+  r.read(status, "phase", vmi.phase);
+  r.read(status, "nodeName", vmi.node_name);
+  read_conditions(r, status, vmi.conditions);
+  read_migration_state(r, status, vmi.migration);
+}
+
+void read_into(decode_reader& r, const json_object& root,
+               virtual_machine_instance_migration& m) {
+  read_meta(r, root, m.metadata);
+  auto spec = r.child(root, "spec");
+  r.read(spec, "vmiName", m.vmi_name);
+  r.read(spec, "addedNodeSelector", m.added_node_selector);
+  auto status = r.child(root, "status");
+  r.read(status, "phase", m.phase);
+  r.for_each(status, "phaseTransitionTimestamps", [&](const json_object& o) {
+    phase_transition t;
+    r.read(o, "phase", t.phase);
+    r.read(o, "phaseTransitionTimestamp", t.timestamp);
+    m.phase_transition_timestamps.push_back(std::move(t));
+  });
+  read_migration_state(r, status, m.migration);
+  read_conditions(r, status, m.conditions);
+}
+
+void read_into(decode_reader& r, const json_object& root, persistent_volume_claim& pvc) {
+  read_meta(r, root, pvc.metadata);
+  auto spec = r.child(root, "spec");
+  r.read(spec, "volumeName", pvc.volume_name);
+  r.read(spec, "storageClassName", pvc.storage_class_name);
+  r.read(r.child(root, "status"), "phase", pvc.phase);
+}
+
+void read_into(decode_reader& r, const json_object& root, persistent_volume& pv) {
+  read_meta(r, root, pv.metadata);
+  auto spec = r.child(root, "spec");
+  auto csi = r.child(spec, "csi");
+  r.read(csi, "driver", pv.csi_driver);
+  r.read(csi, "volumeHandle", pv.volume_handle);
+  auto claim = r.child(spec, "claimRef");
+  r.read(claim, "namespace", pv.claim_namespace);
+  r.read(claim, "name", pv.claim_name);
+  auto required = r.child(r.child(spec, "nodeAffinity"), "required");
+  r.for_each(required, "nodeSelectorTerms", [&](const json_object& term) {
+    r.for_each(term, "matchExpressions", [&](const json_object& expr) {
+      std::string key, op;
+      std::vector<std::string> values;
+      r.read(expr, "key", key);
+      r.read(expr, "operator", op);
+      r.read(expr, "values", values);
+      if (key != "kubernetes.io/hostname" || op != "In")
+        return;
+      for (auto& v : values)
+        if (std::find(pv.affinity_hostnames.begin(), pv.affinity_hostnames.end(), v)
+            == pv.affinity_hostnames.end())
+          pv.affinity_hostnames.push_back(std::move(v));
+    });
+  });
+}
+
+void read_into(decode_reader& r, const json_object& root, node& n) {
+  read_meta(r, root, n.metadata);
+  r.read(r.child(root, "spec"), "unschedulable", n.unschedulable);
+  auto status = r.child(root, "status");
+  std::vector<condition> conditions;
+  read_conditions(r, status, conditions);
+  for (const auto& c : conditions)
+    if (c.type == "Ready")
+      n.ready = c.status == "True";
+  r.for_each(status, "addresses", [&](const json_object& o) {
+    node_address a;
+    r.read(o, "type", a.type);
+    r.read(o, "address", a.address);
+    n.addresses.push_back(std::move(a));
+  });
+}
+
+void read_into(decode_reader& r, const json_object& root, lease& l) {
+  read_meta(r, root, l.metadata);
+  auto spec = r.child(root, "spec");
+  r.read(spec, "holderIdentity", l.holder_identity);
+  r.read(spec, "leaseDurationSeconds", l.lease_duration_seconds);
+  r.read(spec, "acquireTime", l.acquire_time);
+  r.read(spec, "renewTime", l.renew_time);
+  r.read(spec, "leaseTransitions", l.lease_transitions);
+}
+
+void read_into(decode_reader& r, const json_object& root, event& e) {
+  read_meta(r, root, e.metadata);
+  auto involved = r.child(root, "involvedObject");
+  r.read(involved, "apiVersion", e.involved_object.api_version);
+  r.read(involved, "kind", e.involved_object.kind);
+  r.read(involved, "name", e.involved_object.name);
+  r.read(involved, "namespace", e.involved_object.namespace_);
+  r.read(involved, "uid", e.involved_object.uid);
+  r.read(involved, "resourceVersion", e.involved_object.resource_version);
+  r.read(root, "type", e.type);
+  r.read(root, "reason", e.reason);
+  r.read(root, "message", e.message);
+  r.read(root, "count", e.count);
+  r.read(root, "firstTimestamp", e.first_timestamp);
+  r.read(root, "lastTimestamp", e.last_timestamp);
+  r.read(r.child(root, "source"), "component", e.source_component);
+  r.read(root, "reportingComponent", e.reporting_component);
+}
+
+// metav1.Status carries no name: it is not an object in the store.
+void read_into(decode_reader& r, const json_object& root, api_status& s) {
+  r.read(root, "status", s.status);
+  r.read(root, "message", s.message);
+  r.read(root, "reason", s.reason);
+  r.read(root, "code", s.code);
+  auto details = r.child(root, "details");
+  r.read(details, "name", s.details_name);
+  r.read(details, "group", s.details_group);
+  r.read(details, "kind", s.details_kind);
+  r.read(details, "retryAfterSeconds", s.retry_after_seconds);
+}
+
+void read_into(decode_reader& r, const json_object& root, scheduling_optimization& so) {
+  read_meta(r, root, so.metadata);
+  auto spec_vm = r.child(r.child(root, "spec"), "vmHyperconvergence");
+  if (spec_vm.present) {
+    vm_hyperconvergence_spec vs;
+    r.read(spec_vm, "enabled", vs.enabled);
+    r.read(spec_vm, "coolOffPeriod", vs.cool_off_period);
+    r.read(spec_vm, "maxParallelMigrations", vs.max_parallel_migrations);
+    so.spec.vm_hyperconvergence = std::move(vs);
+  }
+  auto status = r.child(root, "status");
+  auto& st = so.status;
+  r.read(status, "stage", st.stage);
+  r.read(status, "status", st.status);
+  r.read(status, "reason", st.reason);
+  r.read(status, "startTimestamp", st.start_timestamp);
+  r.read(status, "finishTimestamp", st.finish_timestamp);
+  r.read(status, "lastUpdateTimestamp", st.last_update_timestamp);
+  r.read(status, "observedGeneration", st.observed_generation);
+  auto status_vm = r.child(status, "vmHyperconvergence");
+  if (status_vm.present) {
+    vm_hyperconvergence_status vs;
+    r.read(status_vm, "successful", vs.successful);
+    r.read(status_vm, "skipped", vs.skipped);
+    r.read(status_vm, "failed", vs.failed);
+    r.for_each(status_vm, "details", [&](const json_object& o) {
+      vm_detail d;
+      r.read(o, "name", d.name);
+      r.read(o, "namespace", d.namespace_);
+      r.read(o, "status", d.status);
+      r.read(o, "reason", d.reason);
+      vs.details.push_back(std::move(d));
+    });
+    st.vm_hyperconvergence = std::move(vs);
+  }
+}
+
+} // namespace
+
+template <class T>
+expected<T> decode(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  T out;
+  read_into(r, root, out);
+  if (!r.ok())
+    return r.failure();
+  return out;
+}
+
+template <class T>
+expected<object_list<T>> decode_list(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  object_list<T> out;
+  auto meta = r.child(root, "metadata");
+  r.read(meta, "resourceVersion", out.resource_version);
+  r.read(meta, "continue", out.continue_token);
+  r.for_each(root, "items", [&](const json_object& item) {
+    T value;
+    read_into(r, item, value);
+    out.items.push_back(std::move(value));
+  });
+  if (!r.ok())
+    return r.failure();
+  return out;
+}
+
+template <class T>
+expected<watch_event<T>> decode_watch_event(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  watch_event<T> out;
+  r.read(root, "type", out.type);
+  r.require(out.type, root, "type");
+  auto object = r.child(root, "object");
+  r.read(r.child(object, "metadata"), "resourceVersion", out.resource_version);
+  if (!r.ok())
+    return r.failure();
+  if (out.type == "ADDED" || out.type == "MODIFIED" || out.type == "DELETED") {
+    if (!object.present)
+      return make_error(ec::missing_field, "object: is required");
+    read_into(r, object, out.object);
+  } else if (out.type == "ERROR") {
+    read_into(r, object, out.status);
+  } else if (out.type != "BOOKMARK") {
+    return make_error(ec::invalid_value, "type: unknown watch event type \"" + out.type + "\"");
+  }
+  if (!r.ok())
+    return r.failure();
+  return out;
+}
+
+#define SCHEDOPT_DECODER(type)                                                              \
+  template expected<type> decode<type>(std::string_view);                                   \
+  template expected<object_list<type>> decode_list<type>(std::string_view);                 \
+  template expected<watch_event<type>> decode_watch_event<type>(std::string_view);
+
+SCHEDOPT_DECODER(virtual_machine_instance)
+SCHEDOPT_DECODER(virtual_machine_instance_migration)
+SCHEDOPT_DECODER(persistent_volume_claim)
+SCHEDOPT_DECODER(persistent_volume)
+SCHEDOPT_DECODER(node)
+SCHEDOPT_DECODER(lease)
+SCHEDOPT_DECODER(event)
+SCHEDOPT_DECODER(api_status)
+SCHEDOPT_DECODER(scheduling_optimization)
+
+#undef SCHEDOPT_DECODER
+
+expected<virtual_machine_instance> decode_vmi(std::string_view json) {
+  return decode<virtual_machine_instance>(json);
+}
+expected<virtual_machine_instance_migration> decode_vmim(std::string_view json) {
+  return decode<virtual_machine_instance_migration>(json);
+}
+expected<persistent_volume_claim> decode_pvc(std::string_view json) {
+  return decode<persistent_volume_claim>(json);
+}
+expected<persistent_volume> decode_pv(std::string_view json) {
+  return decode<persistent_volume>(json);
+}
+expected<node> decode_node(std::string_view json) { return decode<node>(json); }
+expected<lease> decode_lease(std::string_view json) { return decode<lease>(json); }
+expected<event> decode_event(std::string_view json) { return decode<event>(json); }
+expected<api_status> decode_status(std::string_view json) { return decode<api_status>(json); }
+expected<scheduling_optimization> decode_scheduling_optimization(std::string_view json) {
+  return decode<scheduling_optimization>(json);
+}
+
+} // namespace schedopt

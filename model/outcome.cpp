@@ -1,0 +1,77 @@
+// SPEC §1 terminal outcome: which final status a run earns and the reason a user reads.
+#include "model/outcome.hpp"
+
+#include "model/objects.hpp"
+#include "model/reason.hpp"
+
+namespace schedopt {
+
+namespace {
+
+void append_part(std::string& out, int64_t count, const char* what) {
+  if (count == 0)
+    return;
+  if (!out.empty())
+    out += ", ";
+  out += std::to_string(count);
+  out += ' ';
+  out += what;
+}
+
+// ", N deferred by maxNonHyperconvergedPerRun: a, b" with as many names as fit in
+// `budget` bytes, then "and K more" so the count stays exact.
+std::string deferred_part(const std::vector<std::string>& names, std::size_t budget) {
+  std::string out = std::to_string(names.size()) + " deferred by maxNonHyperconvergedPerRun: ";
+  std::size_t listed = 0;
+  for (const auto& name : names) {
+    std::string more = " and " + std::to_string(names.size() - listed - 1) + " more";
+    std::size_t need = (listed ? 2 : 0) + name.size();
+    bool last = listed + 1 == names.size();
+    if (out.size() + need + (last ? 0 : more.size() + 2) > budget)
+      break;
+    if (listed)
+      out += ", ";
+    out += name;
+    ++listed;
+  }
+  if (listed < names.size()) {
+    if (listed)
+      out += ",";
+    out += " and " + std::to_string(names.size() - listed) + " more";
+  }
+  return out;
+}
+
+} // namespace
+
+terminal_outcome decide_outcome(const run_summary& run) {
+  if (!run.any_kind_enabled)
+    return {run_status::successful, "no optimization kind enabled"};
+  if (!run.vm_hyperconvergence_enabled)
+    return {run_status::successful, "vmHyperconvergence disabled"};
+  if (run.run_failure)
+    return {run_status::failed, truncate_utf8(*run.run_failure, max_status_reason_bytes)};
+  int64_t deferred = static_cast<int64_t>(run.outstanding.size());
+  int64_t left = run.failed + run.skipped + deferred;
+  if (left == 0)
+    return {run_status::successful, ""};
+  std::string parts;
+  append_part(parts, run.failed, "failed");
+  append_part(parts, run.skipped, "skipped");
+  std::string reason = std::to_string(left)
+                       + (left == 1 ? " candidate outstanding: " : " candidates outstanding: ")
+                       + parts;
+  if (deferred > 0) {
+    if (!parts.empty())
+      reason += ", ";
+    std::size_t budget = max_status_reason_bytes > reason.size()
+                           ? max_status_reason_bytes - reason.size()
+                           : 0;
+    reason += deferred_part(run.outstanding, budget);
+  }
+  const char* status = run.successful == 0 && run.failed > 0 ? run_status::failed
+                                                             : run_status::partial_success;
+  return {status, truncate_utf8(reason, max_status_reason_bytes)};
+}
+
+} // namespace schedopt

@@ -1,0 +1,146 @@
+// Bad documents give errors naming what is wrong, never a crash or a half-filled object.
+#include <boost/test/unit_test.hpp>
+
+#include "fixture_file.hpp"
+#include "model/decode.hpp"
+
+using namespace schedopt;
+using schedopt::test::fixture;
+
+BOOST_AUTO_TEST_SUITE(decode_errors)
+
+BOOST_AUTO_TEST_CASE(malformed_json_is_a_parse_error) {
+  for (const char* text : {"{", "{\"metadata\":", "not json", "{\"a\":1,}", "", "{\"a\" 1}"}) {
+    auto r = decode_vmi(text);
+    BOOST_TEST_INFO("input " << text);
+    BOOST_REQUIRE(!r);
+    BOOST_TEST(r.err().code == ec::parse_error);
+    BOOST_TEST(r.err().message.rfind("malformed JSON: ", 0) == 0u);
+    BOOST_TEST(r.err().message.size() > std::string("malformed JSON: ").size());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(truncated_fixture_is_a_parse_error_at_every_cut) {
+  const std::string full = fixture("vmi-running.json");
+  std::size_t failures = 0;
+  for (std::size_t cut = 0; cut + 2 < full.size(); cut += 37) {
+    auto r = decode_vmi(std::string_view(full).substr(0, cut));
+    BOOST_REQUIRE(!r);
+    BOOST_TEST(r.err().code == ec::parse_error);
+    ++failures;
+  }
+  BOOST_TEST(failures > 50u);
+  auto list = decode_list<virtual_machine_instance>(fixture("vmi-list-continue.json").substr(0, 500));
+  BOOST_REQUIRE(!list);
+  BOOST_TEST(list.err().code == ec::parse_error);
+}
+
+BOOST_AUTO_TEST_CASE(non_object_document) {
+  auto r = decode_node("[1,2,3]");
+  BOOST_REQUIRE(!r);
+  BOOST_TEST(r.err().code == ec::type_mismatch);
+  BOOST_TEST(r.err().message == "(document): expected object, got array");
+}
+
+BOOST_AUTO_TEST_CASE(wrong_types_name_the_field_path) {
+  struct row {
+    const char* json;
+    const char* message;
+  };
+  const row rows[] = {
+    {R"({"metadata":{"name":"v"},"status":{"phase":3}})", "status.phase: expected string, got number"},
+    {R"({"metadata":{"name":"v"},"status":"Running"})", "status: expected object, got string"},
+    {R"({"metadata":{"name":7}})", "metadata.name: expected string, got number"},
+    {R"({"metadata":{"name":"v","labels":{"a":1}}})", "metadata.labels.a: expected string, got number"},
+    {R"({"metadata":{"name":"v","generation":"2"}})", "metadata.generation: expected integer, got string"},
+    {R"({"metadata":{"name":"v"},"spec":{"volumes":{}}})", "spec.volumes: expected array, got object"},
+    {R"({"metadata":{"name":"v"},"spec":{"volumes":[{"name":"a"},{"name":"b","persistentVolumeClaim":{"claimName":false}}]}})",
+     "spec.volumes[1].persistentVolumeClaim.claimName: expected string, got boolean"},
+    {R"({"metadata":{"name":"v"},"status":{"migrationState":{"completed":"yes"}}})",
+     "status.migrationState.completed: expected boolean, got string"},
+    {R"({"metadata":{"name":"v","finalizers":["a",2]}})", "metadata.finalizers[1]: expected string, got number"},
+  };
+  for (const auto& r : rows) {
+    auto d = decode_vmi(r.json);
+    BOOST_TEST_INFO("input " << r.json);
+    BOOST_REQUIRE(!d);
+    BOOST_TEST(d.err().code == ec::type_mismatch);
+    BOOST_TEST(d.err().message == r.message);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(wrong_types_in_scheduling_optimization) {
+  auto a = decode_scheduling_optimization(
+    R"({"metadata":{"name":"r"},"spec":{"vmHyperconvergence":{"enabled":"true"}}})");
+  BOOST_REQUIRE(!a);
+  BOOST_TEST(a.err().message == "spec.vmHyperconvergence.enabled: expected boolean, got string");
+  auto b = decode_scheduling_optimization(
+    R"({"metadata":{"name":"r"},"spec":{"vmHyperconvergence":{"maxParallelMigrations":2.5}}})");
+  BOOST_REQUIRE(!b);
+  BOOST_TEST(b.err().message.rfind("spec.vmHyperconvergence.maxParallelMigrations: expected integer", 0) == 0u);
+  auto c = decode_scheduling_optimization(
+    R"({"metadata":{"name":"r"},"status":{"vmHyperconvergence":{"details":[{"name":"a","status":1}]}}})");
+  BOOST_REQUIRE(!c);
+  BOOST_TEST(c.err().message == "status.vmHyperconvergence.details[0].status: expected string, got number");
+  auto whole = decode_scheduling_optimization(
+    R"({"metadata":{"name":"r"},"spec":{"vmHyperconvergence":{"maxParallelMigrations":4.0}}})");
+  BOOST_REQUIRE(whole); // JSON has one number type: 4.0 is the integer 4
+  BOOST_TEST(whole->spec.vm_hyperconvergence->max_parallel_migrations.value() == 4);
+}
+
+BOOST_AUTO_TEST_CASE(list_item_errors_name_the_index) {
+  auto r = decode_list<node>(R"({"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"spec":{"unschedulable":"no"}}]})");
+  BOOST_REQUIRE(!r);
+  BOOST_TEST(r.err().message == "items[1].spec.unschedulable: expected boolean, got string");
+  auto s = decode_list<node>(R"({"items":{}})");
+  BOOST_REQUIRE(!s);
+  BOOST_TEST(s.err().message == "items: expected array, got object");
+}
+
+BOOST_AUTO_TEST_CASE(missing_name_is_an_error) {
+  for (const char* json : {R"({"metadata":{"namespace":"x"}})", R"({"kind":"Node"})",
+                           R"({"metadata":{"name":""}})", R"({"metadata":null})"}) {
+    auto r = decode_node(json);
+    BOOST_TEST_INFO("input " << json);
+    BOOST_REQUIRE(!r);
+    BOOST_TEST(r.err().code == ec::missing_field);
+    BOOST_TEST(r.err().message == "metadata.name: is required");
+  }
+  auto item = decode_list<lease>(R"({"items":[{"metadata":{"name":"a"}},{"metadata":{}}]})");
+  BOOST_REQUIRE(!item);
+  BOOST_TEST(item.err().message == "items[1].metadata.name: is required");
+}
+
+BOOST_AUTO_TEST_CASE(out_of_range_integer) {
+  auto r = decode_lease(R"({"metadata":{"name":"l"},"spec":{"leaseTransitions":18446744073709551615}})");
+  BOOST_REQUIRE(!r);
+  BOOST_TEST(r.err().code == ec::invalid_value);
+  BOOST_TEST(r.err().message == "spec.leaseTransitions: integer out of range");
+}
+
+BOOST_AUTO_TEST_CASE(every_decoder_rejects_garbage_without_crashing) {
+  for (const char* g : {"", "null", "[]", "\"s\"", "{\"metadata\":[]}", "\xff\xfe", "{\"items\":3}"}) {
+    BOOST_TEST_INFO("input " << g);
+    BOOST_TEST(!decode_vmi(g));
+    BOOST_TEST(!decode_vmim(g));
+    BOOST_TEST(!decode_pvc(g));
+    BOOST_TEST(!decode_pv(g));
+    BOOST_TEST(!decode_node(g));
+    BOOST_TEST(!decode_lease(g));
+    BOOST_TEST(!decode_event(g));
+    BOOST_TEST(!decode_scheduling_optimization(g));
+    BOOST_TEST(!decode_list<persistent_volume>(g));
+  }
+  // Objects the model reads spec and status of reject non-object spec/status.
+  for (const char* g : {"{\"metadata\":{\"name\":\"x\"},\"spec\":[]}",
+                        "{\"metadata\":{\"name\":\"x\"},\"status\":[]}"}) {
+    BOOST_TEST_INFO("input " << g);
+    BOOST_TEST(!decode_vmi(g));
+    BOOST_TEST(!decode_vmim(g));
+    BOOST_TEST(!decode_pvc(g));
+    BOOST_TEST(!decode_node(g));
+    BOOST_TEST(!decode_scheduling_optimization(g));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
