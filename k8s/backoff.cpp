@@ -1,0 +1,42 @@
+// Exponential backoff with jitter, honouring Retry-After.
+#include "k8s/backoff.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+
+namespace schedopt::k8s {
+
+bool is_retryable(int http_status) {
+  return http_status == 0 || http_status == 429
+         || (http_status >= 500 && http_status != 501 && http_status < 600);
+}
+
+std::chrono::milliseconds parse_retry_after(const std::string& value) {
+  if (value.empty())
+    return std::chrono::milliseconds{-1};
+  if (std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    if (value.size() > 7)
+      return std::chrono::milliseconds{-1};
+    return std::chrono::seconds{std::stol(value)};
+  }
+  std::tm tm{};
+  if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr)
+    return std::chrono::milliseconds{-1};
+  auto when = timegm(&tm);
+  auto now = std::time(nullptr);
+  return std::chrono::seconds{std::max<long>(0, static_cast<long>(when - now))};
+}
+
+std::chrono::milliseconds retry_delay(const backoff_policy& policy, int attempt,
+                                      const std::string& retry_after, std::mt19937_64& rng) {
+  auto server = parse_retry_after(retry_after);
+  if (server.count() >= 0)
+    return std::min(server, std::max(policy.max, std::chrono::milliseconds{1000}));
+  auto shift = std::min(attempt - 1, 20);
+  auto d = std::min<int64_t>(policy.max.count(), policy.initial.count() << std::max(0, shift));
+  std::uniform_int_distribution<int64_t> dist{d / 2, std::max<int64_t>(d / 2, d)};
+  return std::chrono::milliseconds{dist(rng)};
+}
+
+} // namespace schedopt::k8s

@@ -1,0 +1,29 @@
+// Retry policy of the API client: which answers are retried, and how long to wait
+// (exponential with full jitter, or the server's Retry-After).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <random>
+#include <string>
+
+namespace schedopt::k8s {
+
+struct backoff_policy {
+  std::chrono::milliseconds initial{200};
+  std::chrono::milliseconds max{10000};
+  int max_retries = 5;
+};
+
+/// 429, 5xx (except 501) and transport failures (status 0) are worth retrying.
+bool is_retryable(int http_status);
+
+/// Retry-After as seconds ("3") or HTTP date; negative when absent or unparsable.
+std::chrono::milliseconds parse_retry_after(const std::string& value);
+
+/// Delay before retry number `attempt` (1-based): Retry-After wins when present (capped
+/// at `max`), else a random delay in [d/2, d] with d = initial * 2^(attempt-1) capped.
+std::chrono::milliseconds retry_delay(const backoff_policy& policy, int attempt,
+                                      const std::string& retry_after, std::mt19937_64& rng);
+
+} // namespace schedopt::k8s
