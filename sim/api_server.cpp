@@ -1,0 +1,249 @@
+// HTTP wiring of the simulated API server: authentication, faults, routing of
+// /api and /apis paths to the resource handlers, discovery and admin endpoints.
+#include "sim/api_server.hpp"
+
+#include <atomic>
+#include <thread>
+
+#include <httplib.h>
+#include <openssl/pem.h>
+
+#include "sim/api_server_handlers.hpp"
+#include "sim/api_server_status.hpp"
+
+namespace schedopt::sim {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    auto next = path.find('/', i);
+    if (next == std::string::npos)
+      next = path.size();
+    if (next > i)
+      out.push_back(path.substr(i, next - i));
+    i = next + 1;
+  }
+  return out;
+}
+
+bool is_public_path(const std::string& path) {
+  return path == "/healthz" || path == "/readyz" || path == "/livez";
+}
+
+} // namespace
+
+struct api_server::impl {
+  impl(object_store& s, resource_registry r, api_server_options o)
+    : store(s), registry(std::move(r)), options(std::move(o)), faults(options.faults),
+      handlers(store, registry, handler_options{options.bookmark_interval,
+                                                options.faults.watch_drop_after, &stopping}) {}
+
+  object_store& store;
+  resource_registry registry;
+  api_server_options options;
+  fault_injector faults;
+  std::atomic<bool> stopping{false};
+  resource_handlers handlers;
+  std::unique_ptr<httplib::SSLServer> server;
+  std::thread thread;
+  int bound_port = 0;
+  std::mutex failover_mtx;
+  failover_handler failover;
+
+  void send(httplib::Response& res, int code, const json& body) {
+    res.status = code;
+    res.set_content(body.dump(), "application/json");
+  }
+
+  bool authorized(const httplib::Request& req) {
+    if (options.token.empty())
+      return true;
+    auto header = req.get_header_value("Authorization");
+    return header == "Bearer " + options.token;
+  }
+
+  void handle(const httplib::Request& req, httplib::Response& res) {
+    if (is_public_path(req.path)) {
+      res.set_content("ok", "text/plain");
+      return;
+    }
+    if (!authorized(req)) {
+      send(res, 401, status_failure(401, "Unauthorized", "Unauthorized"));
+      return;
+    }
+    if (fault_injector::applies_to(req.path)) {
+      if (options.faults.latency.count() > 0)
+        std::this_thread::sleep_for(options.faults.latency);
+      if (auto fault = faults.roll()) {
+        if (fault->retry_after_seconds > 0)
+          res.set_header("Retry-After", std::to_string(fault->retry_after_seconds));
+        json details = nullptr;
+        if (fault->retry_after_seconds > 0)
+          details = {{"retryAfterSeconds", fault->retry_after_seconds}};
+        send(res, fault->status, status_failure(fault->status, fault->reason, fault->message, details));
+        return;
+      }
+    }
+    auto segs = split_path(req.path);
+    if (segs.empty()) {
+      send(res, 200, {{"paths", {"/api", "/api/v1", "/apis", "/version", "/healthz", "/openapi/v2"}}});
+      return;
+    }
+    if (segs[0] == "version" && segs.size() == 1) {
+      send(res, 200, version_info());
+      return;
+    }
+    if (segs[0] == "openapi") {
+      // An empty v2 document; v3 is 404 so kubectl falls back to v2 and, finding no
+      // schema for a kind, skips client-side validation.
+      if (segs.size() == 2 && segs[1] == "v2") {
+        res.status = 200;
+        res.set_content("", "application/octet-stream");
+      } else {
+        send(res, 404, status_failure(404, "NotFound", "the server could not find the requested resource"));
+      }
+      return;
+    }
+    if (segs[0] == "admin") {
+      handle_admin(req, res, segs);
+      return;
+    }
+    if (segs[0] == "api") {
+      if (segs.size() == 1 && req.method == "GET")
+        return send(res, 200, registry.api_versions());
+      if (segs.size() == 2 && req.method == "GET") {
+        auto list = registry.resource_list("", segs[1]);
+        if (!list.is_null())
+          return send(res, 200, list);
+      }
+      if (segs.size() >= 3)
+        return handlers.serve(req, res, "", segs[1], {segs.begin() + 2, segs.end()});
+    } else if (segs[0] == "apis") {
+      if (segs.size() == 1 && req.method == "GET")
+        return send(res, 200, registry.api_group_list());
+      if (segs.size() == 2 && req.method == "GET") {
+        auto group = registry.api_group(segs[1]);
+        if (!group.is_null())
+          return send(res, 200, group);
+      }
+      if (segs.size() == 3 && req.method == "GET") {
+        auto list = registry.resource_list(segs[1], segs[2]);
+        if (!list.is_null())
+          return send(res, 200, list);
+      }
+      if (segs.size() >= 4)
+        return handlers.serve(req, res, segs[1], segs[2], {segs.begin() + 3, segs.end()});
+    }
+    send(res, 404, status_failure(404, "NotFound", "the server could not find the requested resource"));
+  }
+
+  void handle_admin(const httplib::Request& req, httplib::Response& res,
+                    const std::vector<std::string>& segs) {
+    if (segs.size() == 2 && segs[1] == "failover" && req.method == "POST") {
+      failover_handler handler;
+      {
+        std::lock_guard<std::mutex> guard(failover_mtx);
+        handler = failover;
+      }
+      if (!handler)
+        return send(res, 503, status_failure(503, "ServiceUnavailable", "failover is not available"));
+      auto result = handler(req.has_param("node") ? req.get_param_value("node") : std::string{});
+      if (!result)
+        return send(res, status_code_of(result.err()),
+                    status_failure(status_code_of(result.err()),
+                                   status_reason(status_code_of(result.err()), result.err().code),
+                                   result.err().message));
+      return send(res, 200, {{"request", *result}});
+    }
+    send(res, 404, status_failure(404, "NotFound", "no such admin endpoint"));
+  }
+};
+
+api_server::api_server(object_store& store, resource_registry registry, api_server_options options)
+  : impl_(std::make_unique<impl>(store, std::move(registry), std::move(options))) {}
+
+api_server::~api_server() {
+  stop();
+}
+
+expected<bool> api_server::start(const tls_material& tls) {
+  BIO* cert_bio = BIO_new_mem_buf(tls.server_cert_pem.data(), static_cast<int>(tls.server_cert_pem.size()));
+  BIO* key_bio = BIO_new_mem_buf(tls.server_key_pem.data(), static_cast<int>(tls.server_key_pem.size()));
+  X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
+  BIO_free(cert_bio);
+  BIO_free(key_bio);
+  if (cert == nullptr || key == nullptr) {
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    return make_error(ec::transport_error, "cannot load the server certificate or key");
+  }
+  impl_->server = std::make_unique<httplib::SSLServer>(cert, key);
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  auto& svr = *impl_->server;
+  if (!svr.is_valid())
+    return make_error(ec::transport_error, "cannot set up the TLS context of the API server");
+  int threads = impl_->options.threads;
+  svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  svr.set_keep_alive_max_count(1000);
+  svr.set_keep_alive_timeout(30);
+  svr.set_read_timeout(30, 0);
+  svr.set_write_timeout(30, 0);
+  svr.set_payload_max_length(64 * 1024 * 1024);
+  auto handler = [this](const httplib::Request& req, httplib::Response& res) {
+    try {
+      impl_->handle(req, res);
+    } catch (const std::exception& e) {
+      impl_->send(res, 500, status_failure(500, "InternalError",
+                                           std::string{"Internal error occurred: "} + e.what()));
+    }
+  };
+  svr.Get(".*", handler);
+  svr.Post(".*", handler);
+  svr.Put(".*", handler);
+  svr.Patch(".*", handler);
+  svr.Delete(".*", handler);
+  int port = impl_->options.port;
+  if (port == 0)
+    port = svr.bind_to_any_port(impl_->options.host);
+  else if (!svr.bind_to_port(impl_->options.host, port))
+    port = -1;
+  if (port <= 0)
+    return make_error(ec::transport_error, "cannot listen on " + impl_->options.host + ":"
+                                             + std::to_string(impl_->options.port));
+  impl_->bound_port = port;
+  impl_->thread = std::thread([this] { impl_->server->listen_after_bind(); });
+  return true;
+}
+
+void api_server::stop() {
+  if (!impl_ || !impl_->server)
+    return;
+  impl_->stopping = true;
+  impl_->store.notify_all();
+  impl_->server->stop();
+  if (impl_->thread.joinable())
+    impl_->thread.join();
+  impl_->server.reset();
+}
+
+int api_server::port() const {
+  return impl_->bound_port;
+}
+
+std::string api_server::url() const {
+  return "https://" + impl_->options.host + ":" + std::to_string(impl_->bound_port);
+}
+
+void api_server::set_failover_handler(failover_handler handler) {
+  std::lock_guard<std::mutex> guard(impl_->failover_mtx);
+  impl_->failover = std::move(handler);
+}
+
+} // namespace schedopt::sim

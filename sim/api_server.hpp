@@ -1,0 +1,53 @@
+// The simulator's HTTPS Kubernetes API server (SPEC §7): bearer-token auth, discovery,
+// CRUD with list paging and selectors, watch streams, PATCH flavours, /status, Tables,
+// injected faults, and the admin endpoint POST /admin/failover.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "model/error.hpp"
+#include "sim/discovery.hpp"
+#include "sim/faults.hpp"
+#include "sim/object_store.hpp"
+#include "sim/tls.hpp"
+
+namespace schedopt::sim {
+
+struct api_server_options {
+  std::string host = "127.0.0.1";
+  int port = 0; // 0: any free port
+  std::string token;  // required as "Authorization: Bearer <token>"
+  fault_options faults;
+  int threads = 64;   // long watches each hold one
+  std::chrono::milliseconds bookmark_interval{1000};
+};
+
+class api_server {
+public:
+  api_server(object_store& store, resource_registry registry, api_server_options options);
+  ~api_server();
+  api_server(const api_server&) = delete;
+  api_server& operator=(const api_server&) = delete;
+
+  /// Binds and starts serving on a background thread.
+  expected<bool> start(const tls_material& tls);
+  /// Stops accepting, ends watch streams, joins the server thread.
+  void stop();
+
+  int port() const;
+  /// "https://127.0.0.1:<port>".
+  std::string url() const;
+
+  /// POST /admin/failover[?node=X] calls this; its result is the created request's name.
+  using failover_handler = std::function<expected<std::string>(const std::string& node)>;
+  void set_failover_handler(failover_handler handler);
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace schedopt::sim

@@ -1,0 +1,635 @@
+// Resource endpoint semantics as apiserver implements them for JSON clients.
+#include "sim/api_server_handlers.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include <httplib.h>
+
+#include "sim/api_server_status.hpp"
+#include "sim/api_server_table.hpp"
+#include "sim/patch.hpp"
+#include "sim/selectors.hpp"
+
+namespace schedopt::sim {
+
+namespace {
+
+using json = nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+constexpr auto default_watch_timeout = std::chrono::seconds(1800);
+constexpr auto keepalive_interval = std::chrono::seconds(5);
+
+void send_json(httplib::Response& res, int code, const json& body) {
+  res.status = code;
+  res.set_content(body.dump(), "application/json");
+}
+
+void send_text(httplib::Response& res, int code, std::string text) {
+  res.status = code;
+  res.set_content(std::move(text), "application/json");
+}
+
+void send_error(httplib::Response& res, const error& err, const served_resource* r,
+                const std::string& name) {
+  send_json(res, status_code_of(err), status_for_error(err, r, name));
+}
+
+void not_found(httplib::Response& res) {
+  send_json(res, 404,
+            status_failure(404, "NotFound", "the server could not find the requested resource"));
+}
+
+void method_not_allowed(httplib::Response& res, const std::string& method) {
+  send_json(res, 405, status_failure(405, "MethodNotAllowed",
+                                     "the server does not allow this method on the requested resource"));
+}
+
+bool truthy(const std::string& v) {
+  return v == "1" || v == "true" || v == "t" || v == "True" || v == "TRUE";
+}
+
+std::string param(const httplib::Request& req, const char* name) {
+  return req.has_param(name) ? req.get_param_value(name) : std::string{};
+}
+
+std::string meta_str(const json& obj, const char* field) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object())
+    return {};
+  auto it = m->find(field);
+  return it != m->end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+struct selectors {
+  label_selector labels;
+  field_selector fields;
+  bool matches(const json& obj) const {
+    return labels.matches_object(obj) && fields.matches(obj);
+  }
+  bool empty() const { return labels.empty() && fields.empty(); }
+};
+
+expected<selectors> parse_selectors(const httplib::Request& req) {
+  auto labels = label_selector::parse(param(req, "labelSelector"));
+  if (!labels)
+    return labels.err();
+  auto fields = field_selector::parse(param(req, "fieldSelector"));
+  if (!fields)
+    return fields.err();
+  return selectors{std::move(*labels), std::move(*fields)};
+}
+
+expected<json> parse_body(const httplib::Request& req) {
+  auto content_type = req.get_header_value("Content-Type");
+  if (content_type.find("yaml") != std::string::npos)
+    return yaml_to_json(req.body);
+  auto body = json::parse(req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object())
+    return make_error(ec::parse_error,
+                      "couldn't get version/kind; json parse error: invalid JSON object in body", 400);
+  return body;
+}
+
+std::string api_version_of(const served_resource& r, const std::string& version) {
+  return r.type.group.empty() ? version : r.type.group + "/" + version;
+}
+
+bool key_after(const json& obj, const std::string& ns, const std::string& name) {
+  auto ons = meta_str(obj, "namespace");
+  return ons != ns ? ons > ns : meta_str(obj, "name") > name;
+}
+
+/// Kubernetes' 415 for a patch type the resource does not take.
+json unsupported_patch(const served_resource& r) {
+  std::string accepted = "application/json-patch+json, application/merge-patch+json, "
+                         "application/apply-patch+yaml";
+  if (!r.custom)
+    accepted += ", application/strategic-merge-patch+json";
+  return status_failure(415, "UnsupportedMediaType",
+                        "the body of the request was in an unknown format - accepted media types "
+                        "include: " + accepted);
+}
+
+} // namespace
+
+resource_handlers::resource_handlers(object_store& store, const resource_registry& registry,
+                                     handler_options options)
+  : store_(store), registry_(registry), options_(options) {}
+
+void resource_handlers::serve(const httplib::Request& req, httplib::Response& res,
+                              const std::string& group, const std::string& version,
+                              std::vector<std::string> rest) {
+  resource_target t;
+  if (!rest.empty() && rest[0] == "watch") {
+    t.watch_path = true;
+    rest.erase(rest.begin());
+  }
+  if (rest.size() >= 3 && rest[0] == "namespaces") {
+    auto* r = registry_.find(group, version, rest[2]);
+    if (r != nullptr && r->type.namespaced) {
+      t.resource = r;
+      t.ns = rest[1];
+      rest.erase(rest.begin(), rest.begin() + 2);
+    }
+  }
+  if (rest.empty())
+    return not_found(res);
+  if (t.resource == nullptr)
+    t.resource = registry_.find(group, version, rest[0]);
+  if (t.resource == nullptr || rest.size() > 3)
+    return not_found(res);
+  if (rest.size() >= 2)
+    t.name = rest[1];
+  if (rest.size() == 3)
+    t.subresource = rest[2];
+  if (!t.subresource.empty() && !(t.subresource == "status" && t.resource->type.status_subresource))
+    return not_found(res);
+  if (t.resource->type.namespaced && t.ns.empty() && !t.name.empty())
+    return not_found(res);
+
+  const auto& m = req.method;
+  if (m == "GET") {
+    if (!t.name.empty() && !t.watch_path)
+      return get(req, res, t);
+    if (t.watch_path || truthy(param(req, "watch")))
+      return watch(req, res, t);
+    return list(req, res, t);
+  }
+  if (m == "POST") {
+    if (!t.name.empty())
+      return method_not_allowed(res, m);
+    return create(req, res, t, version);
+  }
+  if (m == "PUT") {
+    if (t.name.empty())
+      return method_not_allowed(res, m);
+    return update(req, res, t);
+  }
+  if (m == "PATCH") {
+    if (t.name.empty())
+      return method_not_allowed(res, m);
+    return patch(req, res, t, version);
+  }
+  if (m == "DELETE") {
+    if (!t.subresource.empty())
+      return method_not_allowed(res, m);
+    if (t.name.empty())
+      return remove_collection(req, res, t);
+    return remove(req, res, t);
+  }
+  method_not_allowed(res, m);
+}
+
+void resource_handlers::get(const httplib::Request& req, httplib::Response& res,
+                            const resource_target& t) {
+  auto obj = store_.get(t.resource->type.key(), t.ns, t.name);
+  if (!obj)
+    return send_error(res, obj.err(), t.resource, t.name);
+  if (wants_table(req.get_header_value("Accept"))) {
+    auto table = empty_table(*t.resource);
+    table["metadata"]["resourceVersion"] = meta_str(*obj, "resourceVersion");
+    table["rows"].push_back(table_row(*t.resource, *obj));
+    return send_json(res, 200, table);
+  }
+  send_json(res, 200, *obj);
+}
+
+void resource_handlers::list(const httplib::Request& req, httplib::Response& res,
+                             const resource_target& t) {
+  auto sel = parse_selectors(req);
+  if (!sel)
+    return send_error(res, sel.err(), nullptr, {});
+  long limit = 0;
+  if (auto text = param(req, "limit"); !text.empty()) {
+    try {
+      limit = std::stol(text);
+    } catch (...) {
+      return send_json(res, 400, status_failure(400, "BadRequest", "invalid limit \"" + text + "\""));
+    }
+  }
+  const auto& type = t.resource->type;
+  auto scope = type.key() + "/" + t.ns;
+  object_store::snapshot snap;
+  std::size_t start = 0;
+  auto cont_text = param(req, "continue");
+  if (!cont_text.empty()) {
+    auto token = decode_continue(cont_text);
+    if (!token)
+      return send_error(res, token.err(), nullptr, {});
+    if (auto kept = pager_.find(token->snapshot_id, scope)) {
+      snap = std::move(*kept);
+    } else {
+      snap = store_.list_stored(type.key(), t.ns);
+      snap.resource_version = token->resource_version;
+    }
+    start = static_cast<std::size_t>(
+      std::partition_point(snap.items.begin(), snap.items.end(),
+                           [&](const stored_ptr& p) {
+                             return !key_after(p->object, token->start_ns, token->start_name);
+                           })
+      - snap.items.begin());
+  } else {
+    snap = store_.list_stored(type.key(), t.ns);
+  }
+
+  std::vector<const stored_object*> page;
+  std::size_t i = start;
+  for (; i < snap.items.size(); ++i) {
+    if (limit > 0 && static_cast<long>(page.size()) >= limit)
+      break;
+    const auto& item = snap.items[i];
+    if (sel->matches(item->object))
+      page.push_back(item.get());
+  }
+  std::string next_token;
+  long long remaining = -1;
+  if (i < snap.items.size() && !page.empty()) {
+    continue_token token;
+    token.resource_version = snap.resource_version;
+    token.start_ns = meta_str(page.back()->object, "namespace");
+    token.start_name = meta_str(page.back()->object, "name");
+    token.snapshot_id = cont_text.empty() ? pager_.keep(scope, snap) : [&] {
+      auto kept = decode_continue(cont_text);
+      return kept ? kept->snapshot_id : 0;
+    }();
+    next_token = encode_continue(token);
+    if (sel->empty())
+      remaining = static_cast<long long>(snap.items.size() - i);
+  }
+  auto rv = std::to_string(snap.resource_version);
+
+  if (wants_table(req.get_header_value("Accept"))) {
+    auto table = empty_table(*t.resource);
+    table["metadata"]["resourceVersion"] = rv;
+    if (!next_token.empty())
+      table["metadata"]["continue"] = next_token;
+    if (remaining >= 0)
+      table["metadata"]["remainingItemCount"] = remaining;
+    for (auto* item : page)
+      table["rows"].push_back(table_row(*t.resource, item->object));
+    return send_json(res, 200, table);
+  }
+  // Concatenate the cached texts: a 10k-item list costs one copy, no serialization.
+  std::size_t total = 256;
+  for (auto* item : page)
+    total += item->text.size() + 1;
+  std::string out;
+  out.reserve(total);
+  out += R"({"kind":)" + json(type.list_kind).dump() + R"(,"apiVersion":)"
+         + json(type.api_version()).dump() + R"(,"metadata":{"resourceVersion":")" + rv + "\"";
+  if (!next_token.empty())
+    out += R"(,"continue":")" + next_token + "\"";
+  if (remaining >= 0)
+    out += R"(,"remainingItemCount":)" + std::to_string(remaining);
+  out += R"(},"items":[)";
+  for (std::size_t k = 0; k < page.size(); ++k) {
+    if (k > 0)
+      out += ',';
+    out += page[k]->text;
+  }
+  out += "]}";
+  send_text(res, 200, std::move(out));
+}
+
+void resource_handlers::watch(const httplib::Request& req, httplib::Response& res,
+                              const resource_target& t) {
+  auto sel = parse_selectors(req);
+  if (!sel)
+    return send_error(res, sel.err(), nullptr, {});
+  if (!t.name.empty()) {
+    // /watch/.../<name>: a field selector on the name.
+    auto named = field_selector::parse("metadata.name=" + t.name);
+    auto both = label_selector::parse(param(req, "labelSelector"));
+    sel = selectors{std::move(*both), std::move(*named)};
+  }
+  struct watch_state {
+    selectors sel;
+    std::string key;
+    std::string ns;
+    bool initial = false;
+    bool started = false;
+    bool bookmarks = false;
+    bool table = false;
+    uint64_t synced = 0;
+    clock_type::time_point deadline;
+    clock_type::time_point last_write;
+  };
+  auto st = std::make_shared<watch_state>();
+  st->sel = std::move(*sel);
+  st->key = t.resource->type.key();
+  st->ns = t.ns;
+  st->bookmarks = truthy(param(req, "allowWatchBookmarks"));
+  st->table = wants_table(req.get_header_value("Accept"));
+  auto rv_text = param(req, "resourceVersion");
+  if (rv_text.empty() || rv_text == "0") {
+    st->initial = true;
+  } else {
+    try {
+      std::size_t used = 0;
+      st->synced = std::stoull(rv_text, &used);
+      if (used != rv_text.size())
+        throw std::invalid_argument("trailing");
+    } catch (...) {
+      return send_json(res, 400, status_failure(400, "BadRequest",
+                                                "invalid resource version: \"" + rv_text + "\""));
+    }
+  }
+  auto now = clock_type::now();
+  auto timeout = std::chrono::duration_cast<clock_type::duration>(default_watch_timeout);
+  if (auto text = param(req, "timeoutSeconds"); !text.empty()) {
+    try {
+      timeout = std::chrono::seconds(std::max(0L, std::stol(text)));
+    } catch (...) {
+      return send_json(res, 400, status_failure(400, "BadRequest", "invalid timeoutSeconds"));
+    }
+  }
+  if (options_.watch_drop_after.count() > 0)
+    timeout = std::min<clock_type::duration>(timeout, options_.watch_drop_after);
+  st->deadline = now + timeout;
+  st->last_write = now;
+  const served_resource* resource = t.resource;
+
+  auto encode = [st, resource](const char* type, const stored_object& obj) {
+    std::string line = R"({"type":")";
+    line += type;
+    line += R"(","object":)";
+    if (st->table) {
+      auto table = empty_table(*resource);
+      table["metadata"]["resourceVersion"] = std::to_string(obj.resource_version);
+      table["rows"].push_back(table_row(*resource, obj.object));
+      line += table.dump();
+    } else {
+      line += obj.text;
+    }
+    line += "}\n";
+    return line;
+  };
+
+  res.status = 200;
+  res.set_chunked_content_provider(
+    // Not plain "application/json": that would make httplib gzip (and buffer) the stream.
+    "application/json;stream=watch",
+    [this, st, encode, resource](size_t, httplib::DataSink& sink) -> bool {
+      auto now = clock_type::now();
+      if ((options_.stopping != nullptr && options_.stopping->load()) || now >= st->deadline) {
+        sink.done();
+        return true;
+      }
+      std::string out;
+      if (!st->started) {
+        st->started = true;
+        if (st->initial) {
+          auto snap = store_.list_stored(st->key, st->ns);
+          for (auto& item : snap.items)
+            if (st->sel.matches(item->object))
+              out += encode("ADDED", *item);
+          st->synced = snap.resource_version;
+          if (out.empty())
+            return true;
+          st->last_write = now;
+          return sink.write(out.data(), out.size());
+        }
+      }
+      auto global = store_.resource_version();
+      auto events = store_.raw_events_since(st->key, st->ns, st->synced);
+      if (!events) {
+        auto status = status_failure(410, "Expired", events.err().message);
+        out = json{{"type", "ERROR"}, {"object", status}}.dump() + "\n";
+        sink.write(out.data(), out.size());
+        sink.done();
+        return true;
+      }
+      for (auto& e : *events) {
+        global = std::max(global, e.object->resource_version);
+        bool now_matches = st->sel.matches(e.object->object);
+        const char* type = nullptr;
+        if (e.type == "MODIFIED" && e.previous && !st->sel.empty()) {
+          bool was_matching = st->sel.matches(e.previous->object);
+          if (was_matching && now_matches)
+            type = "MODIFIED";
+          else if (now_matches)
+            type = "ADDED";
+          else if (was_matching)
+            type = "DELETED";
+        } else if (now_matches || (e.type == "DELETED" && e.previous && st->sel.matches(e.previous->object))) {
+          type = e.type.c_str();
+        }
+        if (type != nullptr)
+          out += encode(type, *e.object);
+      }
+      st->synced = std::max(st->synced, global);
+      if (!out.empty()) {
+        st->last_write = now;
+        return sink.write(out.data(), out.size());
+      }
+      if (st->bookmarks && now - st->last_write >= options_.bookmark_interval) {
+        json bookmark = {{"type", "BOOKMARK"},
+                         {"object",
+                          {{"kind", resource->type.kind},
+                           {"apiVersion", resource->type.api_version()},
+                           {"metadata", {{"resourceVersion", std::to_string(st->synced)}}}}}};
+        out = bookmark.dump() + "\n";
+        st->last_write = now;
+        return sink.write(out.data(), out.size());
+      }
+      if (!st->bookmarks && now - st->last_write >= keepalive_interval) {
+        // A bare newline is whitespace to JSON stream decoders; writing it is how a
+        // watch on a quiet resource notices that its client went away.
+        st->last_write = now;
+        return sink.write("\n", 1);
+      }
+      auto wait = std::min<clock_type::duration>(std::chrono::milliseconds(250), st->deadline - now);
+      store_.wait_for_change(global, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::max<clock_type::duration>(wait, clock_type::duration::zero())));
+      return sink.is_writable();
+    });
+}
+
+void resource_handlers::create(const httplib::Request& req, httplib::Response& res,
+                               const resource_target& t, const std::string& version) {
+  if (!t.subresource.empty())
+    return method_not_allowed(res, req.method);
+  auto body = parse_body(req);
+  if (!body)
+    return send_error(res, body.err(), nullptr, {});
+  auto& obj = *body;
+  const auto& type = t.resource->type;
+  if (!obj.contains("metadata") || !obj["metadata"].is_object())
+    obj["metadata"] = json::object();
+  if (type.namespaced) {
+    auto body_ns = meta_str(obj, "namespace");
+    if (!body_ns.empty() && !t.ns.empty() && body_ns != t.ns)
+      return send_json(res, 400, status_failure(400, "BadRequest",
+                                                "the namespace of the provided object does not "
+                                                "match the namespace sent on the request"));
+    auto ns = t.ns.empty() ? body_ns : t.ns;
+    if (ns.empty())
+      return not_found(res);
+    obj["metadata"]["namespace"] = ns;
+    if (!store_.get("namespaces", "", ns))
+      return send_json(res, 404, status_failure(404, "NotFound", "namespaces \"" + ns + "\" not found",
+                                                {{"name", ns}, {"kind", "namespaces"}}));
+  }
+  obj["apiVersion"] = api_version_of(*t.resource, version);
+  obj["kind"] = type.kind;
+  if (obj["metadata"].contains("resourceVersion") && !meta_str(obj, "resourceVersion").empty())
+    return send_json(res, 400, status_failure(400, "BadRequest",
+                                              "resourceVersion should not be set on objects to be created"));
+  if (truthy(param(req, "dryRun")) || param(req, "dryRun") == "All")
+    return send_json(res, 201, obj);
+  auto name = meta_str(obj, "name");
+  auto created = store_.create(type.key(), std::move(obj));
+  if (!created)
+    return send_error(res, created.err(), t.resource, name);
+  send_json(res, 201, *created);
+}
+
+void resource_handlers::update(const httplib::Request& req, httplib::Response& res,
+                               const resource_target& t) {
+  auto body = parse_body(req);
+  if (!body)
+    return send_error(res, body.err(), nullptr, {});
+  auto& obj = *body;
+  if (!obj.contains("metadata") || !obj["metadata"].is_object())
+    obj["metadata"] = json::object();
+  auto body_name = meta_str(obj, "name");
+  if (!body_name.empty() && body_name != t.name)
+    return send_json(res, 400, status_failure(400, "BadRequest",
+                                              "the name of the object (" + body_name
+                                                + ") does not match the name on the URL (" + t.name + ")"));
+  obj["metadata"]["name"] = t.name;
+  if (t.resource->type.namespaced) {
+    auto body_ns = meta_str(obj, "namespace");
+    if (!body_ns.empty() && body_ns != t.ns)
+      return send_json(res, 400, status_failure(400, "BadRequest",
+                                                "the namespace of the provided object does not "
+                                                "match the namespace sent on the request"));
+    obj["metadata"]["namespace"] = t.ns;
+  }
+  if (t.resource->custom && meta_str(obj, "resourceVersion").empty()) {
+    const auto& type = t.resource->type;
+    json details = {{"name", t.name},
+                    {"group", type.group},
+                    {"kind", type.kind},
+                    {"causes",
+                     {{{"reason", "FieldValueInvalid"},
+                       {"message", "Invalid value: 0x0: must be specified for an update"},
+                       {"field", "metadata.resourceVersion"}}}}};
+    return send_json(res, 422,
+                     status_failure(422, "Invalid",
+                                    type.kind + "." + type.group + " \"" + t.name
+                                      + "\" is invalid: metadata.resourceVersion: Invalid value: "
+                                        "0x0: must be specified for an update",
+                                    details));
+  }
+  auto stored = store_.replace(t.resource->type.key(), std::move(obj), t.subresource == "status");
+  if (!stored)
+    return send_error(res, stored.err(), t.resource, t.name);
+  send_json(res, 200, *stored);
+}
+
+void resource_handlers::patch(const httplib::Request& req, httplib::Response& res,
+                              const resource_target& t, const std::string& version) {
+  auto kind = patch_kind_from_content_type(req.get_header_value("Content-Type"));
+  if (!kind || (*kind == patch_kind::strategic_merge && t.resource->custom))
+    return send_json(res, 415, unsupported_patch(*t.resource));
+  const auto& type = t.resource->type;
+  bool status_only = t.subresource == "status";
+  if (*kind == patch_kind::apply && !store_.get(type.key(), t.ns, t.name)) {
+    // Server-side apply of an absent object creates it.
+    auto applied = apply_patch(json::object(), patch_kind::apply, req.body);
+    if (!applied)
+      return send_error(res, applied.err(), t.resource, t.name);
+    auto& obj = *applied;
+    if (!obj.is_object())
+      return send_json(res, 400, status_failure(400, "BadRequest", "apply body must be an object"));
+    if (!obj.contains("metadata") || !obj["metadata"].is_object())
+      obj["metadata"] = json::object();
+    obj["metadata"]["name"] = t.name;
+    if (type.namespaced)
+      obj["metadata"]["namespace"] = t.ns;
+    obj["apiVersion"] = api_version_of(*t.resource, version);
+    obj["kind"] = type.kind;
+    auto created = store_.create(type.key(), std::move(obj));
+    if (!created)
+      return send_error(res, created.err(), t.resource, t.name);
+    return send_json(res, 201, *created);
+  }
+  std::optional<error> failure;
+  auto stored = store_.modify(
+    type.key(), t.ns, t.name,
+    [&](json& current) {
+      auto patched = apply_patch(current, *kind, req.body);
+      if (!patched) {
+        failure = patched.err();
+        return false;
+      }
+      current = std::move(*patched);
+      if (!current.is_object() || !current.contains("metadata") || !current["metadata"].is_object()) {
+        failure = make_error(ec::invalid_value, "metadata: Required value", 422);
+        return false;
+      }
+      return true;
+    },
+    status_only);
+  if (failure)
+    return send_error(res, *failure, t.resource, t.name);
+  if (!stored)
+    return send_error(res, stored.err(), t.resource, t.name);
+  send_json(res, 200, *stored);
+}
+
+void resource_handlers::remove(const httplib::Request& req, httplib::Response& res,
+                               const resource_target& t) {
+  const auto& key = t.resource->type.key();
+  // DeleteOptions.preconditions.resourceVersion / uid, as kubectl and controllers send them.
+  auto options = json::parse(req.body.empty() ? std::string("{}") : req.body, nullptr, false);
+  if (options.is_object() && options.contains("preconditions")) {
+    auto current = store_.get(key, t.ns, t.name);
+    if (!current)
+      return send_error(res, current.err(), t.resource, t.name);
+    auto& pre = options["preconditions"];
+    auto want_rv = pre.value("resourceVersion", std::string{});
+    auto want_uid = pre.value("uid", std::string{});
+    if ((!want_rv.empty() && want_rv != meta_str(*current, "resourceVersion"))
+        || (!want_uid.empty() && want_uid != meta_str(*current, "uid")))
+      return send_error(res,
+                        make_error(ec::conflict,
+                                   "Operation cannot be fulfilled on " + key + " \"" + t.name
+                                     + "\": the object has been modified; please apply your "
+                                       "changes to the latest version and try again",
+                                   409),
+                        t.resource, t.name);
+  }
+  auto removed = store_.remove(key, t.ns, t.name);
+  if (!removed)
+    return send_error(res, removed.err(), t.resource, t.name);
+  send_json(res, 200, *removed);
+}
+
+void resource_handlers::remove_collection(const httplib::Request& req, httplib::Response& res,
+                                          const resource_target& t) {
+  auto sel = parse_selectors(req);
+  if (!sel)
+    return send_error(res, sel.err(), nullptr, {});
+  const auto& type = t.resource->type;
+  auto snap = store_.list_stored(type.key(), t.ns);
+  json items = json::array();
+  for (auto& item : snap.items) {
+    if (!sel->matches(item->object))
+      continue;
+    auto removed = store_.remove(type.key(), meta_str(item->object, "namespace"),
+                                 meta_str(item->object, "name"));
+    if (removed)
+      items.push_back(std::move(*removed));
+  }
+  send_json(res, 200,
+            {{"kind", type.list_kind},
+             {"apiVersion", type.api_version()},
+             {"metadata", {{"resourceVersion", std::to_string(store_.resource_version())}}},
+             {"items", items}});
+}
+
+} // namespace schedopt::sim

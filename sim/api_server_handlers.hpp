@@ -1,0 +1,65 @@
+// The resource endpoints of the simulated API server: get, list (paging, selectors,
+// Tables), watch streams, create, update, patch, delete and the /status subresource.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/api_server_pager.hpp"
+#include "sim/discovery.hpp"
+#include "sim/object_store.hpp"
+
+namespace httplib {
+struct Request;
+struct Response;
+} // namespace httplib
+
+namespace schedopt::sim {
+
+struct handler_options {
+  std::chrono::milliseconds bookmark_interval{1000};
+  std::chrono::milliseconds watch_drop_after{0}; // 0: never
+  const std::atomic<bool>* stopping = nullptr;
+};
+
+/// A resource URL after /api/<v> or /apis/<g>/<v>.
+struct resource_target {
+  const served_resource* resource = nullptr;
+  std::string ns;
+  std::string name;
+  std::string subresource; // "" or "status"
+  bool watch_path = false; // legacy /watch/ prefix
+};
+
+class resource_handlers {
+public:
+  resource_handlers(object_store& store, const resource_registry& registry, handler_options options);
+
+  /// `rest`: the path segments after the group version.
+  void serve(const httplib::Request& req, httplib::Response& res, const std::string& group,
+             const std::string& version, std::vector<std::string> rest);
+
+private:
+  void get(const httplib::Request& req, httplib::Response& res, const resource_target& t);
+  void list(const httplib::Request& req, httplib::Response& res, const resource_target& t);
+  void watch(const httplib::Request& req, httplib::Response& res, const resource_target& t);
+  void create(const httplib::Request& req, httplib::Response& res, const resource_target& t,
+              const std::string& version);
+  void update(const httplib::Request& req, httplib::Response& res, const resource_target& t);
+  void patch(const httplib::Request& req, httplib::Response& res, const resource_target& t,
+             const std::string& version);
+  void remove(const httplib::Request& req, httplib::Response& res, const resource_target& t);
+  void remove_collection(const httplib::Request& req, httplib::Response& res,
+                         const resource_target& t);
+
+  object_store& store_;
+  const resource_registry& registry_;
+  handler_options options_;
+  list_pager pager_;
+};
+
+} // namespace schedopt::sim

@@ -1,0 +1,104 @@
+// Continue tokens (base64url JSON as apiserver's are base64 JSON) and the snapshot cache.
+#include "sim/api_server_pager.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace schedopt::sim {
+
+namespace {
+
+const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+constexpr auto snapshot_lifetime = std::chrono::seconds(120);
+constexpr std::size_t max_snapshots = 64;
+
+std::string b64url_encode(const std::string& in) {
+  std::string out;
+  unsigned val = 0;
+  int bits = -6;
+  for (unsigned char c : in) {
+    val = (val << 8) + c;
+    bits += 8;
+    while (bits >= 0) {
+      out.push_back(alphabet[(val >> bits) & 0x3F]);
+      bits -= 6;
+    }
+  }
+  if (bits > -6)
+    out.push_back(alphabet[((val << 8) >> (bits + 8)) & 0x3F]);
+  return out;
+}
+
+std::optional<std::string> b64url_decode(const std::string& in) {
+  int table[256];
+  std::fill(std::begin(table), std::end(table), -1);
+  for (int i = 0; i < 64; ++i)
+    table[static_cast<unsigned char>(alphabet[i])] = i;
+  std::string out;
+  unsigned val = 0;
+  int bits = -8;
+  for (unsigned char c : in) {
+    if (c == '=')
+      break;
+    if (table[c] < 0)
+      return std::nullopt;
+    val = (val << 6) + static_cast<unsigned>(table[c]);
+    bits += 6;
+    if (bits >= 0) {
+      out.push_back(static_cast<char>((val >> bits) & 0xFF));
+      bits -= 8;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+std::string encode_continue(const continue_token& token) {
+  nlohmann::json j = {{"v", "meta.k8s.io/v1"},
+                      {"rv", token.resource_version},
+                      {"ns", token.start_ns},
+                      {"start", token.start_name},
+                      {"snap", token.snapshot_id}};
+  return b64url_encode(j.dump());
+}
+
+expected<continue_token> decode_continue(const std::string& text) {
+  auto bad = make_error(ec::invalid_request, "continue key is not valid: " + text, 400);
+  auto raw = b64url_decode(text);
+  if (!raw)
+    return bad;
+  auto j = nlohmann::json::parse(*raw, nullptr, false);
+  if (!j.is_object() || j.value("v", "") != "meta.k8s.io/v1")
+    return bad;
+  try {
+    return continue_token{j.at("rv").get<uint64_t>(), j.at("ns").get<std::string>(),
+                          j.at("start").get<std::string>(), j.at("snap").get<uint64_t>()};
+  } catch (const std::exception&) {
+    return bad;
+  }
+}
+
+uint64_t list_pager::keep(const std::string& scope, object_store::snapshot snap) {
+  std::lock_guard<std::mutex> guard(mtx_);
+  auto now = std::chrono::steady_clock::now();
+  for (auto it = kept_.begin(); it != kept_.end();) {
+    if (now - it->second.kept > snapshot_lifetime || kept_.size() >= max_snapshots)
+      it = kept_.erase(it);
+    else
+      ++it;
+  }
+  auto id = next_id_++;
+  kept_.emplace(id, entry{scope, std::move(snap), now});
+  return id;
+}
+
+std::optional<object_store::snapshot> list_pager::find(uint64_t id, const std::string& scope) {
+  std::lock_guard<std::mutex> guard(mtx_);
+  auto it = kept_.find(id);
+  if (it == kept_.end() || it->second.scope != scope)
+    return std::nullopt;
+  it->second.kept = std::chrono::steady_clock::now();
+  return it->second.snap;
+}
+
+} // namespace schedopt::sim

@@ -1,0 +1,47 @@
+// List paging (?limit=&continue=) that stays consistent under concurrent writes: the
+// first page's snapshot is kept for a while and later pages are cut from it; a
+// continue token whose snapshot expired continues by key order on the current state.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/error.hpp"
+#include "sim/object_store.hpp"
+
+namespace schedopt::sim {
+
+struct continue_token {
+  uint64_t resource_version = 0; // of the first page
+  std::string start_ns;          // last key served
+  std::string start_name;
+  uint64_t snapshot_id = 0;
+};
+
+std::string encode_continue(const continue_token& token);
+expected<continue_token> decode_continue(const std::string& text);
+
+class list_pager {
+public:
+  /// Keeps `snap` for later pages and returns its id.
+  uint64_t keep(const std::string& scope, object_store::snapshot snap);
+  /// The kept snapshot for `id` if still there and of the same scope (type + namespace).
+  std::optional<object_store::snapshot> find(uint64_t id, const std::string& scope);
+
+private:
+  struct entry {
+    std::string scope;
+    object_store::snapshot snap;
+    std::chrono::steady_clock::time_point kept;
+  };
+  std::mutex mtx_;
+  std::map<uint64_t, entry> kept_;
+  uint64_t next_id_ = 1;
+};
+
+} // namespace schedopt::sim

@@ -1,0 +1,107 @@
+// CRD manifest parsing with yaml-cpp (via yaml_documents_to_json).
+#include "sim/crd_loader.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/patch.hpp"
+
+namespace schedopt::sim {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::vector<std::string> strings(const json& value) {
+  std::vector<std::string> out;
+  if (value.is_array())
+    for (auto& v : value)
+      if (v.is_string())
+        out.push_back(v.get<std::string>());
+  return out;
+}
+
+} // namespace
+
+expected<loaded_crd> crd_from_json(const json& crd) {
+  auto name = crd.value("/metadata/name"_json_pointer, std::string{});
+  auto fail = [&](const std::string& why) {
+    return make_error(ec::invalid_value, "CustomResourceDefinition \"" + name + "\": " + why);
+  };
+  if (!crd.contains("spec") || !crd["spec"].is_object())
+    return fail("spec is missing");
+  const auto& spec = crd["spec"];
+  const auto& names = spec.value("names", json::object());
+  loaded_crd out;
+  auto& type = out.resource.type;
+  type.group = spec.value("group", "");
+  type.kind = names.value("kind", "");
+  type.plural = names.value("plural", "");
+  type.singular = names.value("singular", "");
+  if (type.singular.empty()) {
+    type.singular = type.kind;
+    std::transform(type.singular.begin(), type.singular.end(), type.singular.begin(), ::tolower);
+  }
+  type.list_kind = names.value("listKind", type.kind + "List");
+  type.short_names = strings(names.value("shortNames", json::array()));
+  type.categories = strings(names.value("categories", json::array()));
+  type.namespaced = spec.value("scope", "Namespaced") != "Cluster";
+  if (type.group.empty() || type.kind.empty() || type.plural.empty())
+    return fail("spec.group, spec.names.kind and spec.names.plural are required");
+  const json* chosen = nullptr;
+  const json versions = spec.value("versions", json::array());
+  for (auto& v : versions) {
+    if (!v.value("served", true))
+      continue;
+    out.resource.versions.push_back(v.value("name", ""));
+    if (chosen == nullptr || v.value("storage", false))
+      chosen = &v;
+  }
+  if (chosen == nullptr)
+    return fail("no served version");
+  type.version = chosen->value("name", "");
+  type.status_subresource = chosen->contains("/subresources/status"_json_pointer);
+  out.resource.printer_columns = chosen->value("additionalPrinterColumns", json::array());
+  out.resource.custom = true;
+  // The storage version first: it is what discovery prefers.
+  auto& vs = out.resource.versions;
+  std::stable_partition(vs.begin(), vs.end(), [&](const std::string& v) { return v == type.version; });
+  out.manifest = crd;
+  return out;
+}
+
+expected<std::vector<loaded_crd>> load_crd_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<loaded_crd> out;
+  std::error_code err;
+  if (!fs::is_directory(dir, err))
+    return out;
+  std::vector<fs::path> files;
+  for (auto& entry : fs::directory_iterator(dir, err)) {
+    auto ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json"))
+      files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (auto& file : files) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto docs = yaml_documents_to_json(text.str());
+    if (!docs)
+      return make_error(ec::parse_error, file.string() + ": " + docs.err().message);
+    for (auto& doc : *docs) {
+      if (!doc.is_object() || doc.value("kind", "") != "CustomResourceDefinition")
+        continue;
+      auto crd = crd_from_json(doc);
+      if (!crd)
+        return make_error(crd.err().code, file.string() + ": " + crd.err().message);
+      out.push_back(std::move(*crd));
+    }
+  }
+  return out;
+}
+
+} // namespace schedopt::sim

@@ -1,0 +1,27 @@
+// Reads CustomResourceDefinition manifests (deploy/crds/*.yaml) into served resources.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/error.hpp"
+#include "sim/discovery.hpp"
+
+namespace schedopt::sim {
+
+struct loaded_crd {
+  served_resource resource;
+  nlohmann::json manifest; // the CRD object itself, served under apiextensions.k8s.io
+};
+
+/// One CRD object (apiextensions.k8s.io/v1) to a served resource; the storage version
+/// (else the first served one) decides status subresource and printer columns.
+expected<loaded_crd> crd_from_json(const nlohmann::json& crd);
+
+/// Every CustomResourceDefinition in *.yaml / *.yml / *.json files of `dir` (sorted by
+/// file name; other kinds in those files are ignored). A missing dir is an empty result.
+expected<std::vector<loaded_crd>> load_crd_dir(const std::string& dir);
+
+} // namespace schedopt::sim

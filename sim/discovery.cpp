@@ -1,0 +1,158 @@
+// Discovery documents in the legacy (unaggregated) JSON shape every kubectl accepts.
+#include "sim/discovery.hpp"
+
+#include <algorithm>
+
+namespace schedopt::sim {
+
+namespace {
+
+using json = nlohmann::json;
+
+served_resource builtin(std::string group, std::string kind, std::string plural,
+                        std::string singular, bool namespaced, bool status,
+                        std::vector<std::string> short_names) {
+  served_resource r;
+  r.type.group = std::move(group);
+  r.type.version = "v1";
+  r.type.kind = kind;
+  r.type.list_kind = kind + "List";
+  r.type.plural = std::move(plural);
+  r.type.singular = std::move(singular);
+  r.type.namespaced = namespaced;
+  r.type.status_subresource = status;
+  r.type.short_names = std::move(short_names);
+  r.versions = {"v1"};
+  return r;
+}
+
+json group_version_entry(const std::string& group, const std::string& version) {
+  return {{"groupVersion", group + "/" + version}, {"version", version}};
+}
+
+} // namespace
+
+std::vector<served_resource> builtin_resources() {
+  return {
+    builtin("", "Namespace", "namespaces", "namespace", false, true, {"ns"}),
+    builtin("", "Node", "nodes", "node", false, true, {"no"}),
+    builtin("", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
+            true, {"pvc"}),
+    builtin("", "PersistentVolume", "persistentvolumes", "persistentvolume", false, true, {"pv"}),
+    builtin("", "Event", "events", "event", true, false, {"ev"}),
+    builtin("", "ConfigMap", "configmaps", "configmap", true, false, {"cm"}),
+    builtin("coordination.k8s.io", "Lease", "leases", "lease", true, false, {}),
+    builtin("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions",
+            "customresourcedefinition", false, true, {"crd", "crds"}),
+  };
+}
+
+void resource_registry::add(served_resource resource) {
+  auto key = resource.type.key();
+  auto same = [&](const served_resource& r) { return r.type.key() == key; };
+  auto it = std::find_if(resources_.begin(), resources_.end(), same);
+  if (it != resources_.end())
+    *it = std::move(resource);
+  else
+    resources_.push_back(std::move(resource));
+}
+
+const served_resource* resource_registry::find(const std::string& group, const std::string& version,
+                                               const std::string& plural) const {
+  for (auto& r : resources_)
+    if (r.type.group == group && r.type.plural == plural
+        && std::find(r.versions.begin(), r.versions.end(), version) != r.versions.end())
+      return &r;
+  return nullptr;
+}
+
+json resource_registry::api_versions() const {
+  return {{"kind", "APIVersions"},
+          {"versions", {"v1"}},
+          {"serverAddressByClientCIDRs",
+           {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", "127.0.0.1:443"}}}}};
+}
+
+json resource_registry::api_group(const std::string& group) const {
+  std::vector<std::string> versions;
+  for (auto& r : resources_)
+    if (r.type.group == group)
+      for (auto& v : r.versions)
+        if (std::find(versions.begin(), versions.end(), v) == versions.end())
+          versions.push_back(v);
+  if (group.empty() || versions.empty())
+    return nullptr;
+  json entries = json::array();
+  for (auto& v : versions)
+    entries.push_back(group_version_entry(group, v));
+  return {{"kind", "APIGroup"},
+          {"apiVersion", "v1"},
+          {"name", group},
+          {"versions", entries},
+          {"preferredVersion", entries[0]}};
+}
+
+json resource_registry::api_group_list() const {
+  std::vector<std::string> groups;
+  for (auto& r : resources_)
+    if (!r.type.group.empty()
+        && std::find(groups.begin(), groups.end(), r.type.group) == groups.end())
+      groups.push_back(r.type.group);
+  json list = json::array();
+  for (auto& g : groups) {
+    auto entry = api_group(g);
+    entry.erase("kind");
+    entry.erase("apiVersion");
+    list.push_back(entry);
+  }
+  return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", list}};
+}
+
+json resource_registry::resource_list(const std::string& group, const std::string& version) const {
+  json resources = json::array();
+  bool any = false;
+  for (auto& r : resources_) {
+    if (r.type.group != group
+        || std::find(r.versions.begin(), r.versions.end(), version) == r.versions.end())
+      continue;
+    any = true;
+    json entry = {{"name", r.type.plural},
+                  {"singularName", r.type.singular},
+                  {"namespaced", r.type.namespaced},
+                  {"kind", r.type.kind},
+                  {"verbs",
+                   {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}},
+                  {"storageVersionHash", ""}};
+    if (!r.type.short_names.empty())
+      entry["shortNames"] = r.type.short_names;
+    if (!r.type.categories.empty())
+      entry["categories"] = r.type.categories;
+    resources.push_back(entry);
+    if (r.type.status_subresource)
+      resources.push_back({{"name", r.type.plural + "/status"},
+                           {"singularName", ""},
+                           {"namespaced", r.type.namespaced},
+                           {"kind", r.type.kind},
+                           {"verbs", {"get", "patch", "update"}}});
+  }
+  if (!any)
+    return nullptr;
+  return {{"kind", "APIResourceList"},
+          {"apiVersion", "v1"},
+          {"groupVersion", group.empty() ? version : group + "/" + version},
+          {"resources", resources}};
+}
+
+json version_info() {
+  return {{"major", "1"},
+          {"minor", "30"},
+          {"gitVersion", "v1.30.0"},
+          {"gitCommit", "7c48c2bd72b9bf5c44d21d7338cc7bea77d0ad2a"},
+          {"gitTreeState", "clean"},
+          {"buildDate", "2024-04-17T17:27:03Z"},
+          {"goVersion", "go1.22.2"},
+          {"compiler", "gc"},
+          {"platform", "linux/amd64"}};
+}
+
+} // namespace schedopt::sim

@@ -1,0 +1,46 @@
+// The served resources (built-in core types plus CRDs) and the discovery documents
+// kubectl and client-go read: /api, /api/v1, /apis, /apis/<g>, /apis/<g>/<v>, /version.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/object_store.hpp"
+
+namespace schedopt::sim {
+
+struct served_resource {
+  resource_type type;                 // type.version is the storage version
+  std::vector<std::string> versions;  // every served version, preferred first
+  bool custom = false;                // defined by a CRD (no strategic merge, rv required on PUT)
+  nlohmann::json printer_columns = nlohmann::json::array(); // CRD additionalPrinterColumns
+};
+
+/// Core types schedopt touches: namespaces, nodes, persistentvolumeclaims,
+/// persistentvolumes, events, configmaps, leases, customresourcedefinitions.
+std::vector<served_resource> builtin_resources();
+
+class resource_registry {
+public:
+  void add(served_resource resource);
+  /// By URL coordinates; nullptr when not served.
+  const served_resource* find(const std::string& group, const std::string& version,
+                              const std::string& plural) const;
+  const std::vector<served_resource>& all() const { return resources_; }
+
+  nlohmann::json api_versions() const;                     // GET /api
+  nlohmann::json api_group_list() const;                   // GET /apis
+  nlohmann::json api_group(const std::string& group) const; // null when unknown
+  /// GET /api/v1 or /apis/<g>/<v>; null when unknown.
+  nlohmann::json resource_list(const std::string& group, const std::string& version) const;
+
+private:
+  std::vector<served_resource> resources_;
+};
+
+/// GET /version: a v1.30.0 server.
+nlohmann::json version_info();
+
+} // namespace schedopt::sim

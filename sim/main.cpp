@@ -1,0 +1,181 @@
+// schedopt-sim: the simulated cluster binary. Wires store, CRDs, world (KubeVirt,
+// storage, scenario) and the HTTPS API server; prints `ready <url>`; stops on SIGTERM.
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <pthread.h>
+#include <random>
+#include <thread>
+
+#include "sim/api_server.hpp"
+#include "sim/crd_loader.hpp"
+#include "sim/kubeconfig_writer.hpp"
+#include "sim/object_store.hpp"
+#include "sim/sim_options.hpp"
+#include "sim/tls.hpp"
+#include "sim/world.hpp"
+
+namespace {
+
+using namespace schedopt;
+using namespace schedopt::sim;
+
+int fail(const std::string& message, int code = 1) {
+  std::cerr << "schedopt-sim: " << message << std::endl;
+  return code;
+}
+
+std::string random_token() {
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device rd;
+  std::string token = "sim-";
+  for (int i = 0; i < 32; ++i)
+    token += alphabet[rd() % (sizeof(alphabet) - 1)];
+  return token;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  auto tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out)
+      return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+/// Built-in types plus the CRDs; CRD objects are stored so `kubectl get crd` works.
+expected<resource_registry> load_registry(object_store& store, const std::string& crd_dir) {
+  resource_registry registry;
+  for (auto& r : builtin_resources())
+    registry.add(r);
+  auto crds = load_crd_dir(crd_dir);
+  if (!crds)
+    return crds.err();
+  for (auto& crd : *crds)
+    registry.add(crd.resource);
+  for (auto& r : registry.all())
+    store.register_type(r.type);
+  for (auto& crd : *crds)
+    store.create("customresourcedefinitions.apiextensions.k8s.io", crd.manifest);
+  return registry;
+}
+
+/// Types the world registered on its own (no CRD manifest for them) are served too.
+void serve_unlisted_types(object_store& store, resource_registry& registry) {
+  for (auto& type : store.types()) {
+    if (registry.find(type.group, type.version, type.plural) != nullptr)
+      continue;
+    served_resource r;
+    r.type = type;
+    r.versions = {type.version};
+    r.custom = !type.group.empty() && type.group.find(".k8s.io") == std::string::npos;
+    registry.add(r);
+  }
+}
+
+int serve(const serve_options& o) {
+  object_store store(o.watch_history);
+  auto crd_dir = o.crd_dir.empty() ? std::string(SCHEDOPT_DEPLOY_DIR) + "/crds" : o.crd_dir;
+  auto registry = load_registry(store, crd_dir);
+  if (!registry)
+    return fail(registry.err().message);
+  world sim_world(store, o.scenario);
+  serve_unlisted_types(store, *registry);
+  for (auto ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
+    store.create("namespaces", {{"apiVersion", "v1"},
+                                {"kind", "Namespace"},
+                                {"metadata", {{"name", ns}}},
+                                {"status", {{"phase", "Active"}}}});
+  if (auto started = sim_world.start(o.sdk_port, o.sdk_token); !started)
+    return fail("cannot start the simulated world: " + started.err().message);
+
+  auto tls = make_tls_material();
+  if (!tls)
+    return fail(tls.err().message);
+  api_server_options server_options;
+  server_options.host = o.listen_host;
+  server_options.port = o.listen_port;
+  server_options.token = o.token.empty() ? random_token() : o.token;
+  server_options.faults = o.faults;
+  api_server server(store, std::move(*registry), server_options);
+  server.set_failover_handler([&](const std::string& node) { return sim_world.failover(node); });
+  if (auto started = server.start(*tls); !started)
+    return fail(started.err().message);
+  if (auto written = write_kubeconfig(o.kubeconfig_out, server.url(), tls->ca_cert_pem,
+                                      server_options.token);
+      !written)
+    return fail(written.err().message);
+  if (!o.sdk_endpoint_out.empty() && !write_file(o.sdk_endpoint_out, sim_world.sdk_url() + "\n"))
+    return fail("cannot write \"" + o.sdk_endpoint_out + "\"");
+
+  std::mutex stop_mtx;
+  std::condition_variable stop_cv;
+  bool stopping = false;
+  std::thread failover_timer;
+  if (o.failover_after.count() > 0)
+    failover_timer = std::thread([&] {
+      std::unique_lock<std::mutex> guard(stop_mtx);
+      if (stop_cv.wait_for(guard, o.failover_after, [&] { return stopping; }))
+        return;
+      guard.unlock();
+      auto request = sim_world.failover();
+      if (!request)
+        std::cerr << "schedopt-sim: failover failed: " << request.err().message << std::endl;
+    });
+
+  std::cout << "ready " << server.url() << std::endl;
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  int received = 0;
+  sigwait(&signals, &received);
+
+  {
+    std::lock_guard<std::mutex> guard(stop_mtx);
+    stopping = true;
+  }
+  stop_cv.notify_all();
+  if (failover_timer.joinable())
+    failover_timer.join();
+  server.stop();
+  sim_world.stop();
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  // Block the stop signals in every thread (inherited) so sigwait in main receives them;
+  // ignore SIGPIPE so a client hanging up mid-watch is a write error, not a crash.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto cmd = parse_sim_command_line(args);
+  if (!cmd)
+    return fail(cmd.err().message, 2);
+  switch (cmd->what) {
+    case sim_command::kind::help:
+      std::cout << sim_usage();
+      return 0;
+    case sim_command::kind::serve_help:
+      std::cout << serve_usage();
+      return 0;
+    case sim_command::kind::serve:
+      break;
+  }
+  try {
+    return serve(cmd->serve);
+  } catch (const std::exception& e) {
+    return fail(std::string{"unexpected error: "} + e.what());
+  }
+}

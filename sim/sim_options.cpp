@@ -1,0 +1,234 @@
+// Flag parsing for schedopt-sim; accepts "--flag value" and "--flag=value".
+#include "sim/sim_options.hpp"
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+#include "model/duration.hpp"
+
+namespace schedopt::sim {
+
+namespace {
+
+error flag_error(const std::string& message) {
+  return make_error(ec::config_error, message);
+}
+
+expected<long long> parse_int(const std::string& flag, const std::string& text, long long min,
+                              long long max) {
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < min || v > max)
+    return flag_error("invalid value \"" + text + "\" for " + flag + ": expected an integer in ["
+                      + std::to_string(min) + ", " + std::to_string(max) + "]");
+  return v;
+}
+
+expected<double> parse_fraction(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0.0 && v <= 1.0))
+    return flag_error("invalid value \"" + text + "\" for " + flag + ": expected a number in [0, 1]");
+  return v;
+}
+
+expected<std::chrono::milliseconds> parse_dur(const std::string& flag, const std::string& text) {
+  auto d = parse_go_duration(text);
+  if (!d)
+    return flag_error("invalid value \"" + text + "\" for " + flag + ": " + d.err().message);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+} // namespace
+
+std::string sim_usage() {
+  return "Usage: schedopt-sim <command> [flags]\n"
+         "\n"
+         "A simulated Kubernetes cluster (HTTPS API server, KubeVirt, Portworx SDK gateway)\n"
+         "for load tests and integration tests of schedopt.\n"
+         "\n"
+         "Commands:\n"
+         "  serve    start the simulated cluster (see `schedopt-sim serve --help`)\n"
+         "\n"
+         "Flags:\n"
+         "  -h, --help   show this help\n";
+}
+
+std::string serve_usage() {
+  return "Usage: schedopt-sim serve --kubeconfig-out PATH [flags]\n"
+         "\n"
+         "Starts the simulated cluster and prints one line `ready <server-url>` on stdout once\n"
+         "it serves. Stops cleanly on SIGTERM/SIGINT.\n"
+         "\n"
+         "Server:\n"
+         "  --kubeconfig-out PATH        write a kubeconfig for kubectl/schedopt here (required)\n"
+         "  --listen HOST:PORT           API server address (default 127.0.0.1:0, any free port)\n"
+         "  --token T                    bearer token clients must send (default: random)\n"
+         "  --sdk-endpoint-out PATH      write the Portworx SDK gateway URL here\n"
+         "  --sdk-token T                bearer token the SDK gateway requires (default: none)\n"
+         "  --sdk-port N                 SDK gateway port (default 0, any free port)\n"
+         "  --crd-dir DIR                CRD manifests to serve (default: the source tree's deploy/crds)\n"
+         "  --watch-history N            watch events retained (default 10000; smaller forces 410s)\n"
+         "\n"
+         "Scenario:\n"
+         "  --nodes N                    nodes (default 6)\n"
+         "  --vmis N                     running VMIs (default 40)\n"
+         "  --volumes-per-vmi N          volumes per VMI (default 2)\n"
+         "  --replicas N                 replicas per volume (default 2)\n"
+         "  --misplaced F                fraction of VMIs started on a non-best node (default 0.3)\n"
+         "  --not-migratable F           fraction with LiveMigratable=False (default 0)\n"
+         "  --migration-failure-rate F   fraction of migrations that fail (default 0)\n"
+         "  --migration-duration DUR     time from Running to Succeeded (default 2s)\n"
+         "  --parallel-migrations-per-cluster N        KubeVirt's cluster cap (default 5)\n"
+         "  --parallel-outbound-migrations-per-node N  KubeVirt's per-node cap (default 2)\n"
+         "  --driver portworx|csi-topology             storage driver (default portworx)\n"
+         "  --seed N                     random seed (default 1)\n"
+         "  --failover-after DUR         simulate a pool failover after DUR\n"
+         "\n"
+         "Faults (on /api and /apis requests):\n"
+         "  --fault-5xx-rate F           fraction answered 500 InternalError\n"
+         "  --fault-429-rate F           fraction answered 429 with Retry-After: 1\n"
+         "  --watch-drop-after DUR       close watch streams after DUR\n"
+         "  --latency DUR                added to every request\n"
+         "\n"
+         "Durations are Go durations: 300ms, 2s, 1m30s.\n";
+}
+
+expected<sim_command> parse_sim_command_line(const std::vector<std::string>& args) {
+  sim_command cmd;
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help")
+    return cmd;
+  if (args[0] != "serve")
+    return flag_error("unknown command \"" + args[0] + "\" (try: schedopt-sim serve --help)");
+  cmd.what = sim_command::kind::serve;
+  auto& o = cmd.serve;
+  auto& s = o.scenario;
+  using setter = std::function<std::optional<error>(const std::string& flag, const std::string& v)>;
+  auto int_flag = [](int& target, long long min, long long max) -> setter {
+    return [&target, min, max](const std::string& f, const std::string& v) -> std::optional<error> {
+      auto n = parse_int(f, v, min, max);
+      if (!n)
+        return n.err();
+      target = static_cast<int>(*n);
+      return std::nullopt;
+    };
+  };
+  auto fraction_flag = [](double& target) -> setter {
+    return [&target](const std::string& f, const std::string& v) -> std::optional<error> {
+      auto n = parse_fraction(f, v);
+      if (!n)
+        return n.err();
+      target = *n;
+      return std::nullopt;
+    };
+  };
+  auto dur_flag = [](std::chrono::milliseconds& target) -> setter {
+    return [&target](const std::string& f, const std::string& v) -> std::optional<error> {
+      auto d = parse_dur(f, v);
+      if (!d)
+        return d.err();
+      target = *d;
+      return std::nullopt;
+    };
+  };
+  auto str_flag = [](std::string& target) -> setter {
+    return [&target](const std::string& f, const std::string& v) -> std::optional<error> {
+      if (v.empty())
+        return flag_error("flag " + f + " needs a non-empty value");
+      target = v;
+      return std::nullopt;
+    };
+  };
+  std::map<std::string, setter> flags = {
+    {"--kubeconfig-out", str_flag(o.kubeconfig_out)},
+    {"--token", str_flag(o.token)},
+    {"--sdk-endpoint-out", str_flag(o.sdk_endpoint_out)},
+    {"--sdk-token", str_flag(o.sdk_token)},
+    {"--sdk-port", int_flag(o.sdk_port, 0, 65535)},
+    {"--crd-dir", str_flag(o.crd_dir)},
+    {"--listen",
+     [&o](const std::string& f, const std::string& v) -> std::optional<error> {
+       auto colon = v.rfind(':');
+       if (colon == std::string::npos || colon == 0)
+         return flag_error("invalid value \"" + v + "\" for " + f + ": expected HOST:PORT");
+       auto port = parse_int(f, v.substr(colon + 1), 0, 65535);
+       if (!port)
+         return port.err();
+       o.listen_host = v.substr(0, colon);
+       o.listen_port = static_cast<int>(*port);
+       return std::nullopt;
+     }},
+    {"--watch-history",
+     [&o](const std::string& f, const std::string& v) -> std::optional<error> {
+       auto n = parse_int(f, v, 1, 100000000);
+       if (!n)
+         return n.err();
+       o.watch_history = static_cast<std::size_t>(*n);
+       return std::nullopt;
+     }},
+    {"--nodes", int_flag(s.nodes, 1, 100000)},
+    {"--vmis", int_flag(s.vmis, 0, 10000000)},
+    {"--volumes-per-vmi", int_flag(s.volumes_per_vmi, 0, 64)},
+    {"--replicas", int_flag(s.replicas, 1, 16)},
+    {"--misplaced", fraction_flag(s.misplaced)},
+    {"--not-migratable", fraction_flag(s.not_migratable)},
+    {"--migration-failure-rate", fraction_flag(s.migration_failure_rate)},
+    {"--migration-duration", dur_flag(s.migration_duration)},
+    {"--parallel-migrations-per-cluster", int_flag(s.parallel_migrations_per_cluster, 1, 100000)},
+    {"--parallel-outbound-migrations-per-node",
+     int_flag(s.parallel_outbound_migrations_per_node, 1, 100000)},
+    {"--driver",
+     [&s](const std::string& f, const std::string& v) -> std::optional<error> {
+       if (v != "portworx" && v != "csi-topology")
+         return flag_error("invalid value \"" + v + "\" for " + f
+                           + ": expected portworx or csi-topology");
+       s.driver = v;
+       return std::nullopt;
+     }},
+    {"--seed",
+     [&s](const std::string& f, const std::string& v) -> std::optional<error> {
+       auto n = parse_int(f, v, 0, INT64_MAX);
+       if (!n)
+         return n.err();
+       s.seed = static_cast<uint64_t>(*n);
+       return std::nullopt;
+     }},
+    {"--failover-after", dur_flag(o.failover_after)},
+    {"--fault-5xx-rate", fraction_flag(o.faults.rate_5xx)},
+    {"--fault-429-rate", fraction_flag(o.faults.rate_429)},
+    {"--watch-drop-after", dur_flag(o.faults.watch_drop_after)},
+    {"--latency", dur_flag(o.faults.latency)},
+  };
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const auto& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      cmd.what = sim_command::kind::serve_help;
+      return cmd;
+    }
+    std::string name = arg;
+    std::optional<std::string> value;
+    if (auto eq = arg.find('='); eq != std::string::npos && arg.rfind("--", 0) == 0) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    auto it = flags.find(name);
+    if (it == flags.end())
+      return flag_error("unknown flag \"" + name + "\" (try: schedopt-sim serve --help)");
+    if (!value) {
+      if (i + 1 >= args.size())
+        return flag_error("flag " + name + " needs a value");
+      value = args[++i];
+    }
+    if (auto err = it->second(name, *value))
+      return *err;
+  }
+  if (o.kubeconfig_out.empty())
+    return flag_error("--kubeconfig-out PATH is required");
+  if (o.faults.rate_5xx + o.faults.rate_429 > 1.0)
+    return flag_error("--fault-5xx-rate plus --fault-429-rate must not exceed 1");
+  return cmd;
+}
+
+} // namespace schedopt::sim

@@ -1,0 +1,40 @@
+// Command line of schedopt-sim (SPEC §8): `serve` with scenario and fault flags, --help.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "model/error.hpp"
+#include "sim/faults.hpp"
+#include "sim/scenario.hpp"
+
+namespace schedopt::sim {
+
+struct serve_options {
+  std::string listen_host = "127.0.0.1";
+  int listen_port = 0;
+  std::string kubeconfig_out;
+  std::string token;            // empty: a random one is generated
+  std::string sdk_endpoint_out; // file receiving the SDK gateway URL
+  std::string sdk_token;
+  int sdk_port = 0;
+  std::string crd_dir;          // default: SCHEDOPT_DEPLOY_DIR/crds
+  std::size_t watch_history = 10000;
+  std::chrono::milliseconds failover_after{0}; // 0: never
+  scenario_options scenario;
+  fault_options faults;
+};
+
+struct sim_command {
+  enum class kind { help, serve_help, serve } what = kind::help;
+  serve_options serve;
+};
+
+/// Parses argv (without argv[0]); errors are one-line config_error messages.
+expected<sim_command> parse_sim_command_line(const std::vector<std::string>& args);
+
+std::string sim_usage();
+std::string serve_usage();
+
+} // namespace schedopt::sim
