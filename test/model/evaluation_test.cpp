@@ -1,0 +1,331 @@
+// SPEC §2 evaluation: volume lookup errors, verdicts, filter order, exact skip reasons,
+// the per-run cap and the counts.
+#include <boost/test/unit_test.hpp>
+
+#include "model/evaluation.hpp"
+
+using namespace schedopt;
+using namespace std::chrono_literals;
+
+namespace {
+
+virtual_machine_instance vmi(const std::string& ns, const std::string& name,
+                             const std::string& node, std::vector<std::string> claims,
+                             const std::string& phase = "Running") {
+  virtual_machine_instance v;
+  v.metadata.namespace_ = ns;
+  v.metadata.name = name;
+  v.node_name = node;
+  v.phase = phase;
+  for (auto& c : claims)
+    v.volumes.push_back({c + "-vol", c, ""});
+  return v;
+}
+
+persistent_volume_claim pvc(const std::string& ns, const std::string& name,
+                            const std::string& pv) {
+  persistent_volume_claim c;
+  c.metadata.namespace_ = ns;
+  c.metadata.name = name;
+  c.volume_name = pv;
+  return c;
+}
+
+persistent_volume pv(const std::string& name, const std::string& driver = "pxd.portworx.com") {
+  persistent_volume p;
+  p.metadata.name = name;
+  p.csi_driver = driver;
+  return p;
+}
+
+node make_node(const std::string& name, bool ready = true, bool unschedulable = false) {
+  node n;
+  n.metadata.name = name;
+  n.ready = ready;
+  n.unschedulable = unschedulable;
+  return n;
+}
+
+bool owned_by_px(const persistent_volume& p) {
+  return p.csi_driver == "pxd.portworx.com";
+}
+
+timestamp at(const char* text) {
+  return *parse_rfc3339(text);
+}
+
+// A cluster of three nodes; VMI "ns/<name>" uses volume "pv-<name>" whose replicas are
+// given per test.
+struct world {
+  std::vector<virtual_machine_instance> vmis;
+  std::map<std::string, persistent_volume_claim> pvcs;
+  std::map<std::string, persistent_volume> pvs;
+  evaluation_input in;
+
+  world() {
+    in.nodes = {make_node("n1"), make_node("n2"), make_node("n3")};
+    in.now = at("2026-11-30T12:00:00Z");
+  }
+
+  virtual_machine_instance& add(const std::string& name, const std::string& node,
+                                std::set<std::string> replicas, const std::string& ns = "ns") {
+    vmis.push_back(vmi(ns, name, node, {"claim-" + name}));
+    pvcs[ns + "/claim-" + name] = pvc(ns, "claim-" + name, "pv-" + name);
+    pvs["pv-" + name] = pv("pv-" + name);
+    in.replicas.nodes["pv-" + name] = std::move(replicas);
+    return vmis.back();
+  }
+
+  evaluation_result run() {
+    in.vmis = vmis;
+    in.volumes = driver_volumes_of(vmis, pvcs, pvs, owned_by_px);
+    return evaluate(in);
+  }
+
+  const vmi_evaluation& find(const evaluation_result& r, const std::string& name) {
+    for (const auto& e : r.vmis)
+      if (e.name == name)
+        return e;
+    BOOST_FAIL("no evaluation for " << name);
+    return r.vmis.front();
+  }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(evaluation)
+
+BOOST_AUTO_TEST_CASE(only_running_vmis_with_a_node_are_considered) {
+  std::vector<virtual_machine_instance> vmis = {
+    vmi("ns", "running", "n1", {}), vmi("ns", "pending", "", {}, "Pending"),
+    vmi("ns", "scheduled-no-node", "", {}), vmi("ns", "succeeded", "n1", {}, "Succeeded")};
+  auto vols = driver_volumes_of(vmis, {}, {}, owned_by_px);
+  BOOST_REQUIRE_EQUAL(vols.size(), 1u);
+  BOOST_CHECK_EQUAL(vols[0].name, "running");
+  BOOST_CHECK(is_considered(vmis[0]));
+  BOOST_CHECK(!is_considered(vmis[1]));
+  BOOST_CHECK(!is_considered(vmis[2]));
+}
+
+BOOST_AUTO_TEST_CASE(volume_lookup_errors_read_like_kubernetes) {
+  std::vector<virtual_machine_instance> vmis = {
+    vmi("ns", "no-pvc", "n1", {"foo"}), vmi("ns", "no-pv", "n1", {"bar"}),
+    vmi("ns", "unbound", "n1", {"baz"})};
+  std::map<std::string, persistent_volume_claim> pvcs = {
+    {"ns/bar", pvc("ns", "bar", "pvc-x")}, {"ns/baz", pvc("ns", "baz", "")}};
+  auto vols = driver_volumes_of(vmis, pvcs, {}, owned_by_px);
+  BOOST_REQUIRE_EQUAL(vols.size(), 3u);
+  // Sorted by name: no-pv, no-pvc, unbound.
+  BOOST_CHECK_EQUAL(vols[0].error, "persistentvolumes \"pvc-x\" not found");
+  BOOST_CHECK_EQUAL(vols[1].error, "persistentvolumeclaims \"foo\" not found");
+  BOOST_CHECK_EQUAL(vols[2].error, "persistentvolumeclaims \"baz\" is not bound to a volume");
+  for (const auto& v : vols)
+    BOOST_CHECK(v.pv_names.empty());
+}
+
+BOOST_AUTO_TEST_CASE(pvc_in_another_namespace_does_not_count) {
+  std::vector<virtual_machine_instance> vmis = {vmi("a", "v", "n1", {"disk"})};
+  std::map<std::string, persistent_volume_claim> pvcs = {{"b/disk", pvc("b", "disk", "pv1")}};
+  std::map<std::string, persistent_volume> pvs = {{"pv1", pv("pv1")}};
+  auto vols = driver_volumes_of(vmis, pvcs, pvs, owned_by_px);
+  BOOST_CHECK_EQUAL(vols.at(0).error, "persistentvolumeclaims \"disk\" not found");
+}
+
+BOOST_AUTO_TEST_CASE(data_volumes_resolve_and_foreign_pvs_are_ignored) {
+  auto v = vmi("ns", "v", "n1", {"a", "other"});
+  v.volumes.push_back({"dv", "", "dv-disk"});
+  v.volumes.push_back({"cloudinit", "", ""});
+  v.volumes.push_back({"again", "a", ""}); // same claim twice: one PV
+  std::map<std::string, persistent_volume_claim> pvcs = {
+    {"ns/a", pvc("ns", "a", "pv-a")},
+    {"ns/other", pvc("ns", "other", "pv-other")},
+    {"ns/dv-disk", pvc("ns", "dv-disk", "pv-dv")}};
+  std::map<std::string, persistent_volume> pvs = {
+    {"pv-a", pv("pv-a")}, {"pv-other", pv("pv-other", "ebs.csi.aws.com")}, {"pv-dv", pv("pv-dv")}};
+  auto vols = driver_volumes_of({v}, pvcs, pvs, owned_by_px);
+  BOOST_REQUIRE_EQUAL(vols.size(), 1u);
+  BOOST_CHECK(vols[0].error.empty());
+  BOOST_CHECK((vols[0].pv_names == std::vector<std::string>{"pv-a", "pv-dv"}));
+  BOOST_CHECK((all_pv_names(vols) == std::vector<std::string>{"pv-a", "pv-dv"}));
+}
+
+BOOST_AUTO_TEST_CASE(verdicts_and_targets) {
+  world w;
+  w.add("hc", "n1", {"n1", "n2"});
+  w.add("non", "n3", {"n1", "n2"});
+  w.in.nodes[1] = make_node("n2", true, true); // n2 cordoned
+  auto r = w.run();
+  const auto& hc = w.find(r, "hc");
+  BOOST_CHECK_EQUAL(hc.verdict, "hyperconverged");
+  BOOST_CHECK(hc.disp == disposition::not_candidate);
+  const auto& non = w.find(r, "non");
+  BOOST_CHECK_EQUAL(non.verdict, "non");
+  BOOST_CHECK((non.best_nodes == std::vector<std::string>{"n1", "n2"}));
+  BOOST_CHECK((non.target_nodes == std::vector<std::string>{"n1"}));
+  BOOST_CHECK(non.disp == disposition::eligible);
+  BOOST_REQUIRE_EQUAL(r.eligible.size(), 1u);
+  BOOST_CHECK_EQUAL(r.eligible[0].name, "non");
+  BOOST_CHECK_EQUAL(r.eligible[0].node, "n3");
+  BOOST_CHECK_EQUAL(r.counts.hyperconverged, 1);
+  BOOST_CHECK_EQUAL(r.counts.non, 1);
+}
+
+BOOST_AUTO_TEST_CASE(semi_hyperconverged_is_a_candidate) {
+  world w;
+  // Two volumes: pv-semi on n1,n2 and a second on n2,n3. n2 scores 2, n1 scores 1.
+  auto& v = w.add("semi", "n1", {"n1", "n2"});
+  v.volumes.push_back({"second", "claim-second", ""});
+  w.pvcs["ns/claim-second"] = pvc("ns", "claim-second", "pv-second");
+  w.pvs["pv-second"] = pv("pv-second");
+  w.in.replicas.nodes["pv-second"] = {"n2", "n3"};
+  auto r = w.run();
+  const auto& e = w.find(r, "semi");
+  BOOST_CHECK_EQUAL(e.verdict, "semi");
+  BOOST_CHECK((e.target_nodes == std::vector<std::string>{"n2"}));
+  BOOST_CHECK(e.disp == disposition::eligible);
+  BOOST_CHECK_EQUAL(r.counts.semi, 1);
+}
+
+BOOST_AUTO_TEST_CASE(vmi_without_driver_volume_is_no_candidate) {
+  world w;
+  w.vmis.push_back(vmi("ns", "ephemeral", "n1", {}));
+  auto r = w.run();
+  BOOST_CHECK_EQUAL(w.find(r, "ephemeral").verdict, "none");
+  BOOST_CHECK_EQUAL(r.counts.no_driver_volumes, 1);
+  BOOST_CHECK(r.eligible.empty() && r.skipped.empty());
+}
+
+// Each row blocks with every filter from `first` on; the reported reason must be the
+// first in SPEC order.
+BOOST_AUTO_TEST_CASE(filters_apply_in_spec_order) {
+  enum { not_migratable, in_progress, cooling, no_target, none };
+  const std::vector<std::pair<int, std::string>> rows = {
+    {not_migratable, "NotLiveMigratable: DisksNotLiveMigratable"},
+    {in_progress, "MigrationInProgress: vmim=ns/someone-elses"},
+    {cooling, "CoolingOff: eligible after 2026-11-30T12:30:00Z"},
+    {no_target, "NoTargetNode: none of the best nodes (n1, n2) is Ready and schedulable"},
+    {none, ""},
+  };
+  for (const auto& [first, expected] : rows) {
+    BOOST_TEST_CONTEXT("first blocking filter " << first) {
+      world w;
+      auto& v = w.add("vm", "n3", {"n1", "n2"});
+      if (first <= not_migratable)
+        v.conditions.push_back({"LiveMigratable", "False", "DisksNotLiveMigratable",
+                                "cannot migrate VMI: PVC disk is not shared", ""});
+      else
+        v.conditions.push_back({"LiveMigratable", "True", "", "", ""});
+      if (first <= in_progress)
+        w.in.in_flight["ns/vm"] = "someone-elses";
+      if (first <= cooling) {
+        w.in.cool_off_period = 1h;
+        w.in.last_migration["ns/vm"] = at("2026-11-30T11:30:00Z");
+      }
+      if (first <= no_target)
+        w.in.nodes = {make_node("n1", false), make_node("n2", true, true), make_node("n3")};
+      auto r = w.run();
+      const auto& e = w.find(r, "vm");
+      BOOST_CHECK_EQUAL(e.reason, expected);
+      if (expected.empty()) {
+        BOOST_CHECK(e.disp == disposition::eligible);
+        BOOST_CHECK(r.skipped.empty());
+      } else {
+        BOOST_CHECK(e.disp == disposition::skipped);
+        BOOST_REQUIRE_EQUAL(r.skipped.size(), 1u);
+        BOOST_CHECK_EQUAL(r.skipped[0].name, "vm");
+        BOOST_CHECK_EQUAL(r.skipped[0].namespace_, "ns");
+        BOOST_CHECK_EQUAL(r.skipped[0].status, vm_status::skipped);
+        BOOST_CHECK_EQUAL(r.skipped[0].reason, expected);
+        BOOST_CHECK_EQUAL(r.counts.skipped, 1);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cool_off_boundary_is_eligible) {
+  world w;
+  w.add("vm", "n3", {"n1"});
+  w.in.cool_off_period = 30min;
+  w.in.last_migration["ns/vm"] = at("2026-11-30T11:30:00Z"); // exactly 30m ago
+  auto r = w.run();
+  BOOST_CHECK(w.find(r, "vm").disp == disposition::eligible);
+}
+
+BOOST_AUTO_TEST_CASE(filters_do_not_touch_hyperconverged_vmis) {
+  world w;
+  auto& v = w.add("vm", "n1", {"n1"});
+  v.conditions.push_back({"LiveMigratable", "False", "DisksNotLiveMigratable", "", ""});
+  w.in.in_flight["ns/vm"] = "m";
+  auto r = w.run();
+  BOOST_CHECK(w.find(r, "vm").disp == disposition::not_candidate);
+  BOOST_CHECK(r.skipped.empty());
+}
+
+BOOST_AUTO_TEST_CASE(evaluation_errors_are_skips_with_the_raw_error) {
+  world w;
+  w.vmis.push_back(vmi("ns", "lost-claim", "n1", {"foo"}));
+  w.add("driver-error", "n1", {"n1"});
+  w.in.replicas.nodes.erase("pv-driver-error");
+  w.in.replicas.errors["pv-driver-error"] = "volume pv-driver-error: Volume not found";
+  w.add("unreported", "n1", {"n1"});
+  w.in.replicas.nodes.erase("pv-unreported");
+  auto r = w.run();
+  BOOST_CHECK_EQUAL(w.find(r, "lost-claim").reason,
+                    "EvaluationError: persistentvolumeclaims \"foo\" not found");
+  BOOST_CHECK_EQUAL(w.find(r, "lost-claim").verdict, "error");
+  BOOST_CHECK_EQUAL(w.find(r, "driver-error").reason,
+                    "EvaluationError: volume pv-driver-error: Volume not found");
+  BOOST_CHECK_EQUAL(w.find(r, "unreported").reason,
+                    "EvaluationError: storage driver returned no replica nodes for volume "
+                    "\"pv-unreported\"");
+  BOOST_CHECK_EQUAL(r.counts.errors, 3);
+  BOOST_CHECK_EQUAL(r.counts.skipped, 3);
+  BOOST_CHECK_EQUAL(r.skipped.size(), 3u);
+}
+
+BOOST_AUTO_TEST_CASE(cap_keeps_namespace_name_order_and_names_the_rest_outstanding) {
+  world w;
+  w.add("b", "n3", {"n1"}, "ns2");
+  w.add("z", "n3", {"n1"}, "ns1");
+  w.add("a", "n3", {"n1"}, "ns2");
+  w.add("c", "n3", {"n1"}, "ns1");
+  auto& blocked = w.add("aa", "n3", {"n1"}, "ns1");
+  blocked.conditions.push_back({"LiveMigratable", "False", "HostDisk", "", ""});
+  w.in.max_non_hyperconverged_per_run = 2;
+  auto r = w.run();
+  BOOST_REQUIRE_EQUAL(r.eligible.size(), 2u);
+  BOOST_CHECK_EQUAL(r.eligible[0].namespace_ + "/" + r.eligible[0].name, "ns1/c");
+  BOOST_CHECK_EQUAL(r.eligible[1].namespace_ + "/" + r.eligible[1].name, "ns1/z");
+  BOOST_CHECK((r.outstanding == std::vector<std::string>{"ns2/a", "ns2/b"}));
+  BOOST_CHECK_EQUAL(r.counts.eligible, 2);
+  BOOST_CHECK_EQUAL(r.counts.outstanding, 2);
+  BOOST_CHECK_EQUAL(r.counts.skipped, 1); // a skip is never outstanding
+  BOOST_CHECK_EQUAL(r.counts.non, 5);
+  BOOST_CHECK_EQUAL(r.counts.considered, 5);
+  BOOST_CHECK(w.find(r, "a").disp == disposition::outstanding);
+  BOOST_CHECK_EQUAL(w.find(r, "a").reason, "");
+}
+
+BOOST_AUTO_TEST_CASE(in_flight_map_ignores_final_migrations) {
+  std::vector<virtual_machine_instance_migration> ms(3);
+  ms[0].metadata = {};
+  ms[0].metadata.namespace_ = "ns";
+  ms[0].metadata.name = "m-running";
+  ms[0].vmi_name = "a";
+  ms[0].phase = "Running";
+  ms[1] = ms[0];
+  ms[1].metadata.name = "m-done";
+  ms[1].vmi_name = "b";
+  ms[1].phase = "Succeeded";
+  ms[2] = ms[0];
+  ms[2].metadata.name = "m-new";
+  ms[2].vmi_name = "c";
+  ms[2].phase = ""; // just created, no status yet: in flight
+  auto m = in_flight_migrations_by_vmi(ms);
+  BOOST_CHECK_EQUAL(m.size(), 2u);
+  BOOST_CHECK_EQUAL(m.at("ns/a"), "m-running");
+  BOOST_CHECK_EQUAL(m.at("ns/c"), "m-new");
+  BOOST_CHECK(m.count("ns/b") == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

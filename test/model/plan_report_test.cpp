@@ -1,0 +1,62 @@
+// SPEC §8 plan output: aligned table with the six columns, JSON array of objects.
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "model/plan_report.hpp"
+
+using namespace schedopt;
+
+namespace {
+
+evaluation_result sample() {
+  evaluation_result r;
+  vmi_evaluation a{"default", "vm-a", "node-1", "hyperconverged", {"node-1"}, {},
+                   disposition::not_candidate, ""};
+  vmi_evaluation b{"team-long-name", "vm-b", "node-3", "non", {"node-1", "node-2"},
+                   {"node-1", "node-2"}, disposition::eligible, ""};
+  vmi_evaluation c{"default", "vm-c", "node-2", "semi", {"node-1"}, {},
+                   disposition::skipped, "NoTargetNode: none"};
+  vmi_evaluation d{"default", "vm-d", "node-2", "non", {"node-1"}, {"node-1"},
+                   disposition::outstanding, ""};
+  r.vmis = {a, b, c, d};
+  return r;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(plan_report)
+
+BOOST_AUTO_TEST_CASE(table_is_aligned) {
+  auto text = render_plan_table(sample());
+  const std::string expected =
+    "NAMESPACE        NAME   NODE     VERDICT          TARGETS         SKIP REASON\n"
+    "default          vm-a   node-1   hyperconverged   -               -\n"
+    "team-long-name   vm-b   node-3   non              node-1,node-2   -\n"
+    "default          vm-c   node-2   semi             -               NoTargetNode: none\n"
+    "default          vm-d   node-2   non              node-1          (outstanding: over "
+    "maxNonHyperconvergedPerRun)\n";
+  BOOST_CHECK_EQUAL(text, expected);
+}
+
+BOOST_AUTO_TEST_CASE(empty_table_has_a_header) {
+  BOOST_CHECK_EQUAL(render_plan_table({}),
+                    "NAMESPACE   NAME   NODE   VERDICT   TARGETS   SKIP REASON\n");
+}
+
+BOOST_AUTO_TEST_CASE(json_array_of_objects) {
+  auto j = nlohmann::json::parse(render_plan_json(sample()));
+  BOOST_REQUIRE(j.is_array());
+  BOOST_REQUIRE_EQUAL(j.size(), 4u);
+  BOOST_CHECK_EQUAL(j[1]["namespace"], "team-long-name");
+  BOOST_CHECK_EQUAL(j[1]["name"], "vm-b");
+  BOOST_CHECK_EQUAL(j[1]["node"], "node-3");
+  BOOST_CHECK_EQUAL(j[1]["verdict"], "non");
+  BOOST_CHECK_EQUAL(j[1]["disposition"], "eligible");
+  BOOST_CHECK_EQUAL(j[1]["targetNodes"].size(), 2u);
+  BOOST_CHECK_EQUAL(j[2]["skipReason"], "NoTargetNode: none");
+  BOOST_CHECK_EQUAL(j[3]["disposition"], "outstanding");
+  BOOST_CHECK_EQUAL(nlohmann::json::parse(render_plan_json({})).size(), 0u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

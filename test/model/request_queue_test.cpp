@@ -1,0 +1,81 @@
+// SPEC §1: one request at a time, oldest first, running ones resumed, others Pending.
+#include <boost/test/unit_test.hpp>
+
+#include "model/request_queue.hpp"
+
+using namespace schedopt;
+
+namespace {
+
+scheduling_optimization req(const std::string& name, const std::string& created,
+                            const std::string& stage = "") {
+  scheduling_optimization r;
+  r.metadata.name = name;
+  r.metadata.creation_timestamp = created;
+  r.status.stage = stage;
+  return r;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(request_queue)
+
+BOOST_AUTO_TEST_CASE(empty_and_all_final) {
+  auto d = decide_queue({});
+  BOOST_CHECK(!d.run);
+  d = decide_queue({req("a", "2026-11-30T10:00:00Z", stage::final_)});
+  BOOST_CHECK(!d.run);
+  BOOST_CHECK(d.to_pending.empty());
+}
+
+BOOST_AUTO_TEST_CASE(oldest_first_then_name) {
+  auto d = decide_queue({req("c", "2026-11-30T10:00:01Z"), req("b", "2026-11-30T10:00:00Z"),
+                         req("a", "2026-11-30T10:00:00Z"), req("old", "2026-11-30T09:00:00Z",
+                                                               stage::final_)});
+  BOOST_REQUIRE(d.run);
+  BOOST_CHECK_EQUAL(*d.run, "a");
+  BOOST_CHECK(!d.resume);
+  BOOST_CHECK((d.to_pending == std::vector<std::string>{"b", "c"}));
+}
+
+BOOST_AUTO_TEST_CASE(offsets_are_compared_as_instants) {
+  // 11:30+02:00 is 09:30Z: older than 10:00Z.
+  auto d = decide_queue({req("utc", "2026-11-30T10:00:00Z"),
+                         req("offset", "2026-11-30T11:30:00+02:00")});
+  BOOST_CHECK_EQUAL(*d.run, "offset");
+}
+
+BOOST_AUTO_TEST_CASE(pending_ones_are_not_marked_again) {
+  auto d = decide_queue({req("a", "2026-11-30T10:00:00Z"),
+                         req("b", "2026-11-30T10:01:00Z", stage::pending),
+                         req("c", "2026-11-30T10:02:00Z")});
+  BOOST_CHECK_EQUAL(*d.run, "a");
+  BOOST_CHECK((d.to_pending == std::vector<std::string>{"c"}));
+}
+
+BOOST_AUTO_TEST_CASE(running_request_is_resumed_even_if_newer) {
+  for (const auto* running_stage : {stage::evaluating, stage::migrating}) {
+    auto d = decide_queue({req("older", "2026-11-30T10:00:00Z", stage::pending),
+                           req("running", "2026-11-30T11:00:00Z", running_stage)});
+    BOOST_CHECK_EQUAL(*d.run, "running");
+    BOOST_CHECK(d.resume);
+    BOOST_CHECK(d.to_pending.empty());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(promotion_after_final) {
+  auto d = decide_queue({req("a", "2026-11-30T10:00:00Z", stage::final_),
+                         req("b", "2026-11-30T10:01:00Z", stage::pending)});
+  BOOST_CHECK_EQUAL(*d.run, "b");
+  BOOST_CHECK(!d.resume);
+}
+
+BOOST_AUTO_TEST_CASE(deleting_requests_are_ignored) {
+  auto gone = req("a", "2026-11-30T10:00:00Z");
+  gone.metadata.deletion_timestamp = "2026-11-30T10:05:00Z";
+  auto d = decide_queue({gone, req("b", "2026-11-30T10:01:00Z")});
+  BOOST_CHECK_EQUAL(*d.run, "b");
+  BOOST_CHECK(d.to_pending.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

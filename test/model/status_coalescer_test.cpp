@@ -1,0 +1,196 @@
+// SPEC §1/§3 status writer policy: flush interval, immediate stage changes, heartbeat,
+// detail cap with exact counters, resume without double counting.
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "model/status_coalescer.hpp"
+
+using namespace schedopt;
+using namespace std::chrono_literals;
+
+namespace {
+
+const timestamp t0 = *parse_rfc3339("2026-11-30T12:00:00Z");
+
+vm_detail result(const std::string& name, const char* status, const std::string& reason = "") {
+  return {name, "ns", status, reason};
+}
+
+nlohmann::json status_of(const std::string& patch) {
+  return nlohmann::json::parse(patch).at("status");
+}
+
+status_coalescer make(std::size_t max_details = 100) {
+  return status_coalescer(1s, 30s, max_details);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(status_coalescer_suite)
+
+BOOST_AUTO_TEST_CASE(stage_change_is_due_at_once_and_sets_start) {
+  auto c = make();
+  BOOST_CHECK(!c.due(t0)); // nothing happened yet
+  c.set_stage(stage::evaluating, run_status::in_progress, t0);
+  BOOST_CHECK(c.due(t0));
+  auto s = status_of(c.take_patch(t0));
+  BOOST_CHECK_EQUAL(s.at("stage"), "Evaluating");
+  BOOST_CHECK_EQUAL(s.at("status"), "InProgress");
+  BOOST_CHECK_EQUAL(s.at("startTimestamp"), "2026-11-30T12:00:00Z");
+  BOOST_CHECK_EQUAL(s.at("lastUpdateTimestamp"), "2026-11-30T12:00:00Z");
+  BOOST_CHECK(!c.due(t0));
+  // The next stage change is due immediately, even inside the flush interval.
+  c.set_stage(stage::migrating, run_status::in_progress, t0 + 100ms);
+  BOOST_CHECK(c.due(t0 + 100ms));
+  s = status_of(c.take_patch(t0 + 100ms));
+  BOOST_CHECK_EQUAL(s.at("stage"), "Migrating");
+  BOOST_CHECK_EQUAL(s.at("startTimestamp"), "2026-11-30T12:00:00Z"); // not moved
+  // Setting the same stage again is not a change.
+  c.set_stage(stage::migrating, run_status::in_progress, t0 + 200ms);
+  BOOST_CHECK(!c.due(t0 + 200ms));
+}
+
+BOOST_AUTO_TEST_CASE(updates_coalesce_within_the_flush_interval) {
+  auto c = make();
+  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  c.take_patch(t0);
+  for (int i = 0; i < 10; ++i)
+    c.add_result(result("vm" + std::to_string(i), vm_status::successful));
+  BOOST_CHECK(c.dirty());
+  BOOST_CHECK(!c.due(t0 + 999ms));
+  BOOST_CHECK(c.next_due() == t0 + 1s);
+  BOOST_CHECK(c.due(t0 + 1s));
+  auto s = status_of(c.take_patch(t0 + 1s));
+  BOOST_CHECK_EQUAL(s.at("vmHyperconvergence").at("successful"), 10);
+  BOOST_CHECK_EQUAL(s.at("lastUpdateTimestamp"), "2026-11-30T12:00:01Z");
+  BOOST_CHECK_EQUAL(c.stats().patches, 2);
+  BOOST_CHECK_EQUAL(c.stats().updates, 11); // stage + 10 results
+  BOOST_CHECK_EQUAL(c.stats().coalesced, 9);
+}
+
+BOOST_AUTO_TEST_CASE(heartbeat_while_in_progress_even_when_clean) {
+  auto c = make();
+  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  c.take_patch(t0);
+  BOOST_CHECK(!c.dirty());
+  BOOST_CHECK(c.next_due() == t0 + 30s);
+  BOOST_CHECK(!c.due(t0 + 29s));
+  BOOST_CHECK(c.due(t0 + 30s));
+  auto s = status_of(c.take_patch(t0 + 30s));
+  BOOST_CHECK_EQUAL(s.at("lastUpdateTimestamp"), "2026-11-30T12:00:30Z");
+  BOOST_CHECK(!c.due(t0 + 31s));
+}
+
+BOOST_AUTO_TEST_CASE(no_heartbeat_while_pending) {
+  auto c = make();
+  c.set_stage(stage::pending, run_status::pending, t0);
+  c.take_patch(t0);
+  BOOST_CHECK(!c.due(t0 + 1h));
+  BOOST_CHECK(!c.next_due().has_value());
+}
+
+BOOST_AUTO_TEST_CASE(details_are_capped_counters_stay_exact) {
+  auto c = make(3);
+  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  c.add_result(result("a", vm_status::successful));
+  c.add_result(result("b", vm_status::failed, "MigrationRunFailed: vmim=ns/x: boom"));
+  c.add_result(result("c", vm_status::skipped, "CoolingOff: eligible after x"));
+  c.add_result(result("d", vm_status::failed, "MigrationTimedOut: vmim=ns/y: not final"));
+  c.add_result(result("e", vm_status::successful));
+  const auto& vh = *c.current().vm_hyperconvergence;
+  BOOST_CHECK_EQUAL(vh.successful, 2);
+  BOOST_CHECK_EQUAL(vh.failed, 2);
+  BOOST_CHECK_EQUAL(vh.skipped, 1);
+  BOOST_REQUIRE_EQUAL(vh.details.size(), 3u);
+  BOOST_CHECK_EQUAL(vh.details[1].reason, "MigrationRunFailed: vmim=ns/x: boom");
+  auto s = status_of(c.take_patch(t0));
+  BOOST_CHECK_EQUAL(s.at("vmHyperconvergence").at("details").size(), 3u);
+  BOOST_CHECK_EQUAL(s.at("vmHyperconvergence").at("failed"), 2);
+  // Beyond the cap a VM still counts only once.
+  BOOST_CHECK(c.has_detail("ns", "e"));
+  BOOST_CHECK(!c.add_result(result("e", vm_status::successful)));
+  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->successful, 2);
+}
+
+BOOST_AUTO_TEST_CASE(restore_keeps_details_and_does_not_double_count) {
+  scheduling_optimization_status old;
+  old.stage = stage::migrating;
+  old.status = run_status::in_progress;
+  old.start_timestamp = "2026-11-30T11:00:00Z";
+  old.last_update_timestamp = "2026-11-30T11:59:50Z";
+  old.vm_hyperconvergence = vm_hyperconvergence_status{1, 1, 0, {}};
+  old.vm_hyperconvergence->details = {result("a", vm_status::successful),
+                                      result("b", vm_status::skipped, "NoTargetNode: x")};
+  auto c = make();
+  c.restore(old, t0);
+  BOOST_CHECK(!c.dirty());
+  BOOST_CHECK(c.has_detail("ns", "a"));
+  BOOST_CHECK(!c.has_detail("ns", "c"));
+  BOOST_CHECK(!c.add_result(result("a", vm_status::successful)));
+  BOOST_CHECK(c.add_result(result("c", vm_status::failed, "MigrationRunFailed: vmim=ns/m: x")));
+  auto s = status_of(c.take_patch(t0 + 1s));
+  const auto& vh = s.at("vmHyperconvergence");
+  BOOST_CHECK_EQUAL(vh.at("successful"), 1);
+  BOOST_CHECK_EQUAL(vh.at("skipped"), 1);
+  BOOST_CHECK_EQUAL(vh.at("failed"), 1);
+  BOOST_CHECK_EQUAL(vh.at("details").size(), 3u);
+  BOOST_CHECK_EQUAL(s.at("startTimestamp"), "2026-11-30T11:00:00Z");
+}
+
+BOOST_AUTO_TEST_CASE(restore_heartbeat_continues_from_last_write) {
+  scheduling_optimization_status old;
+  old.stage = stage::migrating;
+  old.status = run_status::in_progress;
+  old.last_update_timestamp = "2026-11-30T11:59:00Z"; // 60s before t0
+  auto c = make();
+  c.restore(old, t0);
+  BOOST_CHECK(c.due(t0)); // heartbeat overdue
+  old.last_update_timestamp = "2026-11-30T11:59:50Z";
+  c.restore(old, t0);
+  BOOST_CHECK(!c.due(t0));
+  BOOST_CHECK(c.due(t0 + 20s));
+}
+
+BOOST_AUTO_TEST_CASE(finish_is_urgent_and_final) {
+  auto c = make();
+  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  c.take_patch(t0);
+  c.add_result(result("a", vm_status::successful));
+  c.finish(run_status::successful, "", t0 + 10ms);
+  BOOST_CHECK(c.due(t0 + 10ms));
+  auto s = status_of(c.take_patch(t0 + 10ms));
+  BOOST_CHECK_EQUAL(s.at("stage"), "Final");
+  BOOST_CHECK_EQUAL(s.at("status"), "Successful");
+  BOOST_CHECK_EQUAL(s.at("finishTimestamp"), "2026-11-30T12:00:00Z");
+  BOOST_CHECK(c.final_written());
+  // Never touched again.
+  BOOST_CHECK(!c.add_result(result("b", vm_status::successful)));
+  c.set_stage(stage::migrating, run_status::in_progress, t0 + 1h);
+  BOOST_CHECK(!c.due(t0 + 1h));
+  BOOST_CHECK(!c.next_due().has_value());
+  BOOST_CHECK_EQUAL(c.current().stage, "Final");
+}
+
+BOOST_AUTO_TEST_CASE(finish_without_run_sets_both_timestamps_and_reason) {
+  auto c = make();
+  c.set_observed_generation(3);
+  c.finish(run_status::successful, "vmHyperconvergence disabled", t0);
+  auto s = status_of(c.take_patch(t0));
+  BOOST_CHECK_EQUAL(s.at("reason"), "vmHyperconvergence disabled");
+  BOOST_CHECK_EQUAL(s.at("startTimestamp"), "2026-11-30T12:00:00Z");
+  BOOST_CHECK_EQUAL(s.at("observedGeneration"), 3);
+}
+
+BOOST_AUTO_TEST_CASE(restoring_a_final_status_writes_nothing) {
+  scheduling_optimization_status old;
+  old.stage = stage::final_;
+  old.status = run_status::successful;
+  auto c = make();
+  c.restore(old, t0);
+  c.set_reason("late");
+  BOOST_CHECK(!c.due(t0 + 1h));
+  BOOST_CHECK_EQUAL(c.current().reason, "");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
