@@ -15,6 +15,8 @@ struct setting_def {
   std::string value_name; // "DURATION", "INT", ...; empty for a boolean flag
   /// Parses and validates `text` into `s`; returns "" or an error detail.
   std::function<std::string(settings& s, const std::string& text)> apply;
+  /// The current value as text that `apply` accepts back.
+  std::function<std::string(const settings& s)> show;
 };
 
 /// Every setting, including `config` (flag/env only: a file cannot name another file).

@@ -36,11 +36,45 @@ std::string upper_snake(const std::string& camel) {
   return out;
 }
 
-setting_def make(const std::string& key, std::string value_name, std::string default_text,
-                 std::string description, apply_fn apply) {
+using show_fn = std::function<std::string(const settings&)>;
+
+// A field's getter, whatever its type, as the text its setter accepts.
+show_fn shows(duration settings::*f) {
+  return [=](const settings& s) { return format_go_duration(s.*f); };
+}
+show_fn shows(int64_t settings::*f) {
+  return [=](const settings& s) { return std::to_string(s.*f); };
+}
+show_fn shows(bool settings::*f) {
+  return [=](const settings& s) { return std::string(s.*f ? "true" : "false"); };
+}
+show_fn shows(std::string settings::*f) {
+  return [=](const settings& s) { return s.*f; };
+}
+show_fn shows(double settings::*f) {
+  return [=](const settings& s) {
+    std::string out = std::to_string(s.*f);
+    out.erase(out.find_last_not_of('0') + 1);
+    if (!out.empty() && out.back() == '.')
+      out.pop_back();
+    return out;
+  };
+}
+show_fn shows(std::vector<std::string> settings::*f) {
+  return [=](const settings& s) {
+    std::string out;
+    for (const auto& item : s.*f)
+      out += (out.empty() ? "" : ",") + item;
+    return out;
+  };
+}
+
+template <class Field>
+setting_def make(const std::string& key, Field field, std::string value_name,
+                 std::string default_text, std::string description, apply_fn apply) {
   setting_info info{key, "--" + kebab(key), "SCHEDOPT_" + upper_snake(key),
                     std::move(default_text), std::move(description)};
-  return {std::move(info), std::move(value_name), std::move(apply)};
+  return {std::move(info), std::move(value_name), std::move(apply), shows(field)};
 }
 
 enum class lower_bound { zero, positive };
@@ -138,85 +172,85 @@ std::string apply_annotation(settings& s, const std::string& text) {
 std::vector<setting_def> build_table() {
   std::vector<setting_def> t;
   // SPEC §5 cluster-wide defaults.
-  t.push_back(make("coolOffPeriod", "DURATION", "1h",
+  t.push_back(make("coolOffPeriod", &settings::cool_off_period, "DURATION", "1h",
                    "minimum time between schedopt migrations of the same VM",
                    duration_field(&settings::cool_off_period, lower_bound::zero)));
-  t.push_back(make("maxParallelMigrations", "INT", "5",
+  t.push_back(make("maxParallelMigrations", &settings::max_parallel_migrations, "INT", "5",
                    "default in-flight migration buffer per request (spec overrides)",
                    int_field(&settings::max_parallel_migrations, 1)));
-  t.push_back(make("maxParallelMigrationsLimit", "INT", "50",
+  t.push_back(make("maxParallelMigrationsLimit", &settings::max_parallel_migrations_limit, "INT", "50",
                    "upper clamp for any maxParallelMigrations",
                    int_field(&settings::max_parallel_migrations_limit, 1)));
-  t.push_back(make("maxNonHyperconvergedPerRun", "INT", "100",
+  t.push_back(make("maxNonHyperconvergedPerRun", &settings::max_non_hyperconverged_per_run, "INT", "100",
                    "candidates migrated per request; the rest are outstanding",
                    int_field(&settings::max_non_hyperconverged_per_run, 1)));
-  t.push_back(make("migrationTimeout", "DURATION", "30m",
+  t.push_back(make("migrationTimeout", &settings::migration_timeout, "DURATION", "30m",
                    "a VMIM not final after this is deleted and counted failed",
                    duration_field(&settings::migration_timeout, lower_bound::positive)));
-  t.push_back(make("statusFlushInterval", "DURATION", "1s",
+  t.push_back(make("statusFlushInterval", &settings::status_flush_interval, "DURATION", "1s",
                    "at most one status patch per request per interval",
                    duration_field(&settings::status_flush_interval, lower_bound::positive)));
-  t.push_back(make("statusHeartbeatInterval", "DURATION", "30s",
+  t.push_back(make("statusHeartbeatInterval", &settings::status_heartbeat_interval, "DURATION", "30s",
                    "lastUpdateTimestamp bumped at least this often while running",
                    duration_field(&settings::status_heartbeat_interval, lower_bound::positive)));
-  t.push_back(make("pinTargetNode", "", "true",
+  t.push_back(make("pinTargetNode", &settings::pin_target_node, "", "true",
                    "pin VMIMs to a replica node (spec.addedNodeSelector; KubeVirt >= 1.6)",
                    bool_field(&settings::pin_target_node)));
-  t.push_back(make("driver", "NAME", "portworx", "storage driver: portworx or csi-topology",
+  t.push_back(make("driver", &settings::driver, "NAME", "portworx", "storage driver: portworx or csi-topology",
                    one_of(&settings::driver, {"portworx", "csi-topology"})));
-  t.push_back(make("vmCoolOffAnnotation", "KEY",
+  t.push_back(make("vmCoolOffAnnotation", &settings::vm_cool_off_annotation, "KEY",
                    "schedopt.libopenstorage.org/last-migration-time",
                    "annotation on the VirtualMachine (or owner-less VMI) holding the "
                    "last migration time",
                    apply_annotation));
   // Process.
-  t.push_back(make("kubeconfig", "PATH", "",
+  t.push_back(make("kubeconfig", &settings::kubeconfig, "PATH", "",
                    "kubeconfig file; empty: in-cluster, else $KUBECONFIG, else ~/.kube/config",
                    string_field(&settings::kubeconfig)));
-  t.push_back(make("context", "NAME", "", "kubeconfig context; empty: current-context",
+  t.push_back(make("context", &settings::context, "NAME", "", "kubeconfig context; empty: current-context",
                    string_field(&settings::context)));
-  t.push_back(make("config", "FILE", "", "YAML or JSON settings file (camelCase keys)",
+  t.push_back(make("config", &settings::config_file, "FILE", "", "YAML or JSON settings file (camelCase keys)",
                    string_field(&settings::config_file)));
-  t.push_back(make("leaderElect", "", "false",
+  t.push_back(make("leaderElect", &settings::leader_elect, "", "false",
                    "take the Lease before working (on in deploy/)",
                    bool_field(&settings::leader_elect)));
-  t.push_back(make("leaseNamespace", "NAMESPACE", "pod namespace, else default",
+  t.push_back(make("leaseNamespace", &settings::lease_namespace, "NAMESPACE", "pod namespace, else default",
                    "namespace of the leader Lease",
                    string_field(&settings::lease_namespace, false)));
-  t.push_back(make("leaseName", "NAME", "schedopt-leader", "name of the leader Lease",
+  t.push_back(make("leaseName", &settings::lease_name, "NAME", "schedopt-leader", "name of the leader Lease",
                    string_field(&settings::lease_name, false)));
-  t.push_back(make("leaseDuration", "DURATION", "15s", "Lease duration",
+  t.push_back(make("leaseDuration", &settings::lease_duration, "DURATION", "15s", "Lease duration",
                    duration_field(&settings::lease_duration, lower_bound::positive)));
-  t.push_back(make("renewDeadline", "DURATION", "10s",
+  t.push_back(make("renewDeadline", &settings::renew_deadline, "DURATION", "10s",
                    "leader gives up if it cannot renew within this",
                    duration_field(&settings::renew_deadline, lower_bound::positive)));
-  t.push_back(make("retryPeriod", "DURATION", "2s", "interval between Lease attempts",
+  t.push_back(make("retryPeriod", &settings::retry_period, "DURATION", "2s", "interval between Lease attempts",
                    duration_field(&settings::retry_period, lower_bound::positive)));
-  t.push_back(make("metricsListen", "ADDR", ":8080",
+  t.push_back(make("metricsListen", &settings::metrics_listen, "ADDR", ":8080",
                    "address of /metrics, /healthz and /readyz", apply_listen));
-  t.push_back(make("dryRun", "", "false",
+  t.push_back(make("dryRun", &settings::dry_run, "", "false",
                    "evaluate and report, never create VMIMs",
                    bool_field(&settings::dry_run)));
-  t.push_back(make("logFormat", "FORMAT", "text", "log format: text or json",
+  t.push_back(make("logFormat", &settings::log_format, "FORMAT", "text", "log format: text or json",
                    one_of(&settings::log_format, {"text", "json"})));
-  t.push_back(make("logLevel", "LEVEL", "info",
+  t.push_back(make("logLevel", &settings::log_level, "LEVEL", "info",
                    "trace, debug, info, warn, error, critical or off",
                    one_of(&settings::log_level,
                           {"trace", "debug", "info", "warn", "error", "critical", "off"})));
-  t.push_back(make("apiQps", "NUMBER", "20", "client-side API rate limit (requests/s)",
+  t.push_back(make("apiQps", &settings::api_qps, "NUMBER", "20", "client-side API rate limit (requests/s)",
                    apply_qps));
-  t.push_back(make("apiBurst", "INT", "30", "client-side API burst",
+  t.push_back(make("apiBurst", &settings::api_burst, "INT", "30", "client-side API burst",
                    int_field(&settings::api_burst, 1)));
   // Storage drivers.
-  t.push_back(make("portworxEndpoint", "URL", "http://portworx-api.kube-system:9021",
+  t.push_back(make("portworxEndpoint", &settings::portworx_endpoint, "URL", "http://portworx-api.kube-system:9021",
                    "Portworx OpenStorage SDK REST gateway (portworx-api service, port 9021)",
                    apply_endpoint));
-  t.push_back(make("portworxToken", "TOKEN", "", "bearer token for the Portworx SDK",
+  t.push_back(make("portworxToken", &settings::portworx_token, "TOKEN", "", "bearer token for the Portworx SDK",
                    string_field(&settings::portworx_token)));
-  t.push_back(make("portworxTokenFile", "PATH", "",
+  t.push_back(make("portworxTokenFile", &settings::portworx_token_file, "PATH", "",
                    "file holding the Portworx bearer token (re-read)",
                    string_field(&settings::portworx_token_file)));
-  t.push_back(make("csiTopologyDrivers", "LIST", "",
+  t.push_back(make("csiTopologyDrivers", &settings::csi_topology_drivers, "LIST", "",
                    "CSI drivers csi-topology owns, comma-separated; empty: any PV with "
                    "hostname node affinity",
                    [](settings& s, const std::string& text) {
@@ -261,6 +295,17 @@ const std::vector<setting_info>& all_settings() {
     return out;
   }();
   return infos;
+}
+
+std::vector<std::pair<std::string, std::string>> effective_settings(const settings& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& d : config_detail::setting_defs()) {
+    std::string value = d.show(s);
+    if (d.info.key == "portworxToken" && !value.empty())
+      value = "<redacted>";
+    out.emplace_back(d.info.key, std::move(value));
+  }
+  return out;
 }
 
 std::string settings_markdown_table() {

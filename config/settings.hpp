@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/duration.hpp"
@@ -60,6 +61,9 @@ struct setting_info {
 
 /// Every setting, in documentation order.
 const std::vector<setting_info>& all_settings();
+
+/// Every setting as (key, value text) for the startup log; secrets print as "<redacted>".
+std::vector<std::pair<std::string, std::string>> effective_settings(const settings& s);
 
 /// README table: | Setting | Flag | Environment | Default | Description |.
 std::string settings_markdown_table();
