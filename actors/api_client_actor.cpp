@@ -190,10 +190,11 @@ void record_metrics(const pending_request& p, int status, double seconds) {
 
 void fail(api_client_pointer self, pending_request& p, const caf::error& err) {
   if (p.is_watch) {
-    if (auto sink = caf::actor_cast<caf::actor>(p.sink))
-      self->send(caf::actor_cast<watch_sink_actor>(sink), watch_closed{p.id, err});
+    // Before the watch started only the requester hears of it; afterwards only the sink.
     if (p.watch_promise.pending())
       p.watch_promise.deliver(err);
+    else if (auto sink = caf::actor_cast<caf::actor>(p.sink))
+      self->send(caf::actor_cast<watch_sink_actor>(sink), watch_closed{p.id, err});
   } else if (p.is_list) {
     p.list_promise.deliver(err);
   } else {

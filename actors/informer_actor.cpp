@@ -1,0 +1,385 @@
+// Informer: list (all pages) -> store -> watch from the list's resourceVersion; resume
+// after drops, relist on 410, notify subscribers of every change.
+#include "actors/informer_actor.hpp"
+
+#include <map>
+#include <random>
+#include <set>
+
+#include <caf/actor_cast.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/system_config.hpp"
+#include "k8s/informer_store.hpp"
+#include "k8s/metrics.hpp"
+#include "k8s/watch_parser.hpp"
+#include "model/decode.hpp"
+
+namespace schedopt {
+
+namespace {
+
+template <class T>
+const k8s::resource& resource_of();
+template <>
+const k8s::resource& resource_of<scheduling_optimization>() {
+  return k8s::resources::scheduling_optimizations;
+}
+template <>
+const k8s::resource& resource_of<virtual_machine_instance>() {
+  return k8s::resources::vmis;
+}
+template <>
+const k8s::resource& resource_of<virtual_machine_instance_migration>() {
+  return k8s::resources::vmims;
+}
+template <>
+const k8s::resource& resource_of<persistent_volume_claim>() {
+  return k8s::resources::pvcs;
+}
+template <>
+const k8s::resource& resource_of<persistent_volume>() {
+  return k8s::resources::pvs;
+}
+template <>
+const k8s::resource& resource_of<node>() {
+  return k8s::resources::nodes;
+}
+
+template <class T>
+struct informer_state {
+  static inline const char* name = "informer";
+  api_client_actor client;
+  informer_options opts;
+  k8s::resource res;
+  k8s::informer_store<T> store;
+  bool synced = false;
+  std::string last_rv;
+  bool relist_next = true;  // what the next restart does: relist or watch
+  bool restart_pending = false;
+  uint64_t watch_id = 0;    // current watch (0 = none)
+  uint64_t stale_below = 0; // chunks / closes of watches with smaller ids are ignored
+  bool watching = false;
+  k8s::watch_stream_parser parser;
+  int failures = 0;
+  std::mt19937_64 rng{std::random_device{}()};
+  std::vector<informer_subscriber_actor<T>> all_subscribers;
+  std::map<std::string, std::vector<informer_subscriber_actor<T>>> object_subscribers;
+};
+
+template <class T>
+using informer_pointer = typename informer_actor<T>::template stateful_pointer<informer_state<T>>;
+
+template <class T, class Message, class Self>
+void notify(Self self, const std::string& key, const Message& msg) {
+  auto& st = self->state;
+  for (auto& sub : st.all_subscribers)
+    self->send(sub, msg);
+  if (auto i = st.object_subscribers.find(key); i != st.object_subscribers.end())
+    for (auto& sub : i->second)
+      self->send(sub, msg);
+}
+
+template <class T, class Self>
+void schedule_restart(Self self, bool relist, bool immediately = false) {
+  auto& st = self->state;
+  st.relist_next = st.relist_next || relist;
+  if (st.restart_pending)
+    return;
+  st.restart_pending = true;
+  std::chrono::milliseconds delay{0};
+  if (!immediately) {
+    ++st.failures;
+    auto shift = std::min(st.failures - 1, 16);
+    auto d = std::min<int64_t>(st.opts.max_backoff.count(),
+                               st.opts.initial_backoff.count() << std::max(0, shift));
+    std::uniform_int_distribution<int64_t> dist{d / 2, std::max<int64_t>(d / 2, d)};
+    delay = std::chrono::milliseconds{dist(st.rng)};
+  }
+  if (delay.count() == 0)
+    self->send(self, atom::restart_v);
+  else
+    self->delayed_send(self, delay, atom::restart_v);
+}
+
+template <class T, class Self>
+void stop_watch(Self self) {
+  auto& st = self->state;
+  if (st.watch_id != 0) {
+    self->send(st.client, atom::cancel_v, st.watch_id);
+    st.stale_below = std::max(st.stale_below, st.watch_id + 1);
+  }
+  st.watch_id = 0;
+  st.watching = false;
+  st.parser.reset();
+}
+
+template <class T, class Self>
+void start_watch(Self self);
+
+template <class T, class Self>
+void relist(Self self) {
+  auto& st = self->state;
+  stop_watch<T>(self);
+  k8s::default_metrics().counter_add("schedopt_informer_relists_total",
+                                     {{"resource", st.res.plural}});
+  k8s::list_request req;
+  req.res = st.res;
+  req.namespace_ = st.opts.namespace_;
+  req.label_selector = st.opts.label_selector;
+  req.limit = st.opts.page_size;
+  req.all_pages = true;
+  st.watching = true; // blocks other restarts until this list answers
+  self->request(st.client, caf::infinite, req)
+    .then(
+      [=](k8s::list_response& pages) {
+        auto& st = self->state;
+        st.watching = false;
+        std::vector<T> items;
+        for (auto& page : pages.pages) {
+          auto list = decode_list<T>(page);
+          if (!list) {
+            spdlog::error("informer {}: cannot decode list: {}", st.res.plural, list.err().message);
+            schedule_restart<T>(self, true);
+            return;
+          }
+          for (auto& item : list->items)
+            items.push_back(std::move(item));
+        }
+        auto diff = st.store.replace(std::move(items));
+        for (auto& obj : diff.deleted)
+          notify<T>(self, k8s::store_key(obj), object_deleted<T>{obj});
+        for (auto& [old_obj, obj] : diff.updated)
+          notify<T>(self, k8s::store_key(obj), object_updated<T>{old_obj, obj});
+        for (auto& obj : diff.added)
+          notify<T>(self, k8s::store_key(obj), object_added<T>{obj});
+        st.last_rv = pages.resource_version;
+        st.failures = 0;
+        st.relist_next = false;
+        spdlog::debug("informer {}: listed {} objects at resourceVersion {}", st.res.plural,
+                      st.store.size(), st.last_rv);
+        if (!st.synced) {
+          st.synced = true;
+          informer_synced<T> msg{st.last_rv};
+          for (auto& sub : st.all_subscribers)
+            self->send(sub, msg);
+          for (auto& [key, subs] : st.object_subscribers)
+            for (auto& sub : subs)
+              self->send(sub, msg);
+        }
+        start_watch<T>(self);
+      },
+      [=](caf::error& err) {
+        auto& st = self->state;
+        st.watching = false;
+        spdlog::warn("informer {}: list failed: {}", st.res.plural, error_message(err));
+        schedule_restart<T>(self, true);
+      });
+}
+
+template <class T, class Self>
+void start_watch(Self self) {
+  auto& st = self->state;
+  stop_watch<T>(self);
+  k8s::watch_request req;
+  req.res = st.res;
+  req.namespace_ = st.opts.namespace_;
+  req.label_selector = st.opts.label_selector;
+  req.resource_version = st.last_rv;
+  req.timeout_seconds = st.opts.watch_timeout_seconds;
+  req.allow_bookmarks = true;
+  st.watching = true;
+  self->request(st.client, caf::infinite, req, watch_sink_actor{self})
+    .then(
+      [=](uint64_t id) {
+        auto& st = self->state;
+        if (id < st.stale_below) // superseded meanwhile
+          return;
+        st.watch_id = id;
+      },
+      [=](caf::error& err) {
+        auto& st = self->state;
+        st.watching = false;
+        spdlog::warn("informer {}: watch request failed: {}", st.res.plural, error_message(err));
+        schedule_restart<T>(self, error_code(err) == ec::gone);
+      });
+}
+
+template <class T, class Self>
+void handle_line(Self self, std::string_view line, bool& restart,
+                 bool& relist_needed) {
+  auto& st = self->state;
+  auto ev = decode_watch_event<T>(line);
+  if (!ev) {
+    spdlog::error("informer {}: bad watch event: {}", st.res.plural, ev.err().message);
+    restart = true;
+    return;
+  }
+  if (ev->type == "ERROR") {
+    if (ev->status.code == 410) {
+      spdlog::info("informer {}: resourceVersion {} expired; relisting", st.res.plural,
+                   st.last_rv);
+      relist_needed = true;
+    } else {
+      spdlog::warn("informer {}: watch error {}: {}", st.res.plural, ev->status.code,
+                   ev->status.message);
+      restart = true;
+    }
+    return;
+  }
+  if (!ev->resource_version.empty())
+    st.last_rv = ev->resource_version;
+  if (ev->type == "BOOKMARK")
+    return;
+  auto key = k8s::store_key(ev->object);
+  if (ev->type == "DELETED") {
+    auto old = st.store.erase(key);
+    notify<T>(self, key, object_deleted<T>{old ? std::move(*old) : ev->object});
+    return;
+  }
+  auto old = st.store.upsert(ev->object);
+  if (!old)
+    notify<T>(self, key, object_added<T>{std::move(ev->object)});
+  else if (old->metadata.resource_version != ev->object.metadata.resource_version)
+    notify<T>(self, key, object_updated<T>{std::move(*old), std::move(ev->object)});
+}
+
+template <class T, class Self>
+void remove_subscriber(Self self, const caf::actor_addr& who) {
+  auto& st = self->state;
+  auto gone = [&](const informer_subscriber_actor<T>& s) { return s.address() == who; };
+  auto& all = st.all_subscribers;
+  all.erase(std::remove_if(all.begin(), all.end(), gone), all.end());
+  for (auto i = st.object_subscribers.begin(); i != st.object_subscribers.end();) {
+    auto& v = i->second;
+    v.erase(std::remove_if(v.begin(), v.end(), gone), v.end());
+    i = v.empty() ? st.object_subscribers.erase(i) : std::next(i);
+  }
+}
+
+template <class T>
+typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
+                                                    api_client_actor client,
+                                                    informer_options opts) {
+  auto& st = self->state;
+  st.client = std::move(client);
+  st.opts = std::move(opts);
+  st.res = resource_of<T>();
+  auto& m = k8s::default_metrics();
+  m.describe_counter("schedopt_informer_relists_total", "Informer full lists (start and 410).");
+  m.describe_counter("schedopt_watch_restarts_total", "Watch streams restarted (drops, timeouts).");
+  self->set_down_handler([=](const caf::down_msg& msg) { remove_subscriber<T>(self, msg.source); });
+  relist<T>(self);
+  return {
+    [=](atom::subscribe, informer_subscriber_actor<T> sub) {
+      auto& st = self->state;
+      self->monitor(sub);
+      st.all_subscribers.push_back(sub);
+      for (auto& [key, obj] : st.store.objects())
+        self->send(sub, object_added<T>{obj});
+      if (st.synced)
+        self->send(sub, informer_synced<T>{st.last_rv});
+    },
+    [=](atom::subscribe, informer_subscriber_actor<T> sub, const std::string& ns,
+        const std::string& name) {
+      auto& st = self->state;
+      self->monitor(sub);
+      auto key = k8s::store_key(ns, name);
+      st.object_subscribers[key].push_back(sub);
+      if (auto* obj = st.store.find(key))
+        self->send(sub, object_added<T>{*obj});
+      if (st.synced)
+        self->send(sub, informer_synced<T>{st.last_rv});
+    },
+    [=](atom::unsubscribe, informer_subscriber_actor<T> sub) {
+      self->demonitor(sub.address());
+      remove_subscriber<T>(self, sub.address());
+    },
+    [=](atom::synced) { return self->state.synced; },
+    [=](atom::snapshot) { return self->state.store.snapshot(); },
+    [=](watch_chunk& chunk) {
+      auto& st = self->state;
+      if (chunk.watch_id < st.stale_below)
+        return;
+      if (st.watch_id == 0)
+        st.watch_id = chunk.watch_id; // chunks may overtake the request's reply
+      else if (chunk.watch_id != st.watch_id)
+        return;
+      bool restart = false;
+      bool relist_needed = false;
+      auto fed = st.parser.feed_lines(chunk.data, [&](std::string_view line) {
+        if (!restart && !relist_needed)
+          handle_line<T>(self, line, restart, relist_needed);
+      });
+      if (!fed) {
+        spdlog::error("informer {}: {}", st.res.plural, fed.err().message);
+        restart = true;
+      }
+      if (relist_needed || restart) {
+        stop_watch<T>(self);
+        k8s::default_metrics().counter_add("schedopt_watch_restarts_total",
+                                           {{"resource", st.res.plural}});
+        schedule_restart<T>(self, relist_needed, relist_needed);
+      } else if (fed && *fed > 0) {
+        st.failures = 0;
+      }
+    },
+    [=](watch_closed& closed) {
+      auto& st = self->state;
+      if (closed.watch_id < st.stale_below)
+        return;
+      if (st.watch_id != 0 && closed.watch_id != st.watch_id)
+        return;
+      st.stale_below = closed.watch_id + 1;
+      st.watch_id = 0;
+      st.watching = false;
+      st.parser.reset();
+      k8s::default_metrics().counter_add("schedopt_watch_restarts_total",
+                                         {{"resource", st.res.plural}});
+      auto code = error_code(closed.error);
+      if (!closed.error) {
+        schedule_restart<T>(self, false, true); // server timeout: resume at once
+      } else if (code == ec::gone) {
+        spdlog::info("informer {}: watch 410 Gone; relisting", st.res.plural);
+        schedule_restart<T>(self, true, true);
+      } else {
+        spdlog::debug("informer {}: watch closed: {}", st.res.plural, error_message(closed.error));
+        schedule_restart<T>(self, false);
+      }
+    },
+    [=](atom::restart) {
+      auto& st = self->state;
+      st.restart_pending = false;
+      if (st.relist_next || st.last_rv.empty())
+        relist<T>(self);
+      else
+        start_watch<T>(self);
+    },
+  };
+}
+
+} // namespace
+
+template <class T>
+informer_actor<T> spawn_informer(caf::actor_system& sys, api_client_actor client,
+                                 informer_options options) {
+  return sys.spawn(informer<T>, std::move(client), std::move(options));
+}
+
+template informer_actor<scheduling_optimization>
+spawn_informer<scheduling_optimization>(caf::actor_system&, api_client_actor, informer_options);
+template informer_actor<virtual_machine_instance>
+spawn_informer<virtual_machine_instance>(caf::actor_system&, api_client_actor, informer_options);
+template informer_actor<virtual_machine_instance_migration>
+spawn_informer<virtual_machine_instance_migration>(caf::actor_system&, api_client_actor,
+                                                   informer_options);
+template informer_actor<persistent_volume_claim>
+spawn_informer<persistent_volume_claim>(caf::actor_system&, api_client_actor, informer_options);
+template informer_actor<persistent_volume>
+spawn_informer<persistent_volume>(caf::actor_system&, api_client_actor, informer_options);
+template informer_actor<node> spawn_informer<node>(caf::actor_system&, api_client_actor,
+                                                   informer_options);
+
+} // namespace schedopt
