@@ -120,4 +120,72 @@ using event_recorder_actor = caf::typed_actor<
   // internal: recorder -> itself: token bucket refilled.
   caf::reacts_to<atom::tick>>;
 
+// -- controller -----------------------------------------------------------------------
+
+/// Coalesces status updates of every request into merge patches on /status: at most one
+/// per request per flush interval, stage changes at once, a heartbeat while in progress,
+/// 409/5xx retried; stops writing for a request once it is deleted (404).
+using status_writer_actor = caf::typed_actor<
+  // request -> writer: start tracking a request; replies its status as recorded (resume).
+  caf::replies_to<atom::open, scheduling_optimization>::with<scheduling_optimization_status>,
+  // request/kind -> writer: stage change; replies true once written, false when gone.
+  caf::replies_to<stage_change>::with<bool>,
+  // kind/candidate -> writer: one VM's result; coalesced. No reply.
+  caf::reacts_to<vm_result>,
+  // request -> writer: terminal outcome; replies true once written, false when gone.
+  caf::replies_to<run_outcome>::with<bool>,
+  // controller -> writer: the request was deleted; drop its pending updates.
+  caf::reacts_to<atom::close, std::string>,
+  // internal: writer -> itself: flush what is due.
+  caf::reacts_to<atom::tick>>;
+
+/// A storage driver: replica nodes of volumes (SPEC §6). One file per driver.
+using storage_driver_actor = caf::typed_actor<
+  // kind -> driver: replicas of these PVs; an error is a run-level driver failure.
+  caf::replies_to<replica_query>::with<replica_answer>,
+  // internal: the driver's HTTP engine thread -> driver: one call to the storage
+  // system finished (drivers that need no I/O ignore it).
+  caf::reacts_to<http_completion>>;
+
+/// One optimization kind's run for one request (vmHyperconvergence today).
+using optimization_kind_actor = caf::typed_actor<
+  // request -> kind: run; replies the counters once every candidate is final.
+  caf::replies_to<kind_run>::with<kind_result>,
+  // candidate -> kind: a candidate finished.
+  caf::reacts_to<candidate_done>,
+  // request -> kind: the request was deleted: create nothing more, let in-flight finish.
+  caf::reacts_to<atom::stop>>;
+
+/// Enforces the parallelism hint (in-flight buffer) and cool-off windows of one run,
+/// chooses pinned targets (fewest inbound) and records cool-off durably.
+using supervisor_actor = caf::typed_actor<
+  // candidate -> supervisor: wait for a slot; replies the target node ("" unpinned).
+  caf::replies_to<admission_request>::with<std::string>,
+  // candidate -> supervisor: its migration is final; frees the slot.
+  caf::reacts_to<migration_finished>,
+  // kind -> supervisor: admit nothing more; waiting candidates get ec::cancelled.
+  caf::reacts_to<atom::stop>>;
+
+/// One VM candidate: admission, VMIM create (or adoption on resume), outcome.
+using candidate_actor = caf::typed_actor<
+  // vmim_watch -> candidate: the migration's outcome.
+  caf::reacts_to<migration_result>>;
+
+/// Follows one VMIM through the shared VMIM informer (never its own HTTP watch) and
+/// reports its outcome; deletes it after migrationTimeout.
+using vmim_watch_actor = informer_subscriber_actor<virtual_machine_instance_migration>::extend<
+  // internal: vmim_watch -> itself: migrationTimeout elapsed.
+  caf::reacts_to<atom::timeout>>;
+
+/// One SchedulingOptimization's run: promote, run each enabled kind, finalize.
+using request_actor = caf::typed_actor<
+  // controller -> request: the request was deleted mid-run.
+  caf::reacts_to<atom::stop>>;
+
+/// The controller root: watches SchedulingOptimizations and runs them one at a time,
+/// oldest first (SPEC §1), one request actor each.
+using controller_actor = informer_subscriber_actor<scheduling_optimization>::extend<
+  // main/leader election -> controller: informers are synced (and we lead): start.
+  caf::reacts_to<atom::run>>;
+
 } // namespace schedopt

@@ -7,6 +7,7 @@
 
 #include <caf/type_id.hpp>
 
+#include "actors/controller_messages.hpp"
 #include "actors/k8s_messages.hpp"
 #include "actors/model_inspect.hpp"
 #include "k8s/api_types.hpp"
@@ -70,5 +71,23 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_ATOM(schedopt, schedopt::atom, done, "done")
 
   // -- controller (appended by the controller's author below this line)
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::stage_change))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::vm_result))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::run_outcome))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_run))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_result))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::replica_query))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::replica_answer))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::admission_request))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::migration_finished))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::migration_result))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::candidate_done))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::scheduling_optimization_status))
+  CAF_ADD_ATOM(schedopt, schedopt::atom, open, "open")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, close, "close")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, stop, "stop")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, timeout, "timeout")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, run, "run")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, progress, "progress")
 
 CAF_END_TYPE_ID_BLOCK(schedopt)

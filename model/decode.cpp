@@ -105,6 +105,10 @@ void read_into(decode_reader& r, const json_object& root,
   read_conditions(r, status, m.conditions);
 }
 
+void read_into(decode_reader& r, const json_object& root, virtual_machine& vm) {
+  read_meta(r, root, vm.metadata);
+}
+
 void read_into(decode_reader& r, const json_object& root, persistent_volume_claim& pvc) {
   read_meta(r, root, pvc.metadata);
   auto spec = r.child(root, "spec");
@@ -299,6 +303,7 @@ expected<watch_event<T>> decode_watch_event(std::string_view json) {
 
 SCHEDOPT_DECODER(virtual_machine_instance)
 SCHEDOPT_DECODER(virtual_machine_instance_migration)
+SCHEDOPT_DECODER(virtual_machine)
 SCHEDOPT_DECODER(persistent_volume_claim)
 SCHEDOPT_DECODER(persistent_volume)
 SCHEDOPT_DECODER(node)

@@ -73,6 +73,11 @@ struct virtual_machine_instance {
   std::optional<migration_state> migration;
 };
 
+/// A VirtualMachine: schedopt only reads its metadata (the cool-off annotation).
+struct virtual_machine {
+  object_meta metadata;
+};
+
 struct phase_transition {
   std::string phase;
   std::string timestamp;

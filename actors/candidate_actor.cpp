@@ -1,0 +1,153 @@
+// Candidate actor. The VMIM body and reasons come from model/vmim_outcome; the cool-off
+// record from model/cool_off.
+#include "actors/candidate_actor.hpp"
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/clock.hpp"
+#include "actors/system_config.hpp"
+#include "actors/vmim_watch_actor.hpp"
+#include "k8s/metrics.hpp"
+#include "model/cool_off.hpp"
+#include "model/decode.hpp"
+#include "model/vmim_outcome.hpp"
+
+namespace schedopt {
+
+namespace {
+
+struct candidate_state {
+  static inline const char* name = "candidate";
+  controller_context ctx;
+  optimization_kind_actor kind;
+  supervisor_actor supervisor;
+  candidate_plan plan;
+  std::string target;
+  bool finished = false;
+};
+
+using candidate_pointer = candidate_actor::stateful_pointer<candidate_state>;
+
+void finish(candidate_pointer self, const std::string& status, const std::string& reason) {
+  auto& st = self->state;
+  if (st.finished)
+    return;
+  st.finished = true;
+  auto& vmi = st.plan.vmi.metadata;
+  vm_detail detail{vmi.name, vmi.namespace_, status, reason};
+  self->send(st.ctx.status, vm_result{st.plan.request_name, detail});
+  self->send(st.supervisor, migration_finished{vmi.namespace_, vmi.name, st.target});
+  self->send(st.kind, candidate_done{vmi.namespace_, vmi.name, status});
+  k8s::default_metrics().counter_add("schedopt_migrations_total", {{"outcome", status}});
+  if (status == vm_status::failed)
+    spdlog::warn("vm {}/{}: {}", vmi.namespace_, vmi.name, reason);
+  else
+    spdlog::info("vm {}/{}: migrated to {}", vmi.namespace_, vmi.name,
+                 st.target.empty() ? "a node KubeVirt chose" : st.target);
+  self->quit();
+}
+
+void watch(candidate_pointer self, const std::string& vmim_name, duration timeout) {
+  auto& st = self->state;
+  spawn_vmim_watch(self, st.ctx, self, st.plan.vmi.metadata.namespace_, vmim_name, timeout);
+}
+
+void create_migration(candidate_pointer self) {
+  auto& st = self->state;
+  auto& vmi = st.plan.vmi;
+  migration_request m{st.plan.request_name, st.plan.request_uid, vmi.metadata.namespace_,
+                      vmi.metadata.name, vmi.node_name, st.target, st.ctx.config.pin_target_node};
+  k8s::create_request req{k8s::resources::vmims, vmi.metadata.namespace_,
+                          migration_create_body(m).dump()};
+  self->request(st.ctx.api, caf::infinite, std::move(req))
+    .then(
+      [=](const k8s::api_response& resp) {
+        auto created = decode_vmim(resp.body);
+        if (!created) {
+          return finish(self, vm_status::failed,
+                        create_failed_reason("unreadable create response: "
+                                             + created.err().message));
+        }
+        spdlog::debug("vm {}/{}: created vmim {}", self->state.plan.vmi.metadata.namespace_,
+                      self->state.plan.vmi.metadata.name, created->metadata.name);
+        watch(self, created->metadata.name, self->state.ctx.config.migration_timeout);
+      },
+      [=](caf::error& err) {
+        finish(self, vm_status::failed, create_failed_reason(error_message(err)));
+      });
+}
+
+/// Durable cool-off record on the VM (or the VMI without owner), written before the
+/// VMIM so a crash in between errs on the side of waiting.
+void record_cool_off_then_create(candidate_pointer self) {
+  auto& st = self->state;
+  auto holder = cool_off_holder_of(st.plan.vmi);
+  auto res = holder.kind == "VirtualMachine" ? k8s::resources::vms : k8s::resources::vmis;
+  auto body = cool_off_patch(st.ctx.config.vm_cool_off_annotation, actor_now(self)).dump();
+  k8s::patch_request req{res, holder.namespace_, holder.name, body, false, false};
+  self->request(st.ctx.api, caf::infinite, std::move(req))
+    .then([=](const k8s::api_response&) { create_migration(self); },
+          [=](caf::error& err) {
+            spdlog::warn("vm {}/{}: cannot record cool-off on {} {}: {}",
+                         self->state.plan.vmi.metadata.namespace_,
+                         self->state.plan.vmi.metadata.name, holder.kind, holder.name,
+                         error_message(err));
+            create_migration(self);
+          });
+}
+
+candidate_actor::behavior_type candidate(candidate_pointer self, controller_context ctx,
+                                         optimization_kind_actor kind,
+                                         supervisor_actor supervisor, candidate_plan plan) {
+  auto& st = self->state;
+  st.ctx = std::move(ctx);
+  st.kind = std::move(kind);
+  st.supervisor = std::move(supervisor);
+  st.plan = std::move(plan);
+  admission_request ask{st.plan.vmi.metadata.namespace_, st.plan.vmi.metadata.name,
+                        st.plan.target_nodes, "", ""};
+  if (st.plan.adopted) {
+    ask.adopted_vmim = st.plan.adopted->metadata.name;
+    auto& sel = st.plan.adopted->added_node_selector;
+    if (auto i = sel.find(labels::hostname); i != sel.end())
+      ask.adopted_target = i->second;
+  }
+  self->request(st.supervisor, caf::infinite, std::move(ask))
+    .then(
+      [=](const std::string& target) {
+        auto& st = self->state;
+        st.target = target;
+        if (!st.plan.adopted)
+          return record_cool_off_then_create(self);
+        // Adopted: what is left of migrationTimeout since the VMIM was created.
+        duration left = st.ctx.config.migration_timeout;
+        if (auto created = parse_rfc3339(st.plan.adopted->metadata.creation_timestamp))
+          left -= std::chrono::duration_cast<duration>(actor_now(self) - *created);
+        watch(self, st.plan.adopted->metadata.name, left);
+      },
+      [=](caf::error&) {
+        // Stopped before admission (request deleted): no VMIM, no result.
+        auto& st = self->state;
+        st.finished = true;
+        self->send(st.kind, candidate_done{st.plan.vmi.metadata.namespace_,
+                                           st.plan.vmi.metadata.name, ""});
+        self->quit();
+      });
+  return {
+    [=](const migration_result& r) { finish(self, r.status, r.reason); },
+  };
+}
+
+} // namespace
+
+candidate_actor spawn_candidate(caf::local_actor* parent, const controller_context& ctx,
+                                optimization_kind_actor kind, supervisor_actor supervisor,
+                                candidate_plan plan) {
+  return parent->spawn(candidate, ctx, std::move(kind), std::move(supervisor),
+                       std::move(plan));
+}
+
+} // namespace schedopt

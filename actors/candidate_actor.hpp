@@ -1,0 +1,23 @@
+// One actor per VM candidate of a run: waits for the supervisor's admission, records
+// the cool-off, creates the VMIM (or adopts one on resume), and reports the outcome.
+#pragma once
+
+#include "actors/controller_context.hpp"
+#include "model/evaluation.hpp"
+
+namespace schedopt {
+
+struct candidate_plan {
+  std::string request_name;
+  std::string request_uid;
+  virtual_machine_instance vmi;
+  std::vector<std::string> target_nodes;
+  /// Resume: a VMIM of this request already exists for the VM.
+  std::optional<virtual_machine_instance_migration> adopted;
+};
+
+candidate_actor spawn_candidate(caf::local_actor* parent, const controller_context& ctx,
+                                optimization_kind_actor kind, supervisor_actor supervisor,
+                                candidate_plan plan);
+
+} // namespace schedopt

@@ -1,0 +1,31 @@
+// What every controller actor may use: the settings, the API client, the shared
+// informers, the status writer, the event recorder and the storage driver. Handed to
+// actors at spawn time; all handles are cheap to copy.
+#pragma once
+
+#include "actors/actors.hpp"
+#include "actors/drivers/storage_drivers.hpp"
+#include "config/settings.hpp"
+
+namespace schedopt {
+
+struct controller_context {
+  settings config;
+  api_client_actor api;
+  vmi_informer_actor vmis;
+  vmim_informer_actor vmims;
+  pvc_informer_actor pvcs;
+  pv_informer_actor pvs;
+  node_informer_actor nodes;
+  status_writer_actor status;
+  event_recorder_actor events;
+  storage_driver_entry driver;
+  storage_driver_actor driver_actor;
+  /// `schedopt plan`: "table" or "json" — evaluate once, print, migrate nothing.
+  std::string plan_output;
+};
+
+/// The object reference Events about a request point at.
+object_reference request_reference(const scheduling_optimization& so);
+
+} // namespace schedopt

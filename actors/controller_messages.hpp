@@ -1,0 +1,156 @@
+// Messages between the controller's own actors (request, optimization kind, candidate,
+// supervisor, VMIM watch, status writer). Plain structs with inspect().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/meta/type_name.hpp>
+
+#include "actors/model_inspect.hpp"
+#include "model/objects.hpp"
+
+namespace schedopt {
+
+// -- status writer --------------------------------------------------------------
+
+/// request/kind -> status_writer: the request enters a stage (written at once).
+struct stage_change {
+  std::string request;
+  std::string stage;
+  std::string status;
+  int64_t observed_generation = 0;
+};
+
+/// kind/candidate -> status_writer: one VM's result (counted once per VM and request).
+struct vm_result {
+  std::string request;
+  vm_detail detail;
+};
+
+/// request -> status_writer: the terminal outcome (Final stage, written at once).
+struct run_outcome {
+  std::string request;
+  std::string status;
+  std::string reason;
+};
+
+// -- optimization kinds -------------------------------------------------------------
+
+/// request -> kind actor: run this kind for the request.
+struct kind_run {
+  scheduling_optimization request;
+  bool resume = false; // the request was already Evaluating/Migrating
+};
+
+/// kind actor -> request: what the run did (counters as recorded in the status).
+struct kind_result {
+  int64_t successful = 0;
+  int64_t skipped = 0;
+  int64_t failed = 0;
+  std::vector<std::string> outstanding; // "<ns>/<name>" left for a later request
+  std::string run_failure;              // non-empty: the run failed as a whole
+};
+
+// -- storage drivers ----------------------------------------------------------------
+
+/// kind -> storage driver: replica nodes of these PVs (the driver owns them all).
+struct replica_query {
+  std::vector<persistent_volume> volumes;
+  std::vector<node> nodes; // to map driver node ids onto Kubernetes node names
+};
+
+/// storage driver -> kind: Kubernetes node names holding a replica, per PV name, and
+/// per-volume errors (a volume the driver does not know).
+struct replica_answer {
+  std::vector<std::pair<std::string, std::vector<std::string>>> replicas;
+  std::vector<std::pair<std::string, std::string>> errors;
+};
+
+// -- migration engine ---------------------------------------------------------------
+
+/// candidate -> supervisor: ask for an in-flight slot; the reply names the target node
+/// ("" when pinning is off) once admitted, or an error when cooling off or stopped.
+struct admission_request {
+  std::string vmi_namespace;
+  std::string vmi_name;
+  std::vector<std::string> target_nodes;
+  /// Resume: the candidate adopts this running VMIM (pinned to adopted_target, maybe
+  /// ""); the supervisor counts it in flight at once and replies adopted_target.
+  std::string adopted_vmim;
+  std::string adopted_target;
+};
+
+/// candidate -> supervisor: this candidate's migration is final; frees its slot.
+struct migration_finished {
+  std::string vmi_namespace;
+  std::string vmi_name;
+  std::string target_node;
+};
+
+/// vmim_watch -> candidate: the VMIM reached an outcome.
+struct migration_result {
+  std::string vmim_name;
+  std::string status; // vm_status::successful / failed
+  std::string reason;
+};
+
+/// candidate -> kind actor: the candidate is done (its result already went to the
+/// status writer).
+struct candidate_done {
+  std::string vmi_namespace;
+  std::string vmi_name;
+  std::string status;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stage_change& x) {
+  return f(caf::meta::type_name("stage_change"), x.request, x.stage, x.status,
+           x.observed_generation);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, vm_result& x) {
+  return f(caf::meta::type_name("vm_result"), x.request, x.detail);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_outcome& x) {
+  return f(caf::meta::type_name("run_outcome"), x.request, x.status, x.reason);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, kind_run& x) {
+  return f(caf::meta::type_name("kind_run"), x.request, x.resume);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, kind_result& x) {
+  return f(caf::meta::type_name("kind_result"), x.successful, x.skipped, x.failed,
+           x.outstanding, x.run_failure);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, replica_query& x) {
+  return f(caf::meta::type_name("replica_query"), x.volumes, x.nodes);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, replica_answer& x) {
+  return f(caf::meta::type_name("replica_answer"), x.replicas, x.errors);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, admission_request& x) {
+  return f(caf::meta::type_name("admission_request"), x.vmi_namespace, x.vmi_name,
+           x.target_nodes, x.adopted_vmim, x.adopted_target);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, migration_finished& x) {
+  return f(caf::meta::type_name("migration_finished"), x.vmi_namespace, x.vmi_name,
+           x.target_node);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, migration_result& x) {
+  return f(caf::meta::type_name("migration_result"), x.vmim_name, x.status, x.reason);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, candidate_done& x) {
+  return f(caf::meta::type_name("candidate_done"), x.vmi_namespace, x.vmi_name, x.status);
+}
+
+} // namespace schedopt

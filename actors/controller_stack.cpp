@@ -1,0 +1,89 @@
+// See controller_stack.hpp.
+#include "actors/controller_stack.hpp"
+
+#include <thread>
+
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+
+#include "actors/api_client_actor.hpp"
+#include "actors/event_recorder_actor.hpp"
+#include "actors/informer_actor.hpp"
+#include "actors/status_writer_actor.hpp"
+#include "actors/system_config.hpp"
+
+namespace schedopt {
+
+caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
+                                                       const settings& cfg,
+                                                       const k8s::cluster_config& cluster) {
+  auto driver = find_storage_driver(cfg.driver);
+  if (!driver)
+    return driver.error();
+  api_client_options api_options;
+  api_options.qps = cfg.api_qps;
+  api_options.burst = static_cast<int>(cfg.api_burst);
+  auto api = spawn_api_client(sys, cluster, api_options);
+  if (!api)
+    return api.error();
+  auto driver_actor = driver->spawn(sys, cfg);
+  if (!driver_actor)
+    return driver_actor.error();
+  controller_stack stack;
+  auto& ctx = stack.ctx;
+  ctx.config = cfg;
+  ctx.api = *api;
+  ctx.vmis = spawn_informer<virtual_machine_instance>(sys, *api);
+  ctx.vmims = spawn_informer<virtual_machine_instance_migration>(sys, *api);
+  ctx.pvcs = spawn_informer<persistent_volume_claim>(sys, *api);
+  ctx.pvs = spawn_informer<persistent_volume>(sys, *api);
+  ctx.nodes = spawn_informer<node>(sys, *api);
+  stack.requests = spawn_informer<scheduling_optimization>(sys, *api);
+  status_writer_options writer;
+  writer.flush_interval = cfg.status_flush_interval;
+  writer.heartbeat_interval = cfg.status_heartbeat_interval;
+  writer.max_details = static_cast<std::size_t>(cfg.max_non_hyperconverged_per_run);
+  writer.dry_run = cfg.dry_run;
+  ctx.status = spawn_status_writer(sys, *api, writer);
+  ctx.events = spawn_event_recorder(sys, *api);
+  ctx.driver = *driver;
+  ctx.driver_actor = *driver_actor;
+  return stack;
+}
+
+bool wait_until_synced(caf::actor_system& sys, const controller_stack& stack,
+                       std::chrono::milliseconds timeout) {
+  caf::scoped_actor self{sys};
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto synced = [&](const auto& informer) {
+    bool result = false;
+    self->request(informer, std::chrono::seconds(5), atom::synced_v)
+      .receive([&](bool s) { result = s; }, [&](caf::error&) { result = false; });
+    return result;
+  };
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto& c = stack.ctx;
+    if (synced(c.vmis) && synced(c.vmims) && synced(c.pvcs) && synced(c.pvs) && synced(c.nodes)
+        && synced(stack.requests))
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+void stop_controller_stack(const controller_stack& stack) {
+  auto& c = stack.ctx;
+  auto reason = caf::exit_reason::user_shutdown;
+  caf::anon_send_exit(c.vmis, reason);
+  caf::anon_send_exit(c.vmims, reason);
+  caf::anon_send_exit(c.pvcs, reason);
+  caf::anon_send_exit(c.pvs, reason);
+  caf::anon_send_exit(c.nodes, reason);
+  caf::anon_send_exit(stack.requests, reason);
+  caf::anon_send_exit(c.status, reason);
+  caf::anon_send_exit(c.events, reason);
+  caf::anon_send_exit(c.driver_actor, reason);
+  caf::anon_send_exit(c.api, reason);
+}
+
+} // namespace schedopt

@@ -1,0 +1,31 @@
+// Wires a controller process: API client, the six informers, status writer, event
+// recorder and storage driver, from settings and a cluster config. Shared by
+// `schedopt run`, `plan` and `demo`.
+#pragma once
+
+#include <caf/actor_system.hpp>
+#include <caf/expected.hpp>
+
+#include "actors/controller_context.hpp"
+#include "k8s/cluster_config.hpp"
+
+namespace schedopt {
+
+struct controller_stack {
+  controller_context ctx;
+  scheduling_optimization_informer_actor requests;
+};
+
+caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
+                                                       const settings& cfg,
+                                                       const k8s::cluster_config& cluster);
+
+/// Blocks until every informer of the stack has completed its initial list, or until
+/// `timeout`; false on timeout.
+bool wait_until_synced(caf::actor_system& sys, const controller_stack& stack,
+                       std::chrono::milliseconds timeout);
+
+/// Stops every actor of the stack.
+void stop_controller_stack(const controller_stack& stack);
+
+} // namespace schedopt

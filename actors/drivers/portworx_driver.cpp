@@ -1,0 +1,240 @@
+// portworx: replica nodes from the OpenStorage SDK REST gateway of Portworx — volume
+// inspect for replica sets, node enumerate + inspect to map Portworx node ids onto
+// Kubernetes node names. Calls go through one k8s::http_engine, at most
+// `max_concurrent` at a time; a gateway that cannot be reached fails the run.
+#include <deque>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/drivers/storage_drivers.hpp"
+#include "actors/system_config.hpp"
+#include "k8s/http_engine.hpp"
+#include "model/portworx_sdk.hpp"
+
+namespace schedopt {
+
+namespace {
+
+constexpr const char* portworx_csi_driver = "pxd.portworx.com";
+constexpr std::size_t max_concurrent = 32;
+
+bool portworx_owns(const persistent_volume& pv, const settings&) {
+  return pv.csi_driver == portworx_csi_driver;
+}
+
+std::string url_escape(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+/// One replica query in progress.
+struct lookup {
+  caf::typed_response_promise<replica_answer> promise;
+  replica_query query;
+  std::vector<sdk_node> sdk_nodes;
+  std::size_t nodes_pending = 0;
+  std::map<std::string, std::vector<std::string>> volume_replicas; // PV -> px node ids
+  replica_answer answer;
+  std::size_t volumes_pending = 0;
+  bool failed = false;
+};
+
+struct portworx_state {
+  static inline const char* name = "portworx-driver";
+  std::string endpoint;
+  std::string token;
+  std::string token_file;
+  std::unique_ptr<k8s::http_engine> engine;
+  uint64_t next_call = 1;
+  std::map<uint64_t, std::function<void(const http_completion&)>> calls;
+  std::deque<std::pair<std::string, std::function<void(const http_completion&)>>> queued;
+  std::size_t running = 0;
+};
+
+using portworx_pointer = storage_driver_actor::stateful_pointer<portworx_state>;
+
+std::string bearer_token(portworx_state& st) {
+  if (!st.token.empty())
+    return st.token;
+  if (st.token_file.empty())
+    return {};
+  std::ifstream in{st.token_file};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto text = ss.str();
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.pop_back();
+  return text;
+}
+
+void start_queued(portworx_pointer self) {
+  auto& st = self->state;
+  while (st.running < max_concurrent && !st.queued.empty()) {
+    auto [path, handler] = std::move(st.queued.front());
+    st.queued.pop_front();
+    auto id = st.next_call++;
+    st.calls.emplace(id, std::move(handler));
+    ++st.running;
+    k8s::http_request req;
+    req.url = st.endpoint + path;
+    req.timeout = std::chrono::seconds(30);
+    req.headers.push_back("Accept: application/json");
+    if (auto token = bearer_token(st); !token.empty())
+      req.headers.push_back("Authorization: Bearer " + token);
+    auto handle = caf::actor_cast<storage_driver_actor>(self);
+    st.engine->submit(std::move(req), nullptr, [handle, id](k8s::http_result r) {
+      caf::anon_send(handle, http_completion{id, r.status, std::move(r.body), r.retry_after,
+                                             std::move(r.error)});
+    });
+  }
+}
+
+void call(portworx_pointer self, std::string path,
+          std::function<void(const http_completion&)> handler) {
+  self->state.queued.emplace_back(std::move(path), std::move(handler));
+  start_queued(self);
+}
+
+std::string describe_failure(const std::string& what, const http_completion& c) {
+  if (!c.transport_error.empty())
+    return "driver failure: portworx: " + what + ": " + c.transport_error;
+  return "driver failure: portworx: " + what + ": HTTP " + std::to_string(c.http_status) + ": "
+         + sdk_error_message(c.body);
+}
+
+void fail(const std::shared_ptr<lookup>& l, std::string message) {
+  if (l->failed)
+    return;
+  l->failed = true;
+  spdlog::error("{}", message);
+  l->promise.deliver(to_caf_error(ec::driver_error, std::move(message)));
+}
+
+void finish_if_done(const std::shared_ptr<lookup>& l) {
+  if (l->failed || l->nodes_pending > 0 || l->volumes_pending > 0)
+    return;
+  auto names = map_sdk_nodes(l->sdk_nodes, l->query.nodes);
+  for (auto& [pv, ids] : l->volume_replicas) {
+    std::vector<std::string> nodes;
+    for (auto& id : ids) {
+      if (auto i = names.find(id); i != names.end())
+        nodes.push_back(i->second);
+      else
+        spdlog::warn("portworx node {} (replica of {}) matches no Kubernetes node", id, pv);
+    }
+    l->answer.replicas.emplace_back(pv, std::move(nodes));
+  }
+  l->promise.deliver(std::move(l->answer));
+}
+
+void inspect_volumes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
+  l->volumes_pending = l->query.volumes.size();
+  for (auto& pv : l->query.volumes) {
+    auto pv_name = pv.metadata.name;
+    auto volume_id = pv.volume_handle;
+    call(self, "/v1/volumes/inspect/" + url_escape(volume_id),
+         [=](const http_completion& c) {
+           --l->volumes_pending;
+           if (c.http_status == 404) {
+             l->answer.errors.emplace_back(pv_name, "portworx volume \"" + volume_id
+                                                      + "\" not found");
+           } else if (c.http_status != 200) {
+             return fail(l, describe_failure("inspect volume " + volume_id, c));
+           } else if (auto v = decode_sdk_volume_inspect(c.body); !v) {
+             return fail(l, "driver failure: portworx: inspect volume " + volume_id + ": "
+                              + v.err().message);
+           } else {
+             l->volume_replicas[pv_name] = v->replica_node_ids;
+           }
+           finish_if_done(l);
+         });
+  }
+  finish_if_done(l);
+}
+
+void enumerate_nodes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
+  call(self, "/v1/nodes", [=](const http_completion& c) {
+    if (c.http_status != 200)
+      return fail(l, describe_failure("enumerate nodes", c));
+    auto ids = decode_sdk_node_enumerate(c.body);
+    if (!ids)
+      return fail(l, "driver failure: portworx: enumerate nodes: " + ids.err().message);
+    l->nodes_pending = ids->size();
+    for (auto& id : *ids) {
+      call(self, "/v1/nodes/inspect/" + url_escape(id), [=](const http_completion& c) {
+        --l->nodes_pending;
+        if (c.http_status != 200)
+          return fail(l, describe_failure("inspect node " + id, c));
+        auto n = decode_sdk_node_inspect(c.body);
+        if (!n)
+          return fail(l, "driver failure: portworx: inspect node " + id + ": " + n.err().message);
+        l->sdk_nodes.push_back(std::move(*n));
+        if (l->nodes_pending == 0)
+          inspect_volumes(self, l);
+      });
+    }
+    if (ids->empty())
+      inspect_volumes(self, l);
+  });
+}
+
+storage_driver_actor::behavior_type portworx_driver(portworx_pointer self, settings cfg) {
+  auto& st = self->state;
+  st.endpoint = cfg.portworx_endpoint;
+  while (!st.endpoint.empty() && st.endpoint.back() == '/')
+    st.endpoint.pop_back();
+  st.token = cfg.portworx_token;
+  st.token_file = cfg.portworx_token_file;
+  st.engine = std::make_unique<k8s::http_engine>(k8s::tls_config{});
+  return {
+    [=](replica_query& q) -> caf::result<replica_answer> {
+      auto l = std::make_shared<lookup>();
+      l->promise = self->make_response_promise<replica_answer>();
+      l->query = std::move(q);
+      enumerate_nodes(self, l);
+      return l->promise;
+    },
+    [=](const http_completion& c) {
+      auto& st = self->state;
+      auto i = st.calls.find(c.request_id);
+      if (i == st.calls.end())
+        return;
+      auto handler = std::move(i->second);
+      st.calls.erase(i);
+      --st.running;
+      handler(c);
+      start_queued(self);
+    },
+  };
+}
+
+} // namespace
+
+storage_driver_entry portworx_driver_entry() {
+  return {"portworx", portworx_owns,
+          [](caf::actor_system& sys, const settings& cfg) -> caf::expected<storage_driver_actor> {
+            if (cfg.portworx_endpoint.rfind("http://", 0) != 0
+                && cfg.portworx_endpoint.rfind("https://", 0) != 0)
+              return to_caf_error(ec::config_error, "portworx endpoint \"" + cfg.portworx_endpoint
+                                                      + "\": must start with http:// or https://");
+            return sys.spawn(portworx_driver, cfg);
+          }};
+}
+
+} // namespace schedopt

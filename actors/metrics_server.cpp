@@ -1,0 +1,62 @@
+// See metrics_server.hpp. cpp-httplib serves on its own small thread pool.
+#include "actors/metrics_server.hpp"
+
+#include <thread>
+
+#include <httplib.h>
+
+#include "k8s/metrics.hpp"
+
+namespace schedopt {
+
+struct metrics_server::impl {
+  httplib::Server server;
+  std::thread thread;
+};
+
+expected<std::unique_ptr<metrics_server>> metrics_server::start(const std::string& listen) {
+  auto colon = listen.rfind(':');
+  if (colon == std::string::npos)
+    return make_error(ec::config_error, "--metrics-listen \"" + listen + "\": expected [host]:port");
+  std::string host = listen.substr(0, colon);
+  if (host.empty())
+    host = "0.0.0.0";
+  int port = 0;
+  try {
+    port = std::stoi(listen.substr(colon + 1));
+  } catch (...) {
+    return make_error(ec::config_error, "--metrics-listen \"" + listen + "\": bad port");
+  }
+  std::unique_ptr<metrics_server> out{new metrics_server};
+  out->impl_ = std::make_unique<impl>();
+  auto* self = out.get();
+  auto& srv = out->impl_->server;
+  srv.new_task_queue = [] { return new httplib::ThreadPool(2); };
+  srv.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(k8s::default_metrics().render(), "text/plain; version=0.0.4");
+  });
+  srv.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok", "text/plain");
+  });
+  srv.Get("/readyz", [self](const httplib::Request&, httplib::Response& res) {
+    bool ready = self->ready_;
+    res.status = ready ? 200 : 503;
+    res.set_content(ready ? "ok" : "not ready", "text/plain");
+  });
+  int bound = port == 0 ? srv.bind_to_any_port(host) : (srv.bind_to_port(host, port) ? port : -1);
+  if (bound <= 0)
+    return make_error(ec::config_error, "--metrics-listen \"" + listen + "\": cannot listen");
+  out->port_ = bound;
+  out->impl_->thread = std::thread([self] { self->impl_->server.listen_after_bind(); });
+  return out;
+}
+
+metrics_server::~metrics_server() {
+  if (impl_) {
+    impl_->server.stop();
+    if (impl_->thread.joinable())
+      impl_->thread.join();
+  }
+}
+
+} // namespace schedopt

@@ -1,0 +1,154 @@
+// Request actor. The outcome rule is model/outcome; the kinds come from the registry.
+#include "actors/request_actor.hpp"
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/optimization_kinds.hpp"
+#include "actors/system_config.hpp"
+#include "k8s/metrics.hpp"
+#include "model/outcome.hpp"
+
+namespace schedopt {
+
+namespace {
+
+struct request_state {
+  static inline const char* name = "request";
+  controller_context ctx;
+  scheduling_optimization request;
+  bool resume = false;
+  optimization_kind_actor kind;
+  bool stopped = false;
+};
+
+using request_pointer = request_actor::stateful_pointer<request_state>;
+
+const std::string& name_of(request_pointer self) { return self->state.request.metadata.name; }
+
+void finalize(request_pointer self, const run_summary& summary) {
+  auto& st = self->state;
+  if (st.stopped)
+    return self->quit();
+  auto outcome = decide_outcome(summary);
+  spdlog::info("request {}: Final {}{}{}", name_of(self), outcome.status,
+               outcome.reason.empty() ? "" : ": ", outcome.reason);
+  k8s::default_metrics().counter_add("schedopt_requests_total", {{"status", outcome.status}});
+  self->request(st.ctx.status, caf::infinite, run_outcome{name_of(self), outcome.status,
+                                                          outcome.reason})
+    .then(
+      [=](bool written) {
+        if (written) {
+          auto& st = self->state;
+          std::string message = "finished " + outcome.status;
+          if (!outcome.reason.empty())
+            message += ": " + outcome.reason;
+          self->send(st.ctx.events,
+                     event_record{request_reference(st.request),
+                                  outcome.status == run_status::failed ? "Warning" : "Normal",
+                                  "Completed", message});
+        }
+        self->quit();
+      },
+      [=](caf::error& err) {
+        spdlog::error("request {}: final status not written: {}", name_of(self),
+                      error_message(err));
+        self->quit();
+      });
+}
+
+void run_kinds(request_pointer self) {
+  auto& st = self->state;
+  run_summary summary;
+  summary.any_kind_enabled = false;
+  summary.vm_hyperconvergence_enabled = false;
+  const optimization_kind* chosen = nullptr;
+  for (auto& kind : optimization_kinds()) {
+    auto requested = kind.requested(st.request.spec);
+    if (!requested)
+      continue;
+    summary.any_kind_enabled = true;
+    if (*requested) {
+      summary.vm_hyperconvergence_enabled = true;
+      chosen = &kind;
+    }
+  }
+  if (!chosen)
+    return finalize(self, summary);
+  st.kind = chosen->spawn(self, st.ctx);
+  self->request(st.kind, caf::infinite, kind_run{st.request, st.resume})
+    .then(
+      [=](const kind_result& r) {
+        run_summary s;
+        s.successful = r.successful;
+        s.skipped = r.skipped;
+        s.failed = r.failed;
+        s.outstanding = r.outstanding;
+        if (!r.run_failure.empty())
+          s.run_failure = r.run_failure;
+        finalize(self, s);
+      },
+      [=](caf::error& err) {
+        run_summary s;
+        s.run_failure = "internal error: " + error_message(err);
+        finalize(self, s);
+      });
+}
+
+request_actor::behavior_type request_behavior(request_pointer self, controller_context ctx,
+                                              scheduling_optimization so, bool resume) {
+  auto& st = self->state;
+  st.ctx = std::move(ctx);
+  st.request = std::move(so);
+  st.resume = resume;
+  self->request(st.ctx.status, caf::infinite, atom::open_v, st.request)
+    .then(
+      [=](const scheduling_optimization_status& recorded) {
+        auto& st = self->state;
+        st.request.status = recorded;
+        bool running = recorded.stage == stage::evaluating || recorded.stage == stage::migrating;
+        st.resume = running;
+        if (running) {
+          spdlog::info("request {}: resuming in stage {}", name_of(self), recorded.stage);
+          return run_kinds(self);
+        }
+        spdlog::info("request {}: started", name_of(self));
+        self->send(st.ctx.events, event_record{request_reference(st.request), "Normal",
+                                               "Started", "optimization started"});
+        stage_change change{name_of(self), stage::evaluating, run_status::in_progress,
+                            st.request.metadata.generation};
+        self->request(st.ctx.status, caf::infinite, change)
+          .then([=](bool written) {
+            if (!written)
+              return self->quit();
+            run_kinds(self);
+          });
+      },
+      [=](caf::error& err) {
+        spdlog::error("request {}: {}", name_of(self), error_message(err));
+        self->quit();
+      });
+  return {
+    [=](atom::stop) {
+      auto& st = self->state;
+      spdlog::info("request {} deleted mid-run: no new migrations; in-flight ones finish",
+                   name_of(self));
+      st.stopped = true;
+      self->send(st.ctx.status, atom::close_v, name_of(self));
+      if (st.kind)
+        self->send(st.kind, atom::stop_v);
+      else
+        self->quit();
+    },
+  };
+}
+
+} // namespace
+
+request_actor spawn_request(caf::local_actor* parent, const controller_context& ctx,
+                            scheduling_optimization request, bool resume) {
+  return parent->spawn(request_behavior, ctx, std::move(request), resume);
+}
+
+} // namespace schedopt

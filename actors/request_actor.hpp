@@ -1,0 +1,12 @@
+// One actor per running SchedulingOptimization: promotes it (Evaluating), runs each
+// enabled optimization kind, and writes the terminal outcome (SPEC §1).
+#pragma once
+
+#include "actors/controller_context.hpp"
+
+namespace schedopt {
+
+request_actor spawn_request(caf::local_actor* parent, const controller_context& ctx,
+                            scheduling_optimization request, bool resume);
+
+} // namespace schedopt

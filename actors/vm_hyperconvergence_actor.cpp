@@ -1,0 +1,387 @@
+// vmHyperconvergence kind actor. Evaluation is model/evaluation; this actor gathers the
+// inputs (informer snapshots, VM annotations, the driver's replica map), records the
+// skips, and supervises one candidate actor per eligible VM.
+#include "actors/vm_hyperconvergence_actor.hpp"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/candidate_actor.hpp"
+#include "actors/clock.hpp"
+#include "actors/supervisor_actor.hpp"
+#include "actors/system_config.hpp"
+#include "k8s/metrics.hpp"
+#include "model/cool_off.hpp"
+#include "model/decode.hpp"
+#include "model/evaluation.hpp"
+#include "model/parallelism.hpp"
+#include "model/plan_report.hpp"
+#include "model/vmim_outcome.hpp"
+
+namespace schedopt {
+
+namespace {
+
+/// Everything the evaluation reads, gathered step by step.
+struct inputs {
+  std::vector<virtual_machine_instance> vmis;
+  std::vector<virtual_machine_instance_migration> vmims;
+  std::vector<persistent_volume_claim> pvcs;
+  std::vector<persistent_volume> pvs;
+  std::vector<node> nodes;
+  std::map<std::string, string_map> vm_annotations; // "<ns>/<name>" of VirtualMachines
+};
+
+struct kind_state {
+  static inline const char* name = "vm-hyperconvergence";
+  controller_context ctx;
+  scheduling_optimization request;
+  bool resume = false;
+  duration cool_off{};
+  caf::typed_response_promise<kind_result> promise;
+  inputs in;
+  supervisor_actor supervisor;
+  std::size_t running = 0;
+  kind_result result;
+  std::vector<std::string> failed_vms;
+  bool stopped = false;
+  bool replied = false;
+};
+
+using kind_pointer = optimization_kind_actor::stateful_pointer<kind_state>;
+
+void reply(kind_pointer self) {
+  auto& st = self->state;
+  if (st.replied)
+    return;
+  st.replied = true;
+  if (!st.failed_vms.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < st.failed_vms.size() && i < 10; ++i)
+      list += (i ? ", " : "") + st.failed_vms[i];
+    if (st.failed_vms.size() > 10)
+      list += ", ...";
+    self->send(st.ctx.events,
+               event_record{request_reference(st.request), "Warning", "MigrationFailed",
+                            std::to_string(st.failed_vms.size()) + " live migrations failed: "
+                              + list});
+  }
+  st.promise.deliver(st.result);
+  self->quit();
+}
+
+void fail_run(kind_pointer self, std::string why) {
+  spdlog::error("request {}: {}", self->state.request.metadata.name, why);
+  self->state.result.run_failure = std::move(why);
+  reply(self);
+}
+
+/// Cool-off record per VMI key: the holder's annotation, or the latest schedopt VMIM.
+std::map<std::string, timestamp> last_migrations(kind_state& st) {
+  std::map<std::string, std::vector<virtual_machine_instance_migration>> by_vmi;
+  for (auto& m : st.in.vmims)
+    by_vmi[vmi_key(m.metadata.namespace_, m.vmi_name)].push_back(m);
+  std::map<std::string, timestamp> out;
+  for (auto& vmi : st.in.vmis) {
+    auto key = vmi_key(vmi.metadata.namespace_, vmi.metadata.name);
+    auto holder = cool_off_holder_of(vmi);
+    const string_map* annotations = &vmi.metadata.annotations;
+    static const string_map none;
+    if (holder.kind == "VirtualMachine") {
+      auto i = st.in.vm_annotations.find(vmi_key(holder.namespace_, holder.name));
+      annotations = i == st.in.vm_annotations.end() ? &none : &i->second;
+    }
+    std::optional<timestamp> record;
+    auto parsed = recorded_migration_time(*annotations, st.ctx.config.vm_cool_off_annotation);
+    if (parsed)
+      record = *parsed;
+    else
+      spdlog::warn("vm {}: ignoring cool-off record: {}", key, parsed.err().message);
+    auto latest = latest_migration_time(record, by_vmi[key]);
+    if (latest)
+      out[key] = *latest;
+  }
+  return out;
+}
+
+void publish_counts(const evaluation_counts& c) {
+  auto& m = k8s::default_metrics();
+  m.gauge_set("schedopt_vmis", {{"state", "hyperconverged"}}, double(c.hyperconverged));
+  m.gauge_set("schedopt_vmis", {{"state", "semi"}}, double(c.semi));
+  m.gauge_set("schedopt_vmis", {{"state", "non"}}, double(c.non));
+  m.gauge_set("schedopt_vmis", {{"state", "no_driver_volume"}}, double(c.no_driver_volumes));
+  m.counter_add("schedopt_candidates_total", {{"verdict", "eligible"}}, double(c.eligible));
+  m.counter_add("schedopt_candidates_total", {{"verdict", "skipped"}}, double(c.skipped));
+  m.counter_add("schedopt_candidates_total", {{"verdict", "outstanding"}}, double(c.outstanding));
+}
+
+void start_engine(kind_pointer self, std::vector<candidate_plan> plans) {
+  auto& st = self->state;
+  auto& spec = *st.request.spec.vm_hyperconvergence;
+  auto& cfg = st.ctx.config;
+  auto par = clamp_parallelism(spec.max_parallel_migrations, cfg.max_parallel_migrations,
+                               cfg.max_parallel_migrations_limit);
+  if (par.clamped) {
+    spdlog::warn("request {}: {}", st.request.metadata.name, par.message);
+    self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
+                                           "ParallelismClamped", par.message});
+  }
+  spdlog::info("request {}: migration engine with {} workers for {} candidates",
+               st.request.metadata.name, par.effective, plans.size());
+  if (plans.empty())
+    return reply(self);
+  st.supervisor = spawn_supervisor(
+    self, {static_cast<std::size_t>(par.effective), cfg.pin_target_node, st.cool_off});
+  st.running = plans.size();
+  for (auto& plan : plans)
+    spawn_candidate(self, st.ctx, self, st.supervisor, std::move(plan));
+}
+
+void evaluate_and_run(kind_pointer self, replica_map replicas,
+                      const std::vector<vmi_volumes>& volumes) {
+  auto& st = self->state;
+  auto& cfg = st.ctx.config;
+  auto uid = st.request.metadata.uid;
+  // Resume: this request's VMIMs are adopted, never created twice.
+  std::map<std::string, virtual_machine_instance_migration> ours;
+  for (auto& m : st.in.vmims)
+    if (m.metadata.labels.count(labels::request_uid)
+        && m.metadata.labels.at(labels::request_uid) == uid)
+      ours[vmi_key(m.metadata.namespace_, m.vmi_name)] = m;
+  std::set<std::string> recorded;
+  if (auto& vs = st.request.status.vm_hyperconvergence)
+    for (auto& d : vs->details)
+      recorded.insert(vmi_key(d.namespace_, d.name));
+
+  evaluation_input in;
+  in.vmis = st.in.vmis;
+  in.volumes = volumes;
+  in.replicas = std::move(replicas);
+  in.nodes = st.in.nodes;
+  in.in_flight = in_flight_migrations_by_vmi(st.in.vmims);
+  for (auto& [key, m] : ours)
+    in.in_flight.erase(key); // ours are adopted, not "in progress by someone else"
+  in.last_migration = last_migrations(st);
+  for (auto& [key, m] : ours)
+    in.last_migration.erase(key);
+  in.now = actor_now(self);
+  in.cool_off_period = st.cool_off;
+  auto already_run = static_cast<int64_t>(ours.size());
+  in.max_non_hyperconverged_per_run =
+    std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - already_run);
+  auto result = evaluate(in);
+  publish_counts(result.counts);
+  spdlog::info("request {}: {} VMIs considered: {} hyperconverged, {} semi, {} non; "
+               "{} eligible, {} skipped, {} outstanding",
+               st.request.metadata.name, result.counts.considered, result.counts.hyperconverged,
+               result.counts.semi, result.counts.non, result.counts.eligible,
+               result.counts.skipped, result.counts.outstanding);
+
+  if (!st.ctx.plan_output.empty()) {
+    std::fputs((st.ctx.plan_output == "json" ? render_plan_json(result)
+                                             : render_plan_table(result)).c_str(), stdout);
+    std::fflush(stdout);
+    st.result.skipped = static_cast<int64_t>(result.skipped.size());
+    st.result.outstanding = result.outstanding;
+    return reply(self);
+  }
+  // Skips are recorded once: a run resumed in Migrating already has them.
+  bool record_skips = !(st.resume && st.request.status.stage == stage::migrating);
+  if (record_skips) {
+    for (auto& d : result.skipped)
+      self->send(st.ctx.status, vm_result{st.request.metadata.name, d});
+    st.result.skipped += static_cast<int64_t>(result.skipped.size());
+  }
+  st.result.outstanding = result.outstanding;
+
+  std::vector<candidate_plan> plans;
+  std::map<std::string, const virtual_machine_instance*> vmi_by_key;
+  for (auto& v : st.in.vmis)
+    vmi_by_key[vmi_key(v.metadata.namespace_, v.metadata.name)] = &v;
+  for (auto& [key, m] : ours) {
+    if (recorded.count(key))
+      continue;
+    auto i = vmi_by_key.find(key);
+    candidate_plan plan{st.request.metadata.name, uid, {}, {}, m};
+    if (i != vmi_by_key.end()) {
+      plan.vmi = *i->second;
+    } else {
+      plan.vmi.metadata.namespace_ = m.metadata.namespace_;
+      plan.vmi.metadata.name = m.vmi_name;
+    }
+    plans.push_back(std::move(plan));
+  }
+  for (auto& e : result.eligible) {
+    auto key = vmi_key(e.namespace_, e.name);
+    if (ours.count(key) || recorded.count(key))
+      continue;
+    plans.push_back(candidate_plan{st.request.metadata.name, uid, *vmi_by_key.at(key),
+                                   e.target_nodes, std::nullopt});
+  }
+
+  if (cfg.dry_run) {
+    spdlog::info("dry run: request {} would migrate {} VMs\n{}", st.request.metadata.name,
+                 result.eligible.size(), render_plan_table(result));
+    return reply(self);
+  }
+  // The stage is written before any VMIM exists, so a restart knows to adopt.
+  stage_change change{st.request.metadata.name, stage::migrating, run_status::in_progress,
+                      st.request.metadata.generation};
+  self->request(st.ctx.status, caf::infinite, change)
+    .then(
+      [=](bool written) {
+        if (!written || self->state.stopped)
+          return reply(self);
+        start_engine(self, std::move(plans));
+      },
+      [=](caf::error& err) { fail_run(self, "status writer failed: " + error_message(err)); });
+}
+
+void ask_driver(kind_pointer self) {
+  auto& st = self->state;
+  std::map<std::string, persistent_volume_claim> pvcs;
+  for (auto& c : st.in.pvcs)
+    pvcs[vmi_key(c.metadata.namespace_, c.metadata.name)] = c;
+  std::map<std::string, persistent_volume> pvs;
+  for (auto& v : st.in.pvs)
+    pvs[v.metadata.name] = v;
+  auto owns = st.ctx.driver.owns;
+  auto cfg = st.ctx.config;
+  auto volumes = driver_volumes_of(st.in.vmis, pvcs, pvs,
+                                   [&](const persistent_volume& pv) { return owns(pv, cfg); });
+  replica_query q;
+  for (auto& name : all_pv_names(volumes))
+    q.volumes.push_back(pvs.at(name));
+  q.nodes = st.in.nodes;
+  self->request(st.ctx.driver_actor, caf::infinite, std::move(q))
+    .then(
+      [=](replica_answer& answer) {
+        replica_map replicas;
+        for (auto& [pv, nodes] : answer.replicas)
+          replicas.nodes[pv] = std::set<std::string>(nodes.begin(), nodes.end());
+        for (auto& [pv, why] : answer.errors)
+          replicas.errors[pv] = why;
+        evaluate_and_run(self, std::move(replicas), volumes);
+      },
+      [=](caf::error& err) {
+        auto why = error_message(err);
+        if (why.rfind("driver failure", 0) != 0)
+          why = "driver failure: " + why;
+        fail_run(self, why);
+      });
+}
+
+template <class T, class Handle, class Then>
+void snapshot(kind_pointer self, const Handle& informer, Then then) {
+  self->request(informer, caf::infinite, atom::snapshot_v)
+    .then([=](std::vector<T>& items) { then(std::move(items)); },
+          [=](caf::error& err) { fail_run(self, "informer snapshot failed: " + error_message(err)); });
+}
+
+void read_vm_annotations(kind_pointer self) {
+  k8s::list_request req;
+  req.res = k8s::resources::vms;
+  self->request(self->state.ctx.api, caf::infinite, req)
+    .then(
+      [=](const k8s::list_response& resp) {
+        for (auto& page : resp.pages) {
+          auto list = decode_list<virtual_machine>(page);
+          if (!list)
+            return fail_run(self, "cannot read VirtualMachines: " + list.err().message);
+          for (auto& vm : list->items)
+            self->state.in.vm_annotations[vmi_key(vm.metadata.namespace_, vm.metadata.name)] =
+              vm.metadata.annotations;
+        }
+        ask_driver(self);
+      },
+      [=](caf::error& err) {
+        // Without VirtualMachines (no such API) the VMI annotations and VMIMs still count.
+        spdlog::warn("cannot list VirtualMachines: {}", error_message(err));
+        ask_driver(self);
+      });
+}
+
+void gather(kind_pointer self) {
+  auto& ctx = self->state.ctx;
+  snapshot<virtual_machine_instance>(self, ctx.vmis, [=](auto vmis) {
+    self->state.in.vmis = std::move(vmis);
+    snapshot<virtual_machine_instance_migration>(self, self->state.ctx.vmims, [=](auto vmims) {
+      self->state.in.vmims = std::move(vmims);
+      snapshot<persistent_volume_claim>(self, self->state.ctx.pvcs, [=](auto pvcs) {
+        self->state.in.pvcs = std::move(pvcs);
+        snapshot<persistent_volume>(self, self->state.ctx.pvs, [=](auto pvs) {
+          self->state.in.pvs = std::move(pvs);
+          snapshot<node>(self, self->state.ctx.nodes, [=](auto nodes) {
+            self->state.in.nodes = std::move(nodes);
+            read_vm_annotations(self);
+          });
+        });
+      });
+    });
+  });
+}
+
+optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
+                                                           controller_context ctx) {
+  self->state.ctx = std::move(ctx);
+  return {
+    [=](kind_run& run) -> caf::result<kind_result> {
+      auto& st = self->state;
+      st.request = std::move(run.request);
+      st.resume = run.resume;
+      st.promise = self->make_response_promise<kind_result>();
+      if (auto& vs = st.request.status.vm_hyperconvergence; vs && st.resume) {
+        st.result.successful = vs->successful;
+        st.result.failed = vs->failed;
+        st.result.skipped = vs->skipped;
+      }
+      auto& spec = *st.request.spec.vm_hyperconvergence;
+      st.cool_off = st.ctx.config.cool_off_period;
+      if (spec.cool_off_period) {
+        auto parsed = parse_go_duration(*spec.cool_off_period);
+        if (!parsed) {
+          fail_run(self, "invalid spec.vmHyperconvergence.coolOffPeriod \""
+                           + *spec.cool_off_period + "\": " + parsed.err().message);
+          return st.promise;
+        }
+        st.cool_off = *parsed;
+      }
+      gather(self);
+      return st.promise;
+    },
+    [=](const candidate_done& done) {
+      auto& st = self->state;
+      if (done.status == vm_status::successful)
+        ++st.result.successful;
+      else if (done.status == vm_status::failed) {
+        ++st.result.failed;
+        st.failed_vms.push_back(vmi_key(done.vmi_namespace, done.vmi_name));
+      } else {
+        // Stopped before admission: it goes back to the outstanding list.
+        st.result.outstanding.push_back(vmi_key(done.vmi_namespace, done.vmi_name));
+      }
+      if (--st.running == 0)
+        reply(self);
+    },
+    [=](atom::stop) {
+      auto& st = self->state;
+      st.stopped = true;
+      if (st.supervisor)
+        self->send(st.supervisor, atom::stop_v);
+    },
+  };
+}
+
+} // namespace
+
+optimization_kind_actor spawn_vm_hyperconvergence(caf::local_actor* parent,
+                                                  const controller_context& ctx) {
+  return parent->spawn(vm_hyperconvergence, ctx);
+}
+
+} // namespace schedopt

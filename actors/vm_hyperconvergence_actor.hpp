@@ -1,0 +1,12 @@
+// The vmHyperconvergence optimization kind (SPEC §2–§3): evaluate every running VMI,
+// then run the eligible candidates through the supervisor, one candidate actor each.
+#pragma once
+
+#include "actors/controller_context.hpp"
+
+namespace schedopt {
+
+optimization_kind_actor spawn_vm_hyperconvergence(caf::local_actor* parent,
+                                                  const controller_context& ctx);
+
+} // namespace schedopt

@@ -1,0 +1,104 @@
+// VMIM watch actor: a per-object subscriber of the VMIM informer (never its own HTTP
+// watch). The classification lives in model/vmim_outcome.
+#include "actors/vmim_watch_actor.hpp"
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/clock.hpp"
+#include "actors/system_config.hpp"
+#include "model/vmim_outcome.hpp"
+
+namespace schedopt {
+
+namespace {
+
+struct vmim_watch_state {
+  static inline const char* name = "vmim-watch";
+  controller_context ctx;
+  candidate_actor candidate;
+  std::string ns;
+  std::string vmim;
+  duration timeout{};
+  bool reported = false;
+};
+
+using watch_pointer = vmim_watch_actor::stateful_pointer<vmim_watch_state>;
+
+void report(watch_pointer self, std::string status, std::string reason) {
+  auto& st = self->state;
+  if (st.reported)
+    return;
+  st.reported = true;
+  self->send(st.candidate, migration_result{st.vmim, std::move(status), std::move(reason)});
+  self->send(st.ctx.vmims, atom::unsubscribe_v,
+             caf::actor_cast<informer_subscriber_actor<virtual_machine_instance_migration>>(self));
+  self->quit();
+}
+
+void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
+  auto outcome = classify_migration(m);
+  switch (outcome.progress) {
+    case migration_progress::running:
+      return;
+    case migration_progress::succeeded:
+      return report(self, vm_status::successful, "");
+    case migration_progress::failed:
+      return report(self, vm_status::failed, outcome.reason);
+  }
+}
+
+vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_context ctx,
+                                           candidate_actor candidate, std::string ns,
+                                           std::string name, duration timeout) {
+  auto& st = self->state;
+  st.ctx = std::move(ctx);
+  st.candidate = std::move(candidate);
+  st.ns = ns;
+  st.vmim = name;
+  st.timeout = timeout;
+  self->send(st.ctx.vmims, atom::subscribe_v,
+             caf::actor_cast<informer_subscriber_actor<virtual_machine_instance_migration>>(self),
+             ns, name);
+  self->delayed_send(self, to_clock(std::max(timeout, duration::zero())), atom::timeout_v);
+  return {
+    [=](const object_added<virtual_machine_instance_migration>& e) { observe(self, e.object); },
+    [=](const object_updated<virtual_machine_instance_migration>& e) { observe(self, e.object); },
+    [=](const object_deleted<virtual_machine_instance_migration>& e) {
+      // A final phase seen only in the last state still counts as that outcome.
+      auto outcome = classify_migration(e.object);
+      if (outcome.progress != migration_progress::running)
+        return observe(self, e.object);
+      report(self, vm_status::failed, deleted_reason(self->state.ns, self->state.vmim));
+    },
+    [=](const informer_synced<virtual_machine_instance_migration>&) {},
+    [=](atom::timeout) {
+      auto& st = self->state;
+      if (st.reported)
+        return;
+      spdlog::warn("vmim {}/{} not final after {}; deleting it", st.ns, st.vmim,
+                   format_go_duration(st.timeout));
+      k8s::delete_request del{k8s::resources::vmims, st.ns, st.vmim, "", "", ""};
+      self->request(st.ctx.api, caf::infinite, std::move(del))
+        .then([](const k8s::api_response&) {},
+              [st_ns = st.ns, st_name = st.vmim](caf::error& err) {
+                if (error_code(err) != ec::not_found)
+                  spdlog::warn("deleting timed-out vmim {}/{} failed: {}", st_ns, st_name,
+                               error_message(err));
+              });
+      report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
+    },
+  };
+}
+
+} // namespace
+
+vmim_watch_actor spawn_vmim_watch(caf::local_actor* parent, const controller_context& ctx,
+                                  candidate_actor candidate, std::string ns, std::string name,
+                                  duration timeout) {
+  return parent->spawn(vmim_watch, ctx, std::move(candidate), std::move(ns), std::move(name),
+                       timeout);
+}
+
+} // namespace schedopt

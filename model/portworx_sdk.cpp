@@ -1,0 +1,124 @@
+// Decoding of the OpenStorage SDK REST answers; see portworx_sdk.hpp.
+#include "model/portworx_sdk.hpp"
+
+#include <set>
+
+#include "model/decode_reader.hpp"
+
+namespace schedopt {
+
+namespace {
+
+using detail::decode_reader;
+using detail::json_object;
+
+// proto name first, then the lowerCamelCase JSON name.
+void read_either(decode_reader& r, const json_object& obj, std::string_view proto,
+                 std::string_view camel, std::string& out) {
+  r.read(obj, proto, out);
+  if (out.empty())
+    r.read(obj, camel, out);
+}
+
+
+} // namespace
+
+expected<sdk_volume> decode_sdk_volume_inspect(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  auto vol = r.child(root, "volume");
+  if (r.ok() && !vol.present)
+    return make_error(ec::missing_field, "volume: is required");
+  sdk_volume out;
+  r.read(vol, "id", out.id);
+  std::set<std::string> ids;
+  auto collect = [&](const json_object& set) {
+    std::vector<std::string> nodes;
+    r.read(set, "nodes", nodes);
+    ids.insert(nodes.begin(), nodes.end());
+  };
+  r.for_each(vol, "replica_sets", collect);
+  if (ids.empty())
+    r.for_each(vol, "replicaSets", collect);
+  if (!r.ok())
+    return r.failure();
+  out.replica_node_ids.assign(ids.begin(), ids.end());
+  return out;
+}
+
+expected<std::vector<std::string>> decode_sdk_node_enumerate(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  std::vector<std::string> ids;
+  r.read(root, "node_ids", ids);
+  if (ids.empty())
+    r.read(root, "nodeIds", ids);
+  if (!r.ok())
+    return r.failure();
+  return ids;
+}
+
+expected<sdk_node> decode_sdk_node_inspect(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  auto n = r.child(root, "node");
+  if (r.ok() && !n.present)
+    return make_error(ec::missing_field, "node: is required");
+  sdk_node out;
+  r.read(n, "id", out.id);
+  read_either(r, n, "scheduler_node_name", "schedulerNodeName", out.scheduler_node_name);
+  r.read(n, "hostname", out.hostname);
+  read_either(r, n, "mgmt_ip", "mgmtIp", out.mgmt_ip);
+  read_either(r, n, "data_ip", "dataIp", out.data_ip);
+  if (!r.ok())
+    return r.failure();
+  if (out.id.empty())
+    return make_error(ec::missing_field, "node.id: is required");
+  return out;
+}
+
+std::string sdk_error_message(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  std::string message;
+  r.read(root, "message", message);
+  if (message.empty())
+    r.read(root, "error", message);
+  if (!r.ok() || message.empty())
+    return std::string{json.substr(0, 200)};
+  return message;
+}
+
+std::map<std::string, std::string> map_sdk_nodes(const std::vector<sdk_node>& sdk_nodes,
+                                                 const std::vector<node>& nodes) {
+  std::map<std::string, std::string> by_name, by_hostname, by_ip;
+  for (auto& n : nodes) {
+    by_name[n.metadata.name] = n.metadata.name;
+    by_hostname[n.metadata.name] = n.metadata.name;
+    for (auto& a : n.addresses) {
+      if (a.type == "Hostname")
+        by_hostname[a.address] = n.metadata.name;
+      else if (a.type == "InternalIP" || a.type == "ExternalIP")
+        by_ip[a.address] = n.metadata.name;
+    }
+  }
+  auto lookup = [](const std::map<std::string, std::string>& m, const std::string& key) {
+    auto i = key.empty() ? m.end() : m.find(key);
+    return i == m.end() ? std::string{} : i->second;
+  };
+  std::map<std::string, std::string> out;
+  for (auto& s : sdk_nodes) {
+    std::string name = lookup(by_name, s.scheduler_node_name);
+    if (name.empty())
+      name = lookup(by_hostname, s.hostname);
+    if (name.empty())
+      name = lookup(by_ip, s.mgmt_ip);
+    if (name.empty())
+      name = lookup(by_ip, s.data_ip);
+    if (!name.empty())
+      out[s.id] = name;
+  }
+  return out;
+}
+
+} // namespace schedopt
