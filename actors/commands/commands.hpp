@@ -1,0 +1,12 @@
+// The three sub-commands of `schedopt` (SPEC §8). Each returns the process exit code.
+#pragma once
+
+#include "config/command_line.hpp"
+
+namespace schedopt {
+
+int run_command(const settings& cfg);
+int plan_command(const settings& cfg, const plan_options& plan);
+int demo_command(const settings& cfg, const demo_options& demo, const std::string& self_path);
+
+} // namespace schedopt

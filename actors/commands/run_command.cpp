@@ -1,0 +1,121 @@
+// `schedopt run`: the controller process. Leader election (optional) gates the work; a
+// lost lease ends the process at once with exit code 1; SIGTERM/SIGINT release the
+// lease and exit 0.
+#include <csignal>
+#include <unistd.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/commands/commands.hpp"
+#include "actors/commands/process_signals.hpp"
+#include "actors/controller_actor.hpp"
+#include "actors/controller_stack.hpp"
+#include "actors/leader_elector_actor.hpp"
+#include "actors/logging.hpp"
+#include "actors/metrics_server.hpp"
+#include "actors/system_config.hpp"
+#include "k8s/metrics.hpp"
+
+namespace schedopt {
+
+namespace {
+
+leadership_subscriber_actor::behavior_type leadership_gate(controller_actor controller,
+                                                           metrics_server* metrics) {
+  return {
+    [=](atom::started_leading) {
+      spdlog::info("leader election: this replica leads");
+      k8s::default_metrics().gauge_set("schedopt_leader", {}, 1);
+      if (metrics)
+        metrics->set_ready(true);
+      caf::anon_send(controller, atom::run_v);
+    },
+    [=](atom::stopped_leading) {
+      // Another replica may already act: stop every write now, not after a clean-up.
+      spdlog::critical("leader election: lease lost; exiting");
+      spdlog::default_logger()->flush();
+      _exit(1);
+    },
+  };
+}
+
+std::string replica_identity() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return std::string{host} + "_" + std::to_string(getpid());
+}
+
+} // namespace
+
+int run_command(const settings& cfg) {
+  configure_logging(cfg.log_format, cfg.log_level);
+  block_termination_signals();
+  auto cluster = k8s::load_cluster_config(cfg.kubeconfig, cfg.context);
+  if (!cluster) {
+    spdlog::error("{}", cluster.err().message);
+    return 2;
+  }
+  spdlog::info("schedopt run: API server {} ({}), driver {}, dry run {}", cluster->server,
+               cluster->source, cfg.driver, cfg.dry_run);
+  std::unique_ptr<metrics_server> metrics;
+  if (!cfg.metrics_listen.empty()) {
+    auto started = metrics_server::start(cfg.metrics_listen);
+    if (!started) {
+      spdlog::error("{}", started.err().message);
+      return 2;
+    }
+    metrics = std::move(*started);
+    spdlog::info("metrics, healthz and readyz on port {}", metrics->port());
+  }
+  caf::actor_system_config sys_cfg;
+  register_schedopt_types(sys_cfg);
+  caf::actor_system sys{sys_cfg};
+  auto stack = start_controller_stack(sys, cfg, *cluster);
+  if (!stack) {
+    spdlog::error("{}", error_message(stack.error()));
+    return 2;
+  }
+  while (!wait_until_synced(sys, *stack, std::chrono::seconds(10))) {
+    spdlog::warn("informers not synced yet; still waiting");
+    if (termination_requested())
+      return 0;
+  }
+  auto controller = spawn_controller(sys, stack->ctx, stack->requests);
+  leader_elector_actor elector;
+  if (cfg.leader_elect) {
+    leader_election_options le;
+    le.namespace_ = cfg.lease_namespace.empty() ? "default" : cfg.lease_namespace;
+    le.lease_name = cfg.lease_name;
+    le.identity = replica_identity();
+    le.lease_duration = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.lease_duration);
+    le.renew_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.renew_deadline);
+    le.retry_period = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.retry_period);
+    spdlog::info("leader election on lease {}/{} as {}", le.namespace_, le.lease_name,
+                 le.identity);
+    elector = spawn_leader_elector(sys, stack->ctx.api, le);
+    auto gate = sys.spawn(leadership_gate, controller, metrics.get());
+    caf::anon_send(elector, atom::subscribe_v, gate);
+  } else {
+    if (metrics)
+      metrics->set_ready(true);
+    caf::anon_send(controller, atom::run_v);
+  }
+  wait_for_termination_signal();
+  spdlog::info("shutting down");
+  if (elector) {
+    caf::scoped_actor self{sys};
+    self->request(elector, std::chrono::seconds(5), atom::release_v)
+      .receive([](bool released) { spdlog::info("lease released: {}", released); },
+               [](caf::error& err) { spdlog::warn("lease release failed"); });
+  }
+  caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
+  stop_controller_stack(*stack);
+  return 0;
+}
+
+} // namespace schedopt

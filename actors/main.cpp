@@ -1,0 +1,33 @@
+// schedopt: the storage-aware workload placement controller (run), a one-shot
+// evaluation (plan) and a self-contained demonstration (demo).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "actors/commands/commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace schedopt;
+  std::vector<std::string> args(argv, argv + argc);
+  auto parsed = parse_command_line(args, process_environment());
+  if (!parsed) {
+    std::fprintf(stderr, "schedopt: %s\n", parsed.err().message.c_str());
+    return 2;
+  }
+  if (parsed->help_requested) {
+    std::fputs(parsed->help_text.c_str(), stdout);
+    return 0;
+  }
+  switch (parsed->cmd) {
+    case command::run:
+      return run_command(parsed->config);
+    case command::plan:
+      return plan_command(parsed->config, parsed->plan);
+    case command::demo:
+      return demo_command(parsed->config, parsed->demo, args[0]);
+    case command::none:
+      break;
+  }
+  std::fputs(help_text(command::none).c_str(), stderr);
+  return 2;
+}
