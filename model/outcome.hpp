@@ -31,9 +31,11 @@ constexpr std::size_t max_status_reason_bytes = 1024;
 /// Successful "vmHyperconvergence disabled"; run failure → Failed with it; nothing left
 /// over → Successful ""; nothing succeeded and something failed → Failed; else
 /// PartialSuccess. A non-clean reason reads
-/// "3 candidates outstanding: 1 failed, 2 skipped" (zero parts omitted), with deferred
-/// candidates appended as ", 2 deferred by maxNonHyperconvergedPerRun: ns/a, ns/b",
-/// capped at max_status_reason_bytes.
+/// "3 candidates outstanding: 1 failed, 2 skipped" (zero parts omitted; "1 candidate
+/// outstanding" in the singular), with deferred candidates appended as
+/// ", 2 deferred by maxNonHyperconvergedPerRun: ns/a, ns/b"; names that do not fit in
+/// max_status_reason_bytes are summarised as ", and 7 more". Reasons of every kind are
+/// capped at max_status_reason_bytes on a UTF-8 boundary.
 terminal_outcome decide_outcome(const run_summary& run);
 
 } // namespace schedopt

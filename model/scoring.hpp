@@ -28,6 +28,8 @@ struct placement_verdict {
 /// Scores every node by how many of `replica_nodes` (one set per driver volume) hold it.
 /// `nodes` gives readiness by node name; a best node absent from it is not a target.
 /// Precondition: replica_nodes is not empty (a VMI without driver volumes is no candidate).
+/// When no node holds any replica (best score 0) nowhere is better than where the VMI
+/// runs: the verdict is hyperconverged with no best or target nodes.
 placement_verdict score_placement(const std::vector<std::set<std::string>>& replica_nodes,
                                   const std::string& current_node,
                                   const std::map<std::string, node_readiness>& nodes);
