@@ -1,0 +1,142 @@
+// One end-to-end scenario: a simulated cluster (schedopt-sim serve) and the controller
+// (schedopt run) as separate processes, plus request helpers; prints the controller log
+// to stderr when the test case failed, so failures can be diagnosed.
+#pragma once
+
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/test/results_collector.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "e2e/child_process.hpp"
+#include "e2e/ground_truth.hpp"
+#include "e2e/kube_calls.hpp"
+
+namespace schedopt::e2e {
+
+/// Bound on every wait for a request to finish.
+constexpr std::chrono::seconds final_timeout{90};
+
+inline bool current_test_failed() {
+  using namespace boost::unit_test;
+  return !results_collector.results(framework::current_test_case().p_id).passed();
+}
+
+class scenario {
+public:
+  /// `sim_args` are schedopt-sim scenario flags; --driver is added from `driver`.
+  scenario(std::string driver, std::vector<std::string> sim_args)
+    : driver_(std::move(driver)), sim_(with_driver(sim_args, driver_)) {
+    BOOST_REQUIRE_MESSAGE(sim_.ok(), "schedopt-sim: " + sim_.error());
+  }
+
+  ~scenario() {
+    if (std::uncaught_exceptions() > 0 || current_test_failed())
+      dump_logs();
+  }
+
+  const sim_process& sim() const { return sim_; }
+  const std::string& driver() const { return driver_; }
+  child_process& controller() { return *controllers_.back(); }
+
+  /// The flags every controller in these tests gets, then `extra`.
+  std::vector<std::string> controller_args(const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> args = {"run",
+                                     "--kubeconfig", sim_.kubeconfig(),
+                                     "--driver", driver_,
+                                     "--metrics-listen", "127.0.0.1:0",
+                                     "--status-flush-interval", "200ms",
+                                     "--log-level", "debug"};
+    if (driver_ == "portworx") {
+      args.push_back("--portworx-endpoint");
+      args.push_back(sim_.sdk_url());
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  child_process& start_controller(const std::vector<std::string>& extra = {}) {
+    controllers_.push_back(std::make_unique<child_process>(controller_args(extra)));
+    return controller();
+  }
+
+  std::vector<vmi_truth> truth() const { return ground_truth(sim_, driver_); }
+
+  json create_request(const std::string& name, const json& spec) {
+    json body = {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
+                 {"kind", "SchedulingOptimization"},
+                 {"metadata", {{"name", name}}},
+                 {"spec", spec}};
+    return call(sim_, "POST", requests_path, body, 201);
+  }
+
+  static json enabled_spec(json extra = json::object()) {
+    json vm = {{"enabled", true}};
+    vm.update(extra);
+    return {{"vmHyperconvergence", vm}};
+  }
+
+  json request(const std::string& name) const { return get(sim_, requests_path + "/" + name); }
+
+  /// Waits until the request's stage is Final; fails the test (with the log) otherwise.
+  json wait_final(const std::string& name, std::chrono::seconds timeout = final_timeout) {
+    json last;
+    bool done = eventually(
+      [&] {
+        last = request(name);
+        return last.value("/status/stage"_json_pointer, std::string()) == "Final";
+      },
+      timeout, std::chrono::milliseconds(200));
+    BOOST_REQUIRE_MESSAGE(done, "request " + name + " not Final after "
+                                  + std::to_string(timeout.count()) + "s; last: " + last.dump());
+    return last;
+  }
+
+  /// schedopt VMIMs (label app.kubernetes.io/managed-by=schedopt), all namespaces.
+  json schedopt_vmims() const { return items(sim_, vmims_path + "?labelSelector=" + managed_by_selector); }
+
+  void dump_logs() const {
+    for (std::size_t i = 0; i < controllers_.size(); ++i)
+      std::cerr << "---- schedopt #" << i << " log (tail) ----\n"
+                << controllers_[i]->log_tail() << "---- end of log ----" << std::endl;
+  }
+
+private:
+  static std::vector<std::string> with_driver(std::vector<std::string> args, const std::string& d) {
+    args.push_back("--driver");
+    args.push_back(d);
+    return args;
+  }
+
+  std::string driver_;
+  sim_process sim_;
+  std::vector<std::unique_ptr<child_process>> controllers_;
+};
+
+/// vmHyperconvergence status block of a request.
+inline json vm_status(const json& request) {
+  return request.value("/status/vmHyperconvergence"_json_pointer, json::object());
+}
+
+inline long long counter(const json& request, const char* name) {
+  return vm_status(request).value(name, 0LL);
+}
+
+/// Detail entries keyed "<ns>/<name>".
+inline std::map<std::string, json> details_by_vm(const json& request) {
+  std::map<std::string, json> out;
+  for (auto& d : vm_status(request).value("details", json::array()))
+    out[d.value("namespace", "") + "/" + d.value("name", "")] = d;
+  return out;
+}
+
+inline std::string status_of_request(const json& r) { return r.value("/status/status"_json_pointer, std::string()); }
+inline std::string reason_of_request(const json& r) { return r.value("/status/reason"_json_pointer, std::string()); }
+
+inline bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+} // namespace schedopt::e2e

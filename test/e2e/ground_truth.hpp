@@ -1,0 +1,165 @@
+// Independent placement ground truth (SPEC §2) computed by the test from the simulator's
+// objects: PVC -> PV -> replica nodes (PV node affinity for csi-topology, the Portworx
+// SDK gateway for portworx), node scores, best nodes, candidates and target nodes.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <string>
+#include <vector>
+
+#include "e2e/kube_calls.hpp"
+
+namespace schedopt::e2e {
+
+struct vmi_truth {
+  std::string ns;
+  std::string name;
+  std::string node;
+  bool has_driver_volume = false;
+  std::string error;              // evaluation error text, e.g. persistentvolumeclaims "x" not found
+  std::set<std::string> best;     // nodes scoring the highest
+  bool misplaced = false;         // semi or non: a candidate
+  bool live_migratable = true;
+  std::string not_migratable_reason;
+  std::vector<std::string> targets; // best, Ready, schedulable, not the current node
+  std::string key() const { return ns + "/" + name; }
+};
+
+inline std::set<std::string> affinity_hostnames(const json& pv) {
+  std::set<std::string> out;
+  auto terms = pv.value("/spec/nodeAffinity/required/nodeSelectorTerms"_json_pointer, json::array());
+  for (auto& term : terms)
+    for (auto& expr : term.value("matchExpressions", json::array()))
+      if (expr.value("key", "") == "kubernetes.io/hostname" && expr.value("operator", "") == "In")
+        for (auto& v : expr.value("values", json::array()))
+          out.insert(v.get<std::string>());
+  return out;
+}
+
+/// Replica nodes of a Portworx volume, mapped from Portworx node ids to Kubernetes names.
+inline std::set<std::string> portworx_replicas(const std::string& sdk, const std::string& volume_id,
+                                               std::map<std::string, std::string>& node_names) {
+  auto reply = plain_get(sdk + "/v1/volumes/inspect/" + volume_id);
+  if (reply.status != 200)
+    throw std::runtime_error("SDK volume inspect " + volume_id + ": " + std::to_string(reply.status));
+  std::set<std::string> out;
+  for (auto& set : reply.json().value("/volume/replica_sets"_json_pointer, json::array()))
+    for (auto& id : set.value("nodes", json::array())) {
+      auto px = id.get<std::string>();
+      if (!node_names.count(px)) {
+        auto node = plain_get(sdk + "/v1/nodes/inspect/" + px);
+        if (node.status != 200)
+          throw std::runtime_error("SDK node inspect " + px + ": " + std::to_string(node.status));
+        node_names[px] = node.json().value("/node/scheduler_node_name"_json_pointer, std::string());
+      }
+      out.insert(node_names[px]);
+    }
+  return out;
+}
+
+/// Every Running VMI with a node, sorted by (namespace, name).
+inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::string& driver) {
+  std::map<std::string, json> pvcs, pvs;
+  for (auto& c : items(sim, "/api/v1/persistentvolumeclaims"))
+    pvcs[c["metadata"]["namespace"].get<std::string>() + "/" + c["metadata"]["name"].get<std::string>()] = c;
+  for (auto& v : items(sim, "/api/v1/persistentvolumes"))
+    pvs[v["metadata"]["name"].get<std::string>()] = v;
+  std::map<std::string, bool> usable;
+  for (auto& n : items(sim, "/api/v1/nodes")) {
+    bool ready = false;
+    for (auto& c : n.value("/status/conditions"_json_pointer, json::array()))
+      if (c.value("type", "") == "Ready")
+        ready = c.value("status", "") == "True";
+    bool cordoned = n.value("/spec/unschedulable"_json_pointer, false);
+    usable[n["metadata"]["name"].get<std::string>()] = ready && !cordoned;
+  }
+  std::string sdk = driver == "portworx" ? sim.sdk_url() : "";
+  std::map<std::string, std::string> px_names;
+
+  std::vector<vmi_truth> out;
+  for (auto& vmi : items(sim, vmis_path)) {
+    vmi_truth t;
+    t.ns = vmi["metadata"]["namespace"];
+    t.name = vmi["metadata"]["name"];
+    t.node = vmi.value("/status/nodeName"_json_pointer, std::string());
+    if (vmi.value("/status/phase"_json_pointer, std::string()) != "Running" || t.node.empty())
+      continue;
+    for (auto& c : vmi.value("/status/conditions"_json_pointer, json::array()))
+      if (c.value("type", "") == "LiveMigratable" && c.value("status", "") == "False") {
+        t.live_migratable = false;
+        t.not_migratable_reason = c.value("reason", "");
+        if (t.not_migratable_reason.empty())
+          t.not_migratable_reason = c.value("message", "");
+      }
+    std::map<std::string, int> score;
+    std::set<std::string> seen_pvs;
+    for (auto& vol : vmi.value("/spec/volumes"_json_pointer, json::array())) {
+      std::string claim = vol.value("/persistentVolumeClaim/claimName"_json_pointer, std::string());
+      if (claim.empty())
+        claim = vol.value("/dataVolume/name"_json_pointer, std::string());
+      if (claim.empty())
+        continue;
+      auto pvc = pvcs.find(t.ns + "/" + claim);
+      if (pvc == pvcs.end()) {
+        t.error = "persistentvolumeclaims \"" + claim + "\" not found";
+        break;
+      }
+      auto pv = pvs.find(pvc->second.value("/spec/volumeName"_json_pointer, std::string()));
+      if (pv == pvs.end()) {
+        t.error = "persistentvolumes not found for claim " + claim;
+        break;
+      }
+      std::set<std::string> replicas;
+      if (driver == "csi-topology") {
+        replicas = affinity_hostnames(pv->second);
+      } else if (pv->second.value("/spec/csi/driver"_json_pointer, std::string()) == "pxd.portworx.com") {
+        replicas = portworx_replicas(
+          sdk, pv->second.value("/spec/csi/volumeHandle"_json_pointer, std::string()), px_names);
+      }
+      if (replicas.empty() || !seen_pvs.insert(pv->first).second)
+        continue;
+      t.has_driver_volume = true;
+      for (auto& n : replicas)
+        ++score[n];
+    }
+    if (t.error.empty() && t.has_driver_volume) {
+      int best = 0;
+      for (auto& [n, s] : score)
+        best = std::max(best, s);
+      for (auto& [n, s] : score)
+        if (s == best)
+          t.best.insert(n);
+      t.misplaced = !t.best.count(t.node);
+      for (auto& n : t.best)
+        if (n != t.node && usable[n])
+          t.targets.push_back(n);
+    }
+    out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(), [](const vmi_truth& a, const vmi_truth& b) {
+    return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
+  });
+  return out;
+}
+
+/// Misplaced VMIs that every filter lets through (ignoring in-flight VMIMs and cool-off,
+/// which the tests arrange explicitly).
+inline std::vector<vmi_truth> migratable_candidates(const std::vector<vmi_truth>& truth) {
+  std::vector<vmi_truth> out;
+  for (auto& t : truth)
+    if (t.error.empty() && t.misplaced && t.live_migratable && !t.targets.empty())
+      out.push_back(t);
+  return out;
+}
+
+inline std::set<std::string> keys(const std::vector<vmi_truth>& truth) {
+  std::set<std::string> out;
+  for (auto& t : truth)
+    out.insert(t.key());
+  return out;
+}
+
+} // namespace schedopt::e2e

@@ -1,0 +1,93 @@
+// Plain JSON calls against the simulator's API server (and any plain-HTTP URL, for the
+// Portworx SDK gateway and /healthz) used by the end-to-end tests.
+#pragma once
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <curl/curl.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/wire_http.hpp"
+
+namespace schedopt::e2e {
+
+using json = nlohmann::json;
+using schedopt::test::http_reply;
+using schedopt::test::sim_process;
+
+inline const std::string requests_path = "/apis/stork.libopenstorage.org/v1alpha1/schedulingoptimizations";
+inline const std::string vmis_path = "/apis/kubevirt.io/v1/virtualmachineinstances";
+inline const std::string vmims_path = "/apis/kubevirt.io/v1/virtualmachineinstancemigrations";
+inline const std::string managed_by_selector = "app.kubernetes.io/managed-by%3Dschedopt";
+inline const std::string request_uid_label = "schedopt.libopenstorage.org/request-uid";
+
+inline std::string vmims_in(const std::string& ns) {
+  return "/apis/kubevirt.io/v1/namespaces/" + ns + "/virtualmachineinstancemigrations";
+}
+
+/// Any call that does not answer `expected_status` throws, naming the call and the body.
+inline json call(const sim_process& sim, const std::string& method, const std::string& path,
+                 const json& body = nullptr, long expected_status = 0,
+                 const std::string& content_type = "application/json") {
+  auto reply = schedopt::test::http_request(sim, method, path, body.is_null() ? "" : body.dump(),
+                                            content_type);
+  bool ok = expected_status ? reply.status == expected_status
+                            : reply.status >= 200 && reply.status < 300;
+  if (!ok)
+    throw std::runtime_error(method + " " + path + " answered " + std::to_string(reply.status)
+                             + ": " + reply.body);
+  return reply.json();
+}
+
+inline json get(const sim_process& sim, const std::string& path) { return call(sim, "GET", path); }
+
+inline json items(const sim_process& sim, const std::string& path) {
+  auto list = get(sim, path);
+  return list.value("items", json::array());
+}
+
+inline json merge_patch(const sim_process& sim, const std::string& path, const json& patch) {
+  return call(sim, "PATCH", path, patch, 0, "application/merge-patch+json");
+}
+
+inline long status_of(const sim_process& sim, const std::string& method, const std::string& path) {
+  return schedopt::test::http_request(sim, method, path).status;
+}
+
+/// GET on a plain URL (Portworx SDK gateway, /healthz); status 0 when unreachable.
+inline http_reply plain_get(const std::string& url) {
+  http_reply reply;
+  CURL* curl = curl_easy_init();
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, schedopt::test::collect_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
+  if (curl_easy_perform(curl) == CURLE_OK)
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+  curl_easy_cleanup(curl);
+  return reply;
+}
+
+/// Polls `pred` every `every` until it holds or `timeout` passes; returns whether it held.
+template <class Pred>
+bool eventually(Pred pred, std::chrono::seconds timeout,
+                std::chrono::milliseconds every = std::chrono::milliseconds(100)) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (pred())
+      return true;
+    if (std::chrono::steady_clock::now() >= deadline)
+      return false;
+    std::this_thread::sleep_for(every);
+  }
+}
+
+inline bool is_final_phase(const json& vmim) {
+  auto phase = vmim.value("/status/phase"_json_pointer, std::string());
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+} // namespace schedopt::e2e
