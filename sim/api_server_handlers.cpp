@@ -85,6 +85,13 @@ expected<json> parse_body(const httplib::Request& req) {
   auto content_type = req.get_header_value("Content-Type");
   if (content_type.find("yaml") != std::string::npos)
     return yaml_to_json(req.body);
+  // Typed clients of kubectl >= 1.33 send protobuf for built-in kinds; the simulator only
+  // speaks JSON and YAML, and says so as apiserver does for an unknown body format.
+  if (!content_type.empty() && content_type.find("json") == std::string::npos)
+    return make_error(ec::invalid_request,
+                      "the body of the request was in an unknown format - accepted media types "
+                      "include: application/json, application/yaml",
+                      415);
   auto body = json::parse(req.body, nullptr, false);
   if (body.is_discarded() || !body.is_object())
     return make_error(ec::parse_error,

@@ -51,8 +51,9 @@ inline http_reply http_request(const sim_process& sim, const std::string& method
   std::string token = token_override == "\x01" ? sim.token() : token_override;
   if (!token.empty())
     headers = curl_slist_append(headers, ("Authorization: Bearer " + token).c_str());
-  if (!body.empty()) {
-    headers = curl_slist_append(headers, ("Content-Type: " + content_type).c_str());
+  if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
+    if (!body.empty())
+      headers = curl_slist_append(headers, ("Content-Type: " + content_type).c_str());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
   }

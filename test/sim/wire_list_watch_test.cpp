@@ -109,7 +109,8 @@ BOOST_AUTO_TEST_CASE(label_and_field_selectors_filter_lists) {
   http_request(sim, "POST", base, configmap_body("c", R"({})"));
   auto names = [&](const std::string& query) {
     std::vector<std::string> out;
-    for (auto& item : http_request(sim, "GET", base + "?" + query).json()["items"])
+    auto list = http_request(sim, "GET", base + "?" + query).json();
+    for (auto& item : list["items"])
       out.push_back(item["metadata"]["name"]);
     return out;
   };
