@@ -73,8 +73,8 @@ std::vector<option_def> command_options(command c) {
                    "driver volumes per VMI", demo_int(&demo_options::volumes_per_vmi, 1)});
     out.push_back({"--replicas", "", "INT", std::to_string(d.replicas),
                    "replicas per volume", demo_int(&demo_options::replicas, 1)});
-    out.push_back({"--misplaced-fraction", "", "NUMBER", "0.5",
-                   "fraction of VMIs the pool failover leaves off their replicas",
+    out.push_back({"--misplaced-fraction", "", "NUMBER", "0",
+                   "fraction of VMIs already off their replicas before the pool failover",
                    demo_fraction(&demo_options::misplaced_fraction)});
     out.push_back({"--not-migratable-fraction", "", "NUMBER", "0.05",
                    "fraction of VMIs with LiveMigratable=False",

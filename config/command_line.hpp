@@ -23,11 +23,11 @@ struct plan_options {
 
 /// `schedopt demo`: the embedded scenario's size and knobs.
 struct demo_options {
-  int64_t nodes = 6;
-  int64_t vmis = 60;
+  int64_t nodes = 12;
+  int64_t vmis = 2000;
   int64_t volumes_per_vmi = 1;
   int64_t replicas = 2;
-  double misplaced_fraction = 0.5;      // VMIs the pool failover leaves off-replica
+  double misplaced_fraction = 0.0;      // VMIs already off-replica before the pool failover
   double not_migratable_fraction = 0.05;
   double failure_rate = 0.0;            // fraction of migrations KubeVirt fails
   duration migration_delay = std::chrono::milliseconds(200); // per phase step

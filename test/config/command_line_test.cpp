@@ -1,0 +1,312 @@
+// Config precedence (flag > env > file > default), every bad-input message, commands.
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <unistd.h>
+
+#include "config/command_line.hpp"
+
+using namespace schedopt;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct fixture {
+  std::map<std::string, std::string> vars;
+  load_paths paths;
+  std::vector<std::string> files;
+
+  fixture() {
+    paths.service_account_namespace_file = "/nonexistent/schedopt-test/namespace";
+  }
+  ~fixture() {
+    for (const auto& f : files)
+      std::remove(f.c_str());
+  }
+
+  environment env() {
+    return [this](const std::string& name) -> std::optional<std::string> {
+      auto it = vars.find(name);
+      if (it == vars.end())
+        return std::nullopt;
+      return it->second;
+    };
+  }
+
+  std::string write(const std::string& name, const std::string& content) {
+    auto path = "/tmp/schedopt-config-test-" + std::to_string(::getpid()) + "-" + name;
+    std::ofstream(path) << content;
+    files.push_back(path);
+    return path;
+  }
+
+  expected<parse_result> parse(std::vector<std::string> args) {
+    args.insert(args.begin(), "schedopt");
+    return parse_command_line(args, env(), paths);
+  }
+
+  parse_result ok(std::vector<std::string> args) {
+    auto r = parse(args);
+    if (!r)
+      BOOST_FAIL("unexpected error: " << r.err().message);
+    return *r;
+  }
+
+  std::string fails(std::vector<std::string> args) {
+    auto r = parse(args);
+    BOOST_REQUIRE_MESSAGE(!r, "expected an error");
+    BOOST_CHECK(r.err().code == ec::config_error);
+    BOOST_CHECK(r.err().message.find('\n') == std::string::npos); // one line
+    return r.err().message;
+  }
+};
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(command_line, fixture)
+
+BOOST_AUTO_TEST_CASE(defaults) {
+  auto r = ok({"run"});
+  BOOST_CHECK(r.cmd == command::run);
+  BOOST_CHECK(!r.help_requested);
+  const auto& s = r.config;
+  BOOST_CHECK(s.cool_off_period == 1h);
+  BOOST_CHECK_EQUAL(s.max_parallel_migrations, 5);
+  BOOST_CHECK_EQUAL(s.max_parallel_migrations_limit, 50);
+  BOOST_CHECK_EQUAL(s.max_non_hyperconverged_per_run, 100);
+  BOOST_CHECK(s.migration_timeout == 30min);
+  BOOST_CHECK(s.status_flush_interval == 1s);
+  BOOST_CHECK(s.status_heartbeat_interval == 30s);
+  BOOST_CHECK(s.pin_target_node);
+  BOOST_CHECK_EQUAL(s.driver, "portworx");
+  BOOST_CHECK(!s.leader_elect);
+  BOOST_CHECK_EQUAL(s.lease_namespace, "default");
+  BOOST_CHECK_EQUAL(s.lease_name, "schedopt-leader");
+  BOOST_CHECK(s.lease_duration == 15s);
+  BOOST_CHECK(s.renew_deadline == 10s);
+  BOOST_CHECK(s.retry_period == 2s);
+  BOOST_CHECK_EQUAL(s.metrics_listen, ":8080");
+  BOOST_CHECK_EQUAL(s.log_format, "text");
+  BOOST_CHECK_EQUAL(s.api_qps, 20);
+  BOOST_CHECK_EQUAL(s.api_burst, 30);
+  BOOST_CHECK_EQUAL(s.portworx_endpoint, "http://portworx-api.kube-system:9021");
+}
+
+BOOST_AUTO_TEST_CASE(lease_namespace_from_the_pod) {
+  paths.service_account_namespace_file = write("ns", "schedopt-system\n");
+  BOOST_CHECK_EQUAL(ok({"run"}).config.lease_namespace, "schedopt-system");
+  BOOST_CHECK_EQUAL(ok({"run", "--lease-namespace", "other"}).config.lease_namespace, "other");
+}
+
+BOOST_AUTO_TEST_CASE(precedence_flag_over_env_over_file_over_default) {
+  auto file = write("p.yaml", "coolOffPeriod: 2h\nmaxParallelMigrations: 7\n"
+                              "migrationTimeout: 10m\nmaxNonHyperconvergedPerRun: 9\n");
+  vars["SCHEDOPT_COOL_OFF_PERIOD"] = "3h";
+  vars["SCHEDOPT_MAX_PARALLEL_MIGRATIONS"] = "8";
+  vars["SCHEDOPT_CONFIG"] = file;
+  auto s = ok({"run", "--cool-off-period", "4h"}).config;
+  BOOST_CHECK(s.cool_off_period == 4h);              // flag
+  BOOST_CHECK_EQUAL(s.max_parallel_migrations, 8);   // env over file
+  BOOST_CHECK(s.migration_timeout == 10min);         // file over default
+  BOOST_CHECK_EQUAL(s.max_non_hyperconverged_per_run, 9);
+  BOOST_CHECK_EQUAL(s.max_parallel_migrations_limit, 50); // default
+  BOOST_CHECK_EQUAL(s.config_file, file);
+}
+
+BOOST_AUTO_TEST_CASE(config_flag_beats_config_env) {
+  auto a = write("a.yaml", "driver: csi-topology\n");
+  auto b = write("b.yaml", "driver: portworx\nleaderElect: true\n");
+  vars["SCHEDOPT_CONFIG"] = b;
+  auto s = ok({"run", "--config=" + a}).config;
+  BOOST_CHECK_EQUAL(s.driver, "csi-topology");
+  BOOST_CHECK(!s.leader_elect);
+}
+
+BOOST_AUTO_TEST_CASE(json_config_and_lists) {
+  auto file = write("c.json", R"({"pinTargetNode": false, "csiTopologyDrivers": )"
+                              R"(["a.csi", "b.csi"], "apiQps": 12.5, "logFormat": "json"})");
+  auto s = ok({"plan", "--config", file}).config;
+  BOOST_CHECK(!s.pin_target_node);
+  BOOST_CHECK((s.csi_topology_drivers == std::vector<std::string>{"a.csi", "b.csi"}));
+  BOOST_CHECK_EQUAL(s.api_qps, 12.5);
+  BOOST_CHECK_EQUAL(s.log_format, "json");
+  vars["SCHEDOPT_CSI_TOPOLOGY_DRIVERS"] = " x.csi , ,y.csi";
+  s = ok({"plan", "--config", file}).config;
+  BOOST_CHECK((s.csi_topology_drivers == std::vector<std::string>{"x.csi", "y.csi"}));
+}
+
+BOOST_AUTO_TEST_CASE(empty_config_file_means_defaults) {
+  auto file = write("empty.yaml", "");
+  BOOST_CHECK_EQUAL(ok({"run", "--config", file}).config.max_parallel_migrations, 5);
+}
+
+BOOST_AUTO_TEST_CASE(flag_spellings) {
+  auto s = ok({"run", "--leader-elect", "--dry-run=true", "--no-pin-target-node",
+               "--max-parallel-migrations=12", "--driver", "csi-topology",
+               "--metrics-listen", "127.0.0.1:0", "--log-level", "debug", "--kubeconfig",
+               "/tmp/kc", "--context", "kind"})
+             .config;
+  BOOST_CHECK(s.leader_elect);
+  BOOST_CHECK(s.dry_run);
+  BOOST_CHECK(!s.pin_target_node);
+  BOOST_CHECK_EQUAL(s.max_parallel_migrations, 12);
+  BOOST_CHECK_EQUAL(s.driver, "csi-topology");
+  BOOST_CHECK_EQUAL(s.metrics_listen, "127.0.0.1:0");
+  BOOST_CHECK_EQUAL(s.log_level, "debug");
+  BOOST_CHECK_EQUAL(s.kubeconfig, "/tmp/kc");
+  BOOST_CHECK_EQUAL(s.context, "kind");
+  BOOST_CHECK(!ok({"run", "--leader-elect=false"}).config.leader_elect);
+}
+
+BOOST_AUTO_TEST_CASE(env_booleans_and_empty_env) {
+  vars["SCHEDOPT_LEADER_ELECT"] = "1";
+  vars["SCHEDOPT_DRIVER"] = ""; // set but empty: ignored
+  auto s = ok({"run"}).config;
+  BOOST_CHECK(s.leader_elect);
+  BOOST_CHECK_EQUAL(s.driver, "portworx");
+}
+
+BOOST_AUTO_TEST_CASE(plan_output) {
+  BOOST_CHECK_EQUAL(ok({"plan"}).plan.output, "table");
+  BOOST_CHECK_EQUAL(ok({"plan", "-o", "json"}).plan.output, "json");
+  BOOST_CHECK_EQUAL(ok({"plan", "-ojson"}).plan.output, "json");
+  BOOST_CHECK_EQUAL(ok({"plan", "-o=json"}).plan.output, "json");
+  BOOST_CHECK_EQUAL(ok({"plan", "--output=json"}).plan.output, "json");
+  BOOST_CHECK_EQUAL(fails({"plan", "-o", "yaml"}), "-o \"yaml\": must be table or json");
+  BOOST_CHECK_EQUAL(fails({"run", "-o", "json"}), "unknown flag -o (see schedopt run --help)");
+}
+
+BOOST_AUTO_TEST_CASE(demo_options_parse) {
+  auto r = ok({"demo", "--vmis", "500", "--nodes=20", "--seed", "42", "--no-progress",
+               "--failure-rate", "0.1", "--migration-delay", "50ms", "--max-parallel-migrations",
+               "10"});
+  BOOST_CHECK(r.cmd == command::demo);
+  BOOST_CHECK_EQUAL(r.demo.vmis, 500);
+  BOOST_CHECK_EQUAL(r.demo.nodes, 20);
+  BOOST_CHECK_EQUAL(r.demo.seed, 42u);
+  BOOST_CHECK(!r.demo.progress);
+  BOOST_CHECK_EQUAL(r.demo.failure_rate, 0.1);
+  BOOST_CHECK(r.demo.migration_delay == 50ms);
+  BOOST_CHECK_EQUAL(r.config.max_parallel_migrations, 10);
+  auto d = ok({"demo"}).demo;
+  BOOST_CHECK_EQUAL(d.nodes, 6);
+  BOOST_CHECK_EQUAL(d.vmis, 60);
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_messages) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> rows = {
+    {{}, "missing command: want run, plan or demo (see schedopt --help)"},
+    {{"frobnicate"}, "unknown command \"frobnicate\": want run, plan or demo"},
+    {{"--leader-elect"}, "missing command before --leader-elect: want run, plan or demo"},
+    {{"run", "--foo"}, "unknown flag --foo (see schedopt run --help)"},
+    {{"run", "--no-driver"}, "unknown flag --no-driver (see schedopt run --help)"},
+    {{"run", "--no-dry-run=true"}, "--no-dry-run takes no value (see schedopt run --help)"},
+    {{"run", "extra"}, "unexpected argument \"extra\" (see schedopt run --help)"},
+    {{"run", "--driver"}, "--driver: missing value (see schedopt run --help)"},
+    {{"run", "--cool-off-period", "abc"},
+     "--cool-off-period \"abc\": invalid duration \"abc\""},
+    {{"run", "--max-parallel-migrations", "x"},
+     "--max-parallel-migrations \"x\": not an integer"},
+    {{"run", "--max-parallel-migrations", "5x"},
+     "--max-parallel-migrations \"5x\": not an integer"},
+    {{"run", "--max-parallel-migrations", "0"},
+     "--max-parallel-migrations \"0\": must be >= 1"},
+    {{"run", "--max-parallel-migrations", "99999999999999999999"},
+     "--max-parallel-migrations \"99999999999999999999\": integer out of range"},
+    {{"run", "--migration-timeout", "0s"}, "--migration-timeout \"0s\": must be > 0"},
+    {{"run", "--driver", "ceph"}, "--driver \"ceph\": must be one of csi-topology, portworx"},
+    {{"run", "--log-format", "xml"}, "--log-format \"xml\": must be one of json, text"},
+    {{"run", "--log-level", "loud"},
+     "--log-level \"loud\": must be one of critical, debug, error, info, off, trace, warn"},
+    {{"run", "--dry-run=maybe"}, "--dry-run \"maybe\": not a boolean (want true or false)"},
+    {{"run", "--metrics-listen", "8080"}, "--metrics-listen \"8080\": want HOST:PORT or :PORT"},
+    {{"run", "--metrics-listen", ":http"},
+     "--metrics-listen \":http\": port must be a number in 0..65535"},
+    {{"run", "--api-qps", "fast"}, "--api-qps \"fast\": not a number"},
+    {{"run", "--api-qps", "-1"}, "--api-qps \"-1\": must be > 0"},
+    {{"run", "--portworx-endpoint", "portworx:9021"},
+     "--portworx-endpoint \"portworx:9021\": must start with http:// or https://"},
+    {{"run", "--lease-name="}, "--lease-name \"\": must not be empty"},
+    {{"run", "--vm-cool-off-annotation", "a/b/c"},
+     "--vm-cool-off-annotation \"a/b/c\": not a valid annotation key (want prefix/name)"},
+    {{"run", "--max-parallel-migrations", "60"},
+     "maxParallelMigrations (--max-parallel-migrations) 60 exceeds maxParallelMigrationsLimit "
+     "(default) 50"},
+    {{"run", "--renew-deadline", "20s"},
+     "renewDeadline (--renew-deadline) 20s must be less than leaseDuration (default) 15s"},
+    {{"run", "--retry-period", "10s"},
+     "retryPeriod (--retry-period) 10s must be less than renewDeadline (default) 10s"},
+    {{"demo", "--vmis", "-1"}, "--vmis \"-1\": must be >= 0"},
+    {{"demo", "--failure-rate", "2"}, "--failure-rate \"2\": must be between 0 and 1"},
+    {{"demo", "--nodes", "2", "--replicas", "3"}, "--replicas 3 exceeds --nodes 2"},
+    {{"demo", "--seed", "-4"}, "--seed \"-4\": must be >= 0"},
+    {{"help", "nope"}, "unknown command \"nope\": want run, plan or demo"},
+  };
+  for (const auto& [args, expected] : rows) {
+    BOOST_TEST_CONTEXT("args " << args.size()) {
+      auto msg = fails(args);
+      // Duration messages continue with the parser's own explanation.
+      BOOST_CHECK_MESSAGE(msg.rfind(expected, 0) == 0, "got: " << msg << "\nwant: " << expected);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_environment_messages) {
+  vars["SCHEDOPT_MAX_PARALLEL_MIGRATIONS"] = "x";
+  BOOST_CHECK_EQUAL(fails({"run"}), "SCHEDOPT_MAX_PARALLEL_MIGRATIONS \"x\": not an integer");
+  vars.clear();
+  vars["SCHEDOPT_COOL_OFF_PERIOD"] = "1 hour";
+  BOOST_CHECK(fails({"run"}).rfind("SCHEDOPT_COOL_OFF_PERIOD \"1 hour\": invalid duration", 0)
+              == 0);
+  vars.clear();
+  vars["SCHEDOPT_MAX_PARALLEL_MIGRATIONS"] = "70";
+  BOOST_CHECK_EQUAL(fails({"run"}), "maxParallelMigrations (SCHEDOPT_MAX_PARALLEL_MIGRATIONS) "
+                                    "70 exceeds maxParallelMigrationsLimit (default) 50");
+  // The flag wins over a bad environment value only if it is applied later; the bad
+  // environment value is still reported, so a broken Deployment is noticed.
+  vars.clear();
+  vars["SCHEDOPT_DRIVER"] = "nfs";
+  BOOST_CHECK_EQUAL(fails({"run", "--driver", "portworx"}),
+                    "SCHEDOPT_DRIVER \"nfs\": must be one of csi-topology, portworx");
+}
+
+BOOST_AUTO_TEST_CASE(bad_file_messages) {
+  auto limit = write("config.yaml", "maxParallelMigrationsLimit: 0\n");
+  BOOST_CHECK_EQUAL(fails({"run", "--config", limit}),
+                    limit + ": maxParallelMigrationsLimit: must be >= 1");
+  auto unknown = write("unknown.yaml", "coolOff: 1h\n");
+  BOOST_CHECK_EQUAL(fails({"run", "--config", unknown}), unknown + ": coolOff: unknown setting");
+  auto nested = write("nested.yaml", "config: other.yaml\n");
+  BOOST_CHECK_EQUAL(fails({"run", "--config", nested}), nested + ": config: unknown setting");
+  auto notmap = write("list.yaml", "- a\n- b\n");
+  BOOST_CHECK_EQUAL(fails({"run", "--config", notmap}),
+                    notmap + ": expected a mapping of settings");
+  auto object = write("object.yaml", "driver: {name: portworx}\n");
+  BOOST_CHECK_EQUAL(fails({"run", "--config", object}), object + ": driver: expected a scalar");
+  auto broken = write("broken.yaml", "driver: [unclosed\n");
+  BOOST_CHECK(fails({"run", "--config", broken}).rfind(broken + ": invalid YAML: ", 0) == 0);
+  auto dur = write("dur.yaml", "coolOffPeriod: soon\n");
+  BOOST_CHECK(fails({"run", "--config", dur}).rfind(dur + ": coolOffPeriod: invalid duration", 0)
+              == 0);
+  BOOST_CHECK(fails({"run", "--config", "/nonexistent/schedopt.yaml"})
+                .rfind("/nonexistent/schedopt.yaml: cannot read: ", 0)
+              == 0);
+}
+
+BOOST_AUTO_TEST_CASE(help_requests) {
+  auto top = ok({"--help"});
+  BOOST_CHECK(top.help_requested);
+  BOOST_CHECK(top.cmd == command::none);
+  BOOST_CHECK(top.help_text.find("Commands:") != std::string::npos);
+  for (auto args : std::vector<std::vector<std::string>>{
+         {"run", "--help"}, {"run", "-h"}, {"help", "run"}, {"run", "--driver", "x", "--help"}}) {
+    auto r = ok(args);
+    BOOST_CHECK(r.help_requested);
+    BOOST_CHECK(r.cmd == command::run);
+    BOOST_CHECK_EQUAL(r.help_text, help_text(command::run));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
