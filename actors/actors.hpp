@@ -130,6 +130,8 @@ using status_writer_actor = caf::typed_actor<
   caf::replies_to<atom::open, scheduling_optimization>::with<scheduling_optimization_status>,
   // request/kind -> writer: stage change; replies true once written, false when gone.
   caf::replies_to<stage_change>::with<bool>,
+  // kind -> writer: keep this many detail slots for engine results (sent before skips).
+  caf::reacts_to<atom::reserve, std::string, int64_t>,
   // kind/candidate -> writer: one VM's result; coalesced. No reply.
   caf::reacts_to<vm_result>,
   // request -> writer: terminal outcome; replies true once written, false when gone.

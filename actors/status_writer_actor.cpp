@@ -161,6 +161,9 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
       e.coalescer.set_stage(c.stage, c.status, actor_now(self));
       return wait_for_write(self, c.request);
     },
+    [=](atom::reserve, const std::string& name, int64_t slots) {
+      entry_for(self, name).coalescer.reserve_details(static_cast<std::size_t>(std::max<int64_t>(0, slots)));
+    },
     [=](const vm_result& r) {
       auto& e = entry_for(self, r.request);
       e.coalescer.add_result(r.detail);

@@ -89,5 +89,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_ATOM(schedopt, schedopt::atom, timeout, "timeout")
   CAF_ADD_ATOM(schedopt, schedopt::atom, run, "run")
   CAF_ADD_ATOM(schedopt, schedopt::atom, progress, "progress")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, reserve, "reserve")
 
 CAF_END_TYPE_ID_BLOCK(schedopt)

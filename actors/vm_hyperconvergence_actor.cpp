@@ -193,6 +193,8 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
   // Skips are recorded once: a run resumed in Migrating already has them.
   bool record_skips = !(st.resume && st.request.status.stage == stage::migrating);
   if (record_skips) {
+    self->send(st.ctx.status, atom::reserve_v, st.request.metadata.name,
+               static_cast<int64_t>(result.eligible.size()));
     for (auto& d : result.skipped)
       self->send(st.ctx.status, vm_result{st.request.metadata.name, d});
     st.result.skipped += static_cast<int64_t>(result.skipped.size());

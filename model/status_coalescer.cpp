@@ -89,8 +89,11 @@ bool status_coalescer::add_result(const vm_detail& d) {
     ++vh.skipped;
   else
     ++vh.failed;
-  if (vh.details.size() < max_details_)
+  bool is_skip = d.status == vm_status::skipped;
+  if (is_skip ? vh.details.size() + reserved_ < max_details_ : vh.details.size() < max_details_)
     vh.details.push_back(d);
+  if (!is_skip && reserved_ > 0)
+    --reserved_;
   touch();
   return true;
 }

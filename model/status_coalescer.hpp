@@ -40,6 +40,9 @@ public:
   /// the cap. Returns false (and changes nothing) when this VM was already recorded.
   bool add_result(const vm_detail& d);
   bool has_detail(const std::string& namespace_, const std::string& name) const;
+  /// Keeps `n` detail slots for migration results still to come: skips are listed only
+  /// while they leave that room, so every VM the engine ran gets its entry.
+  void reserve_details(std::size_t n) { reserved_ = n; }
 
   /// Final stage with outcome and reason, finishTimestamp = now; urgent. Afterwards
   /// every mutation is ignored.
@@ -64,6 +67,7 @@ private:
   duration flush_interval_;
   duration heartbeat_interval_;
   std::size_t max_details_;
+  std::size_t reserved_ = 0;
   scheduling_optimization_status status_;
   std::set<std::string> recorded_; // "<ns>/<name>" of VMs counted by this run or restored
   bool dirty_ = false;

@@ -43,7 +43,7 @@ std::vector<std::string> simulator_args(const demo_options& d) {
   std::snprintf(failure, sizeof failure, "%g", d.failure_rate);
   return {"--nodes", std::to_string(d.nodes), "--vmis", std::to_string(d.vmis),
           "--volumes-per-vmi", std::to_string(d.volumes_per_vmi), "--replicas",
-          std::to_string(d.replicas), "--misplaced", "0", "--not-migratable", not_migratable,
+          std::to_string(d.replicas), "--misplaced", misplaced, "--not-migratable", not_migratable,
           "--migration-failure-rate", failure, "--migration-duration",
           format_go_duration(d.migration_delay), "--seed", std::to_string(d.seed),
           "--driver", "portworx", "--failover-after", "2s"};
