@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "model/error.hpp"
+
 namespace schedopt::sim {
 
 class object_store;
@@ -20,11 +22,16 @@ struct scenario_options {
   double not_migratable = 0.0; // fraction with condition LiveMigratable=False
   double migration_failure_rate = 0.0;
   std::chrono::milliseconds migration_duration{2000}; // Running -> Succeeded, jittered
+  std::chrono::milliseconds phase_delay{200};         // each VMIM phase before Running, jittered
   int parallel_migrations_per_cluster = 5;
   int parallel_outbound_migrations_per_node = 2;
   std::string driver = "portworx"; // or "csi-topology"
   uint64_t seed = 1;
 };
+
+/// A message naming the first bad option (counts below 1, fractions outside [0, 1],
+/// unknown driver); populate() clamps whatever it is given.
+expected<bool> validate(const scenario_options& options);
 
 /// Fills `store` (and the replica placement in `storage`) with the scenario's objects.
 void populate(object_store& store, storage_backend& storage, const scenario_options& options);

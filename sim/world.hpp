@@ -12,6 +12,8 @@
 namespace schedopt::sim {
 
 class object_store;
+class storage_backend;
+class kubevirt_controller;
 
 class world {
 public:
@@ -31,6 +33,10 @@ public:
   /// to other nodes, then creates a SchedulingOptimization as the storage driver would.
   /// Returns the created request's name.
   expected<std::string> failover(const std::string& node = {});
+
+  /// The parts, for tests and tools that inspect or step them.
+  storage_backend& storage();
+  kubevirt_controller& controller();
 
 private:
   struct impl;

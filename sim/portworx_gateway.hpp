@@ -1,0 +1,30 @@
+// The OpenStorage SDK REST gateway (grpc-gateway v1, snake_case JSON) as Portworx serves
+// it, answering from the simulated storage backend. Endpoints: /work/notes/portworx-sdk.md.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "model/error.hpp"
+
+namespace schedopt::sim {
+
+class storage_backend;
+
+class portworx_gateway {
+public:
+  explicit portworx_gateway(const storage_backend& storage);
+  ~portworx_gateway();
+
+  /// Listens on 127.0.0.1:`port` (0 = any) in a thread of its own; returns the port.
+  /// A non-empty `token` is required as `Authorization: Bearer <token>`.
+  expected<int> start(int port, const std::string& token);
+  void stop();
+  int port() const;
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace schedopt::sim

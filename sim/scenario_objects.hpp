@@ -1,0 +1,48 @@
+// JSON builders for the objects a scenario creates, shaped like what a real cluster
+// (Kubernetes 1.30, KubeVirt 1.x, CDI, Portworx CSI) returns for them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace schedopt::sim {
+
+struct vmi_volume_plan {
+  std::string name;       // volume name in the VMI spec
+  std::string claim;      // PVC name (= DataVolume name)
+  bool data_volume = false;
+  bool driver_owned = true; // false: a volume of some other CSI driver
+};
+
+struct vmi_plan {
+  std::string name;
+  std::string namespace_;
+  std::string node;
+  bool owned_by_vm = false;
+  bool live_migratable = true;
+  std::vector<vmi_volume_plan> volumes;
+  std::string ip; // pod network address
+  std::string mac;
+};
+
+nlohmann::json namespace_object(const std::string& name);
+nlohmann::json node_object(const std::string& name, const std::string& ip);
+nlohmann::json pvc_object(const std::string& ns, const std::string& name, const std::string& pv_name,
+                          const std::string& storage_class, const std::string& provisioner,
+                          bool data_volume, bool shared);
+nlohmann::json pv_object(const std::string& pv_name, const nlohmann::json& pvc, const std::string& driver,
+                         const std::string& volume_handle, const std::string& storage_class,
+                         const std::vector<std::string>& affinity_nodes);
+nlohmann::json vm_object(const vmi_plan& plan);
+/// `vm_uid` empty for a standalone VMI.
+nlohmann::json vmi_object(const vmi_plan& plan, const std::string& vm_uid, const std::string& now);
+
+/// The csi-topology PV's node affinity for `nodes`.
+nlohmann::json topology_node_affinity(const std::vector<std::string>& nodes);
+
+/// KubeVirt's LiveMigratable=False message for a PVC that is not shared.
+std::string not_shared_message(const std::string& claim);
+
+} // namespace schedopt::sim

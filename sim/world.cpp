@@ -1,0 +1,90 @@
+// Wires the world's parts: scenario, storage backend + gateway, KubeVirt controller.
+#include "sim/world.hpp"
+
+#include <mutex>
+#include <random>
+
+#include "sim/failover.hpp"
+#include "sim/kubevirt_admission.hpp"
+#include "sim/kubevirt_controller.hpp"
+#include "sim/kubevirt_names.hpp"
+#include "sim/object_store.hpp"
+#include "sim/portworx_gateway.hpp"
+#include "sim/storage_backend.hpp"
+#include "sim/world_types.hpp"
+
+namespace schedopt::sim {
+
+namespace {
+
+kubevirt_controller_options controller_options(const scenario_options& o) {
+  kubevirt_controller_options c;
+  c.parallel_migrations_per_cluster = std::max(1, o.parallel_migrations_per_cluster);
+  c.parallel_outbound_migrations_per_node = std::max(1, o.parallel_outbound_migrations_per_node);
+  c.migration_failure_rate = o.migration_failure_rate;
+  c.stages = default_migration_stages(o.phase_delay, o.migration_duration);
+  c.seed = o.seed;
+  return c;
+}
+
+} // namespace
+
+struct world::impl {
+  object_store& store;
+  scenario_options options;
+  storage_backend storage;
+  portworx_gateway gateway{storage};
+  kubevirt_controller controller;
+  std::mutex failover_mutex;
+  std::mt19937_64 failover_rng;
+
+  impl(object_store& s, scenario_options o)
+    : store(s), options(std::move(o)), controller(s, controller_options(options)),
+      failover_rng(options.seed * 0x9e3779b97f4a7c15ULL + 7) {}
+};
+
+world::world(object_store& store, scenario_options options)
+  : impl_(std::make_unique<impl>(store, std::move(options))) {
+  register_world_types(store);
+  store.set_admission(kubevirt::vmim_key, make_migration_admission(store));
+  populate(store, impl_->storage, impl_->options);
+}
+
+world::~world() {
+  stop();
+}
+
+expected<bool> world::start(int sdk_port, const std::string& sdk_token) {
+  auto port = impl_->gateway.start(sdk_port, sdk_token);
+  if (!port)
+    return port.err();
+  impl_->controller.start();
+  return true;
+}
+
+void world::stop() {
+  impl_->controller.stop();
+  impl_->gateway.stop();
+}
+
+std::string world::sdk_url() const {
+  return "http://127.0.0.1:" + std::to_string(impl_->gateway.port());
+}
+
+expected<std::string> world::failover(const std::string& node) {
+  std::lock_guard<std::mutex> guard{impl_->failover_mutex};
+  auto result = fail_over_pool(impl_->store, impl_->storage, node, impl_->failover_rng);
+  if (!result)
+    return result.err();
+  return result->request_name;
+}
+
+storage_backend& world::storage() {
+  return impl_->storage;
+}
+
+kubevirt_controller& world::controller() {
+  return impl_->controller;
+}
+
+} // namespace schedopt::sim

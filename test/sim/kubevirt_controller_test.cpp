@@ -1,0 +1,265 @@
+// The simulated virt-controller stepped in simulated time: phase order, caps, target
+// pinning, success and failure, abort on delete, garbage collection.
+#include <boost/test/unit_test.hpp>
+
+#include "kubevirt_test_fixture.hpp"
+#include "model/timestamp.hpp"
+#include "sim/kubevirt_controller.hpp"
+
+using namespace schedopt;
+using namespace schedopt::sim;
+using namespace schedopt::sim::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+scenario_options cluster(int nodes = 4, int vmis = 8) {
+  scenario_options o;
+  o.nodes = nodes;
+  o.vmis = vmis;
+  o.seed = 5;
+  return o;
+}
+
+kubevirt_controller_options fast(int per_cluster = 5, int per_node = 2, double failure_rate = 0.0) {
+  kubevirt_controller_options o;
+  o.parallel_migrations_per_cluster = per_cluster;
+  o.parallel_outbound_migrations_per_node = per_node;
+  o.migration_failure_rate = failure_rate;
+  o.stages = default_migration_stages(10ms, 50ms);
+  o.seed = 3;
+  return o;
+}
+
+/// Steps the controller in simulated time (100 ms per tick, so each tick moves one phase).
+struct stepper {
+  kubevirt_controller& controller;
+  std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
+  void step(int ticks = 1) {
+    for (int i = 0; i < ticks; ++i) {
+      now += 100ms;
+      controller.tick(now);
+    }
+  }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(kubevirt_controller_suite)
+
+BOOST_AUTO_TEST_CASE(walks_every_phase_in_order_and_moves_the_vmi) {
+  populated_store w{cluster()};
+  kubevirt_controller c{w.store, fast()};
+  stepper s{c};
+  auto vmi = w.vmis().front();
+  auto source = vmi["status"]["nodeName"].get<std::string>();
+  auto made = w.migrate(vmi);
+  BOOST_REQUIRE(made);
+  for (int i = 0; i < 20 && phase_of(w.vmim(*made)) != "Succeeded"; ++i)
+    s.step();
+  auto m = w.vmim(*made);
+  BOOST_REQUIRE_EQUAL(phase_of(m), "Succeeded");
+  std::vector<std::string> phases;
+  std::string last;
+  for (const auto& t : m["status"]["phaseTransitionTimestamps"]) {
+    phases.push_back(t["phase"]);
+    auto ts = t["phaseTransitionTimestamp"].get<std::string>();
+    BOOST_CHECK(parse_rfc3339(ts).has_value());
+    BOOST_CHECK(last <= ts);
+    last = ts;
+  }
+  std::vector<std::string> expected{"Pending", "Scheduling", "Scheduled", "PreparingTarget",
+                                    "TargetReady", "Running", "Succeeded"};
+  BOOST_CHECK_EQUAL_COLLECTIONS(phases.begin(), phases.end(), expected.begin(), expected.end());
+  auto state = m["status"]["migrationState"];
+  BOOST_CHECK_EQUAL(state["sourceNode"], source);
+  BOOST_CHECK(state["targetNode"] != source);
+  BOOST_CHECK_EQUAL(state["completed"], true);
+  BOOST_CHECK(!state.value("failed", false));
+  BOOST_CHECK(state.contains("startTimestamp"));
+  BOOST_CHECK(state.contains("endTimestamp"));
+  BOOST_CHECK_EQUAL(state["migrationUid"], m["metadata"]["uid"]);
+  BOOST_CHECK(m["metadata"].value("finalizers", json::array()).empty());
+
+  auto moved = w.vmi(vmi["metadata"]["namespace"], vmi["metadata"]["name"]);
+  BOOST_CHECK_EQUAL(moved["status"]["nodeName"], state["targetNode"]);
+  BOOST_CHECK_EQUAL(moved["metadata"]["labels"]["kubevirt.io/nodeName"], state["targetNode"]);
+  BOOST_CHECK_EQUAL(moved["status"]["migrationState"]["completed"], true);
+  BOOST_CHECK_EQUAL(moved["status"]["migrationState"]["migrationUid"], m["metadata"]["uid"]);
+}
+
+BOOST_AUTO_TEST_CASE(caps_are_never_exceeded_and_excess_waits_pending) {
+  populated_store w{cluster(4, 16)};
+  kubevirt_controller c{w.store, fast(3, 1)};
+  stepper s{c};
+  for (const auto& vmi : w.vmis())
+    BOOST_REQUIRE(w.migrate(vmi));
+  int max_active = 0;
+  bool saw_pending_wait = false;
+  for (int i = 0; i < 400; ++i) {
+    s.step();
+    int active = 0, pending = 0, done = 0;
+    std::map<std::string, int> outbound;
+    for (const auto& m : w.vmims()) {
+      auto p = phase_of(m);
+      if (p == "Succeeded" || p == "Failed") {
+        ++done;
+        continue;
+      }
+      if (p == "Pending" || p.empty()) {
+        ++pending;
+        continue;
+      }
+      ++active;
+      ++outbound[m["status"]["migrationState"]["sourceNode"].get<std::string>()];
+    }
+    BOOST_REQUIRE_LE(active, 3);
+    for (const auto& [node, n] : outbound)
+      BOOST_REQUIRE_LE(n, 1);
+    max_active = std::max(max_active, active);
+    saw_pending_wait = saw_pending_wait || (active > 0 && pending > 0);
+    if (done == 16)
+      break;
+  }
+  BOOST_CHECK_GE(max_active, 2);
+  BOOST_CHECK(saw_pending_wait);
+  for (const auto& m : w.vmims())
+    BOOST_CHECK_EQUAL(phase_of(m), "Succeeded");
+}
+
+BOOST_AUTO_TEST_CASE(added_node_selector_pins_the_target) {
+  populated_store w{cluster()};
+  kubevirt_controller c{w.store, fast()};
+  stepper s{c};
+  auto vmi = w.vmis().front();
+  auto source = vmi["status"]["nodeName"].get<std::string>();
+  std::string target;
+  for (const auto& n : w.store.list("nodes").items)
+    if (n["metadata"]["name"] != source)
+      target = n["metadata"]["name"]; // the last one: not what "fewest VMIs" would pick by chance alone
+  auto made = w.migrate(vmi, {{"kubernetes.io/hostname", target}});
+  BOOST_REQUIRE(made);
+  s.step(20);
+  auto m = w.vmim(*made);
+  BOOST_REQUIRE_EQUAL(phase_of(m), "Succeeded");
+  BOOST_CHECK_EQUAL(m["status"]["migrationState"]["targetNode"], target);
+  BOOST_CHECK_EQUAL(w.vmi(vmi["metadata"]["namespace"], vmi["metadata"]["name"])["status"]["nodeName"], target);
+}
+
+BOOST_AUTO_TEST_CASE(cordoned_or_missing_target_never_schedules) {
+  populated_store w{cluster()};
+  kubevirt_controller c{w.store, fast()};
+  stepper s{c};
+  auto vmis = w.vmis();
+  auto source = vmis[0]["status"]["nodeName"].get<std::string>();
+  std::string cordoned;
+  for (const auto& n : w.store.list("nodes").items)
+    if (n["metadata"]["name"] != source)
+      cordoned = n["metadata"]["name"];
+  BOOST_REQUIRE(w.store.modify("nodes", "", cordoned, [](json& n) {
+    n["spec"]["unschedulable"] = true;
+    return true;
+  }));
+  auto pinned = w.migrate(vmis[0], {{"kubernetes.io/hostname", cordoned}});
+  auto ghost = w.migrate(vmis[1], {{"kubernetes.io/hostname", "node-99"}});
+  BOOST_REQUIRE(pinned);
+  BOOST_REQUIRE(ghost);
+  s.step(50);
+  for (const auto& made : {*pinned, *ghost}) {
+    auto m = w.vmim(made);
+    BOOST_CHECK_EQUAL(phase_of(m), "Scheduling");
+    BOOST_CHECK(!m["status"]["migrationState"].contains("targetNode"));
+  }
+  BOOST_CHECK_EQUAL(w.vmi(vmis[0]["metadata"]["namespace"], vmis[0]["metadata"]["name"])["status"]["nodeName"], source);
+  // Uncordoning lets the pinned one proceed.
+  BOOST_REQUIRE(w.store.modify("nodes", "", cordoned, [](json& n) {
+    n["spec"]["unschedulable"] = false;
+    return true;
+  }));
+  s.step(20);
+  BOOST_CHECK_EQUAL(phase_of(w.vmim(*pinned)), "Succeeded");
+  BOOST_CHECK_EQUAL(phase_of(w.vmim(*ghost)), "Scheduling");
+}
+
+BOOST_AUTO_TEST_CASE(failure_rate_one_fails_with_a_reason_and_leaves_the_vmi) {
+  populated_store w{cluster()};
+  kubevirt_controller c{w.store, fast(5, 2, 1.0)};
+  stepper s{c};
+  auto vmi = w.vmis().front();
+  auto source = vmi["status"]["nodeName"];
+  auto made = w.migrate(vmi);
+  BOOST_REQUIRE(made);
+  s.step(20);
+  auto m = w.vmim(*made);
+  BOOST_REQUIRE_EQUAL(phase_of(m), "Failed");
+  auto state = m["status"]["migrationState"];
+  BOOST_CHECK_EQUAL(state["failed"], true);
+  auto reason = state.value("failureReason", std::string{});
+  BOOST_CHECK(reason.rfind("Live migration failed", 0) == 0);
+  BOOST_CHECK_EQUAL(m["status"]["conditions"][0]["message"], reason);
+  BOOST_CHECK(m["metadata"].value("finalizers", json::array()).empty());
+  auto after = w.vmi(vmi["metadata"]["namespace"], vmi["metadata"]["name"]);
+  BOOST_CHECK_EQUAL(after["status"]["nodeName"], source);
+  BOOST_CHECK_EQUAL(after["status"]["migrationState"]["failed"], true);
+}
+
+BOOST_AUTO_TEST_CASE(deleting_an_in_flight_vmim_aborts_it) {
+  populated_store w{cluster()};
+  kubevirt_controller c{w.store, fast()};
+  stepper s{c};
+  auto vmi = w.vmis().front();
+  auto source = vmi["status"]["nodeName"];
+  auto made = w.migrate(vmi);
+  BOOST_REQUIRE(made);
+  s.step(3); // Pending -> Scheduling -> Scheduled
+  BOOST_REQUIRE_EQUAL(phase_of(w.vmim(*made)), "Scheduled");
+  auto since = w.store.resource_version();
+  auto deleted = w.store.remove(kubevirt::vmim_key, (*made)["metadata"]["namespace"], (*made)["metadata"]["name"]);
+  BOOST_REQUIRE(deleted);
+  BOOST_CHECK((*deleted)["metadata"].contains("deletionTimestamp")); // held by the finalizer
+  s.step();
+  BOOST_CHECK(!w.store.get(kubevirt::vmim_key, (*made)["metadata"]["namespace"], (*made)["metadata"]["name"]));
+  auto events = w.store.events_since(kubevirt::vmim_key, "", since);
+  BOOST_REQUIRE(events);
+  bool saw_abort = false, saw_deleted = false;
+  for (const auto& e : *events) {
+    if (e.type == "DELETED")
+      saw_deleted = true;
+    auto st = e.object.value("/status/migrationState"_json_pointer, json::object());
+    if (phase_of(e.object) == "Failed" && st.value("abortStatus", "") == "Succeeded" && st.value("failed", false))
+      saw_abort = true;
+  }
+  BOOST_CHECK(saw_abort);
+  BOOST_CHECK(saw_deleted);
+  s.step(10);
+  BOOST_CHECK_EQUAL(w.vmi(vmi["metadata"]["namespace"], vmi["metadata"]["name"])["status"]["nodeName"], source);
+  // The VMI may be migrated again.
+  BOOST_CHECK(w.migrate(vmi));
+}
+
+BOOST_AUTO_TEST_CASE(keeps_five_finished_vmims_per_vmi) {
+  populated_store w{cluster()};
+  kubevirt_controller c{w.store, fast()};
+  stepper s{c};
+  auto vmi = w.vmis().front();
+  std::vector<std::string> names;
+  for (int i = 0; i < 7; ++i) {
+    auto made = w.migrate(vmi);
+    BOOST_REQUIRE(made);
+    names.push_back((*made)["metadata"]["name"]);
+    for (int k = 0; k < 20 && phase_of(w.vmim(*made)) != "Succeeded"; ++k)
+      s.step();
+    BOOST_REQUIRE_EQUAL(phase_of(w.vmim(*made)), "Succeeded");
+  }
+  s.step(2);
+  std::set<std::string> left;
+  for (const auto& m : w.vmims())
+    if (m["spec"]["vmiName"] == vmi["metadata"]["name"])
+      left.insert(m["metadata"]["name"]);
+  BOOST_CHECK_EQUAL(left.size(), 5u);
+  BOOST_CHECK(!left.count(names[0]));
+  BOOST_CHECK(!left.count(names[1]));
+  BOOST_CHECK(left.count(names[6]));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

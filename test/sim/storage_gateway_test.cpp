@@ -1,0 +1,116 @@
+// The OpenStorage SDK REST gateway over loopback HTTP: paths, snake_case shapes,
+// grpc-gateway errors and the bearer token.
+#include <boost/test/unit_test.hpp>
+
+#include <httplib.h>
+
+#include "kubevirt_test_fixture.hpp"
+#include "sim/portworx_gateway.hpp"
+
+using namespace schedopt;
+using namespace schedopt::sim;
+using namespace schedopt::sim::testing;
+
+namespace {
+
+struct gateway_fixture {
+  populated_store w{[] {
+    scenario_options o;
+    o.nodes = 5;
+    o.vmis = 10;
+    o.seed = 4;
+    return o;
+  }()};
+  portworx_gateway gateway{w.storage};
+  int port = 0;
+
+  explicit gateway_fixture(const std::string& token = {}) {
+    auto p = gateway.start(0, token);
+    BOOST_REQUIRE(p);
+    port = *p;
+  }
+
+  json get(const std::string& path, int expected_status, const std::string& token = {}) {
+    httplib::Client client{"127.0.0.1", port};
+    httplib::Headers headers;
+    if (!token.empty())
+      headers.emplace("Authorization", "Bearer " + token);
+    auto res = client.Get(path.c_str(), headers);
+    BOOST_REQUIRE(res);
+    BOOST_CHECK_EQUAL(res->status, expected_status);
+    BOOST_CHECK_EQUAL(res->get_header_value("Content-Type"), "application/json");
+    return json::parse(res->body);
+  }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(storage_gateway)
+
+BOOST_AUTO_TEST_CASE(nodes_enumerate_and_inspect) {
+  gateway_fixture f;
+  auto ids = f.get("/v1/nodes", 200)["node_ids"];
+  BOOST_REQUIRE_EQUAL(ids.size(), 5u);
+  std::set<std::string> k8s_names;
+  for (const auto& id : ids) {
+    auto node = f.get("/v1/nodes/inspect/" + id.get<std::string>(), 200)["node"];
+    BOOST_CHECK_EQUAL(node["id"], id);
+    BOOST_CHECK_EQUAL(node["status"], "STATUS_OK");
+    BOOST_CHECK_EQUAL(node["hostname"], node["scheduler_node_name"]);
+    BOOST_CHECK(!node["mgmt_ip"].get<std::string>().empty());
+    BOOST_CHECK_EQUAL(node["mgmt_ip"], node["data_ip"]);
+    BOOST_CHECK(!node["pools"][0]["uuid"].get<std::string>().empty());
+    auto k8s = f.w.store.get("nodes", "", node["scheduler_node_name"]);
+    BOOST_REQUIRE(k8s);
+    BOOST_CHECK_EQUAL((*k8s)["status"]["addresses"][0]["address"], node["mgmt_ip"]);
+    k8s_names.insert(node["scheduler_node_name"].get<std::string>());
+  }
+  BOOST_CHECK_EQUAL(k8s_names.size(), 5u);
+  BOOST_CHECK_EQUAL(f.get("/v1/nodes/filters", 200)["nodes"].size(), 5u);
+  BOOST_CHECK(f.get("/v1/nodes/inspectcurrent", 200)["node"].contains("id"));
+  auto missing = f.get("/v1/nodes/inspect/nope", 404);
+  BOOST_CHECK_EQUAL(missing["code"], 5);
+  BOOST_CHECK_EQUAL(missing["message"], "Id nope not found");
+}
+
+BOOST_AUTO_TEST_CASE(volume_inspect_reports_replica_nodes_by_portworx_id) {
+  gateway_fixture f;
+  int checked = 0;
+  for (const auto& pv : f.w.store.list("persistentvolumes").items) {
+    if (pv["spec"]["csi"]["driver"] != portworx_csi_driver)
+      continue;
+    auto handle = pv["spec"]["csi"]["volumeHandle"].get<std::string>();
+    auto body = f.get("/v1/volumes/inspect/" + handle, 200);
+    auto volume = body["volume"];
+    BOOST_CHECK_EQUAL(volume["id"], handle);
+    BOOST_CHECK_EQUAL(volume["locator"]["name"], pv["metadata"]["name"]);
+    BOOST_CHECK_EQUAL(body["name"], pv["metadata"]["name"]);
+    std::set<std::string> replica_names;
+    for (const auto& px : volume["replica_sets"][0]["nodes"]) {
+      auto n = f.w.storage.node_by_px_id(px);
+      BOOST_REQUIRE(n);
+      replica_names.insert(n->name);
+    }
+    auto vol = f.w.storage.volume(handle);
+    BOOST_REQUIRE(vol);
+    BOOST_CHECK(replica_names == std::set<std::string>(vol->replica_nodes.begin(), vol->replica_nodes.end()));
+    BOOST_CHECK_EQUAL(volume["spec"]["ha_level"], std::to_string(vol->replica_nodes.size()));
+    ++checked;
+  }
+  BOOST_CHECK_EQUAL(checked, 20);
+  BOOST_CHECK_EQUAL(f.get("/v1/volumes", 200)["volume_ids"].size(), 20u);
+  auto missing = f.get("/v1/volumes/inspect/12345", 404);
+  BOOST_CHECK_EQUAL(missing["code"], 5);
+  BOOST_CHECK_EQUAL(missing["error"], "Volume id 12345 not found");
+  BOOST_CHECK_EQUAL(missing["message"], "Volume id 12345 not found");
+}
+
+BOOST_AUTO_TEST_CASE(token_is_required_when_set) {
+  gateway_fixture f{"s3cret"};
+  auto denied = f.get("/v1/nodes", 401);
+  BOOST_CHECK_EQUAL(denied["code"], 16);
+  f.get("/v1/nodes", 401, "wrong");
+  BOOST_CHECK_EQUAL(f.get("/v1/nodes", 200, "s3cret")["node_ids"].size(), 5u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
