@@ -26,11 +26,6 @@ void send_json(httplib::Response& res, int code, const json& body) {
   res.set_content(body.dump(), "application/json");
 }
 
-void send_text(httplib::Response& res, int code, std::string text) {
-  res.status = code;
-  res.set_content(std::move(text), "application/json");
-}
-
 void send_error(httplib::Response& res, const error& err, const served_resource* r,
                 const std::string& name) {
   send_json(res, status_code_of(err), status_for_error(err, r, name));
@@ -242,13 +237,16 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
   }
 
   std::vector<const stored_object*> page;
+  std::vector<stored_ptr> page_owners;
   std::size_t i = start;
   for (; i < snap.items.size(); ++i) {
     if (limit > 0 && static_cast<long>(page.size()) >= limit)
       break;
     const auto& item = snap.items[i];
-    if (sel->matches(item->object))
+    if (sel->matches(item->object)) {
       page.push_back(item.get());
+      page_owners.push_back(item);
+    }
   }
   std::string next_token;
   long long remaining = -1;
@@ -278,26 +276,45 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
       table["rows"].push_back(table_row(*t.resource, item->object));
     return send_json(res, 200, table);
   }
-  // Concatenate the cached texts: a 10k-item list costs one copy, no serialization.
-  std::size_t total = 256;
-  for (auto* item : page)
-    total += item->text.size() + 1;
-  std::string out;
-  out.reserve(total);
-  out += R"({"kind":)" + json(type.list_kind).dump() + R"(,"apiVersion":)"
-         + json(type.api_version()).dump() + R"(,"metadata":{"resourceVersion":")" + rv + "\"";
+  // Stream the cached texts straight from the snapshot: a 10k-item list is neither
+  // re-serialized nor copied into one 30 MB string (which cost more than the TLS).
+  struct list_body {
+    std::string head;
+    std::vector<stored_ptr> items;
+    std::size_t next = 0;
+  };
+  auto body = std::make_shared<list_body>();
+  body->head = R"({"kind":)" + json(type.list_kind).dump() + R"(,"apiVersion":)"
+               + json(type.api_version()).dump() + R"(,"metadata":{"resourceVersion":")" + rv + "\"";
   if (!next_token.empty())
-    out += R"(,"continue":")" + next_token + "\"";
+    body->head += R"(,"continue":")" + next_token + "\"";
   if (remaining >= 0)
-    out += R"(,"remainingItemCount":)" + std::to_string(remaining);
-  out += R"(},"items":[)";
+    body->head += R"(,"remainingItemCount":)" + std::to_string(remaining);
+  body->head += R"(},"items":[)";
+  std::size_t total = body->head.size() + 2;
+  body->items.reserve(page.size());
   for (std::size_t k = 0; k < page.size(); ++k) {
-    if (k > 0)
-      out += ',';
-    out += page[k]->text;
+    total += page[k]->text.size() + (k > 0 ? 1 : 0);
+    body->items.push_back(page_owners[k]);
   }
-  out += "]}";
-  send_text(res, 200, std::move(out));
+  res.status = 200;
+  res.set_content_provider(
+    total, "application/json", [body](size_t offset, size_t, httplib::DataSink& sink) -> bool {
+      constexpr std::size_t batch = 256 * 1024;
+      std::string buf;
+      buf.reserve(batch + 64 * 1024);
+      if (offset == 0)
+        buf += body->head;
+      while (body->next < body->items.size() && buf.size() < batch) {
+        if (body->next > 0)
+          buf += ',';
+        buf += body->items[body->next]->text;
+        ++body->next;
+      }
+      if (body->next == body->items.size())
+        buf += "]}";
+      return sink.write(buf.data(), buf.size());
+    });
 }
 
 void resource_handlers::watch(const httplib::Request& req, httplib::Response& res,
