@@ -32,19 +32,10 @@ struct controller_state {
 
 using controller_pointer = controller_actor::stateful_pointer<controller_state>;
 
-void reconsider(controller_pointer self) {
+void mark_pending(controller_pointer self, const std::vector<std::string>& names) {
   auto& st = self->state;
-  if (!st.started || !st.active.empty())
-    return;
-  std::vector<scheduling_optimization> candidates;
-  for (auto& [name, so] : st.requests)
-    if (!st.finished_uids.count(so.metadata.uid))
-      candidates.push_back(so);
-  auto decision = decide_queue(candidates);
-  for (auto& name : decision.to_pending) {
+  for (auto& name : names) {
     auto& so = st.requests[name];
-    if (decision.run && *decision.run == name)
-      continue;
     if (!st.marked_pending.insert(so.metadata.uid).second)
       continue;
     // Fire and forget: the writer retries until the Pending stage is recorded.
@@ -53,7 +44,32 @@ void reconsider(controller_pointer self) {
                                                so.metadata.generation});
   }
   k8s::default_metrics().gauge_set("schedopt_requests_pending", {},
-                                   static_cast<double>(decision.to_pending.size()));
+                                   static_cast<double>(names.size()));
+}
+
+void reconsider(controller_pointer self) {
+  auto& st = self->state;
+  if (!st.started)
+    return;
+  std::vector<scheduling_optimization> candidates;
+  for (auto& [name, so] : st.requests)
+    if (!st.finished_uids.count(so.metadata.uid) && name != st.active)
+      candidates.push_back(so);
+  auto decision = decide_queue(candidates);
+  if (!st.active.empty()) {
+    // A request that arrives while another runs is queued behind it: it shows Pending
+    // now, not only once the running one is Final.
+    auto waiting = decision.to_pending;
+    if (decision.run && st.requests[*decision.run].status.stage != stage::pending)
+      waiting.push_back(*decision.run);
+    mark_pending(self, waiting);
+    return;
+  }
+  std::vector<std::string> waiting;
+  for (auto& name : decision.to_pending)
+    if (!decision.run || *decision.run != name)
+      waiting.push_back(name);
+  mark_pending(self, waiting);
   if (!decision.run)
     return;
   auto& so = st.requests[*decision.run];
