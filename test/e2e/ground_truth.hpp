@@ -21,6 +21,7 @@ struct vmi_truth {
   bool has_driver_volume = false;
   std::string error;              // evaluation error text, e.g. persistentvolumeclaims "x" not found
   std::set<std::string> best;     // nodes scoring the highest
+  int node_score = 0;             // score of the node it runs on
   bool misplaced = false;         // semi or non: a candidate
   bool live_migratable = true;
   std::string not_migratable_reason;
@@ -133,6 +134,7 @@ inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::st
         if (s == best)
           t.best.insert(n);
       t.misplaced = !t.best.count(t.node);
+      t.node_score = score.count(t.node) ? score[t.node] : 0;
       for (auto& n : t.best)
         if (n != t.node && usable[n])
           t.targets.push_back(n);

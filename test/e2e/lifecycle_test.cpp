@@ -1,0 +1,136 @@
+// SPEC §1 queueing and §3-§4 lifecycle: requests run one at a time, a controller killed
+// mid-run resumes without migrating a VM twice, and a request deleted mid-run stops work.
+#include <boost/test/unit_test.hpp>
+
+#include "e2e/e2e_fixture.hpp"
+
+using namespace schedopt::e2e;
+
+namespace {
+
+/// VMIMs labelled with the request's uid, counted per "<ns>/<vmi>".
+std::map<std::string, int> vmims_of_request(const scenario& s, const std::string& uid) {
+  std::map<std::string, int> out;
+  for (auto& m : items(s.sim(), vmims_path + "?labelSelector=" + request_uid_label + "%3D" + uid))
+    ++out[m["metadata"]["namespace"].get<std::string>() + "/" + m["spec"]["vmiName"].get<std::string>()];
+  return out;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(lifecycle)
+
+BOOST_AUTO_TEST_CASE(a_second_request_waits_pending_until_the_first_is_final) {
+  scenario s("csi-topology", {"--nodes", "6", "--vmis", "30", "--misplaced", "0.4", "--seed", "29",
+                              "--migration-duration", "300ms"});
+  auto expected = migratable_candidates(s.truth());
+  BOOST_REQUIRE(expected.size() >= 5);
+  s.create_request("queue-a", scenario::enabled_spec());
+  s.create_request("queue-b", scenario::enabled_spec());
+  s.start_controller();
+  bool b_seen_pending = false;
+  std::size_t violations = 0;
+  json a, b;
+  bool done = eventually(
+    [&] {
+      b = s.request("queue-b");
+      a = s.request("queue-a");
+      auto a_stage = a.value("/status/stage"_json_pointer, std::string());
+      auto b_stage = b.value("/status/stage"_json_pointer, std::string());
+      if (a_stage != "Final") {
+        // b was read before a: if a is still not Final, b cannot have been promoted.
+        if (b_stage == "Pending")
+          b_seen_pending = true;
+        else if (!b_stage.empty()) {
+          ++violations;
+          BOOST_TEST_MESSAGE("queue-b in stage " << b_stage << " while queue-a is " << a_stage);
+        }
+      }
+      return b_stage == "Final";
+    },
+    final_timeout, std::chrono::milliseconds(50));
+  BOOST_REQUIRE_MESSAGE(done, "queue-b not Final in time: " + b.dump());
+  BOOST_TEST(violations == 0u);
+  BOOST_TEST(b_seen_pending);
+  BOOST_TEST(status_of_request(a) == "Successful");
+  BOOST_TEST(counter(a, "successful") == (long long)expected.size());
+  BOOST_TEST(b.value("/status/status"_json_pointer, std::string()) == "Successful");
+  BOOST_TEST(reason_of_request(b) == "");
+  BOOST_TEST(counter(b, "successful") == 0);
+  BOOST_TEST(b["status"].value("startTimestamp", "") >= a["status"].value("finishTimestamp", ""));
+  BOOST_TEST(s.controller().terminate() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_killed_controller_resumes_without_migrating_twice) {
+  scenario s("csi-topology", {"--nodes", "6", "--vmis", "30", "--misplaced", "0.4", "--seed", "31",
+                              "--migration-duration", "2s", "--parallel-migrations-per-cluster", "10"});
+  auto expected = migratable_candidates(s.truth());
+  BOOST_REQUIRE(expected.size() >= 6);
+  s.start_controller();
+  auto created = s.create_request("resumed", scenario::enabled_spec({{"maxParallelMigrations", 2}}));
+  std::string uid = created["metadata"]["uid"];
+  json r;
+  bool mid_run = eventually(
+    [&] {
+      r = s.request("resumed");
+      return counter(r, "successful") >= 2 && vmims_of_request(s, uid).size() >= 3;
+    },
+    final_timeout, std::chrono::milliseconds(100));
+  BOOST_REQUIRE_MESSAGE(mid_run, "request never got mid-run: " + r.dump());
+  BOOST_REQUIRE(r.value("/status/stage"_json_pointer, std::string()) != "Final");
+  s.controller().kill_hard();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  s.start_controller();
+  r = s.wait_final("resumed");
+  BOOST_TEST(status_of_request(r) == "Successful");
+  BOOST_TEST(counter(r, "successful") == (long long)expected.size());
+  BOOST_TEST(counter(r, "failed") == 0);
+  BOOST_TEST(counter(r, "skipped") == 0);
+  auto per_vm = vmims_of_request(s, uid);
+  BOOST_TEST(per_vm.size() == expected.size());
+  for (auto& [vm, n] : per_vm)
+    BOOST_TEST_CONTEXT("vm " << vm) { BOOST_TEST(n == 1); }
+  auto details = details_by_vm(r);
+  for (auto& t : expected)
+    BOOST_TEST_CONTEXT("vm " << t.key()) {
+      BOOST_REQUIRE(details.count(t.key()) == 1);
+      BOOST_TEST(details[t.key()].value("status", "") == "Successful");
+    }
+  BOOST_TEST(s.controller().terminate() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_request_deleted_mid_run_stops_new_migrations) {
+  scenario s("csi-topology", {"--nodes", "6", "--vmis", "30", "--misplaced", "0.5", "--seed", "37",
+                              "--migration-duration", "2s", "--parallel-migrations-per-cluster", "10"});
+  auto expected = migratable_candidates(s.truth());
+  BOOST_REQUIRE(expected.size() >= 6);
+  auto& ctl = s.start_controller();
+  s.create_request("doomed", scenario::enabled_spec({{"maxParallelMigrations", 2}}));
+  BOOST_REQUIRE(eventually([&] { return s.schedopt_vmims().size() >= 1; }, final_timeout));
+  call(s.sim(), "DELETE", requests_path + "/doomed");
+  BOOST_REQUIRE(eventually([&] { return status_of(s.sim(), "GET", requests_path + "/doomed") == 404; },
+                           std::chrono::seconds(10)));
+  // One second for the deletion to reach the controller's watch; after that, no new VMIM.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  std::set<std::string> before;
+  for (auto& m : s.schedopt_vmims())
+    before.insert(m["metadata"]["name"].get<std::string>());
+  std::set<std::string> added;
+  eventually(
+    [&] {
+      for (auto& m : s.schedopt_vmims())
+        if (!before.count(m["metadata"]["name"].get<std::string>()))
+          added.insert(m["metadata"]["name"].get<std::string>());
+      return false;
+    },
+    std::chrono::seconds(6), std::chrono::milliseconds(200));
+  BOOST_TEST(added.empty(), "VMIMs created after the request was deleted: " << added.size());
+  BOOST_TEST(before.size() < expected.size());
+  BOOST_TEST(ctl.running());
+  auto port = ctl.metrics_port();
+  BOOST_REQUIRE(port > 0);
+  BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status == 200);
+  BOOST_TEST(ctl.terminate() == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
