@@ -334,6 +334,8 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     std::string ns;
     bool initial = false;
     bool started = false;
+    std::vector<stored_ptr> pending_initial;
+    std::size_t next_initial = 0;
     bool bookmarks = false;
     bool table = false;
     uint64_t synced = 0;
@@ -406,15 +408,23 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
         st->started = true;
         if (st->initial) {
           auto snap = store_.list_stored(st->key, st->ns);
-          for (auto& item : snap.items)
-            if (st->sel.matches(item->object))
-              out += encode("ADDED", *item);
+          st->pending_initial = std::move(snap.items);
           st->synced = snap.resource_version;
-          if (out.empty())
-            return true;
-          st->last_write = now;
-          return sink.write(out.data(), out.size());
         }
+      }
+      if (st->next_initial < st->pending_initial.size()) {
+        // The synthetic ADDED events of the current state, written in batches.
+        while (st->next_initial < st->pending_initial.size() && out.size() < 256 * 1024) {
+          const auto& item = st->pending_initial[st->next_initial++];
+          if (st->sel.matches(item->object))
+            out += encode("ADDED", *item);
+        }
+        if (st->next_initial == st->pending_initial.size())
+          st->pending_initial = {};
+        if (out.empty())
+          return true;
+        st->last_write = now;
+        return sink.write(out.data(), out.size());
       }
       auto global = store_.resource_version();
       auto events = store_.raw_events_since(st->key, st->ns, st->synced);
