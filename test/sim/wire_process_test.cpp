@@ -88,6 +88,29 @@ BOOST_AUTO_TEST_CASE(watch_drop_after_closes_streams) {
   BOOST_TEST(watch.wait_finished(std::chrono::seconds(15)));
 }
 
+BOOST_AUTO_TEST_CASE(latency_is_added_to_api_requests_only) {
+  sim_process sim({"--nodes", "2", "--vmis", "2", "--latency", "400ms"});
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  auto start = std::chrono::steady_clock::now();
+  BOOST_TEST(http_request(sim, "GET", "/api/v1/namespaces").status == 200);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  // A lower bound only: the request cannot be faster than the injected latency.
+  BOOST_TEST(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count() >= 400);
+}
+
+BOOST_AUTO_TEST_CASE(failover_after_creates_a_request_by_itself) {
+  sim_process sim({"--nodes", "3", "--vmis", "6", "--failover-after", "500ms"});
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  bool created = false;
+  for (int i = 0; i < 100 && !created; ++i) {
+    auto list = http_request(sim, "GET", schedopt_path).json();
+    created = list["items"].is_array() && !list["items"].empty();
+    if (!created)
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  BOOST_TEST(created);
+}
+
 BOOST_AUTO_TEST_CASE(admin_failover_creates_a_request) {
   auto& sim = shared_sim();
   BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
