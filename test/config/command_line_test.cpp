@@ -191,8 +191,8 @@ BOOST_AUTO_TEST_CASE(demo_options_parse) {
   BOOST_CHECK(r.demo.migration_delay == 50ms);
   BOOST_CHECK_EQUAL(r.config.max_parallel_migrations, 10);
   auto d = ok({"demo"}).demo;
-  BOOST_CHECK_EQUAL(d.nodes, 6);
-  BOOST_CHECK_EQUAL(d.vmis, 60);
+  BOOST_CHECK_EQUAL(d.nodes, demo_options{}.nodes);
+  BOOST_CHECK_EQUAL(d.vmis, demo_options{}.vmis);
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_messages) {

@@ -113,6 +113,23 @@ BOOST_AUTO_TEST_CASE(details_are_capped_counters_stay_exact) {
   BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->successful, 2);
 }
 
+BOOST_AUTO_TEST_CASE(reserved_slots_keep_room_for_migration_results) {
+  auto c = make(4);
+  c.reserve_details(2); // two candidates will run
+  for (auto name : {"s1", "s2", "s3"})
+    c.add_result(result(name, vm_status::skipped, "NoTargetNode: x"));
+  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->details.size(), 2u); // s3 left out
+  c.add_result(result("m1", vm_status::successful));
+  c.add_result(result("m2", vm_status::failed, "MigrationRunFailed: vmim=ns/m: x"));
+  const auto& vh = *c.current().vm_hyperconvergence;
+  BOOST_REQUIRE_EQUAL(vh.details.size(), 4u);
+  BOOST_CHECK_EQUAL(vh.details[2].name, "m1");
+  BOOST_CHECK_EQUAL(vh.details[3].name, "m2");
+  BOOST_CHECK_EQUAL(vh.skipped, 3);
+  BOOST_CHECK_EQUAL(vh.successful, 1);
+  BOOST_CHECK_EQUAL(vh.failed, 1);
+}
+
 BOOST_AUTO_TEST_CASE(restore_keeps_details_and_does_not_double_count) {
   scheduling_optimization_status old;
   old.stage = stage::migrating;
