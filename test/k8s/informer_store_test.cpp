@@ -1,0 +1,39 @@
+// The informer store's relist diff.
+#include <boost/test/unit_test.hpp>
+
+#include "k8s/informer_store.hpp"
+
+using schedopt::virtual_machine_instance;
+
+namespace {
+
+virtual_machine_instance vmi(const std::string& ns, const std::string& name, const std::string& rv) {
+  virtual_machine_instance v;
+  v.metadata.namespace_ = ns;
+  v.metadata.name = name;
+  v.metadata.resource_version = rv;
+  return v;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(informer_store_relist_diff) {
+  schedopt::k8s::informer_store<virtual_machine_instance> store;
+  auto first = store.replace({vmi("a", "x", "1"), vmi("a", "y", "2"), vmi("b", "x", "3")});
+  BOOST_CHECK_EQUAL(first.added.size(), 3u);
+  auto second = store.replace({vmi("a", "y", "2"), vmi("b", "x", "7"), vmi("c", "z", "8")});
+  BOOST_REQUIRE_EQUAL(second.deleted.size(), 1u);
+  BOOST_CHECK_EQUAL(second.deleted[0].metadata.name, "x");
+  BOOST_REQUIRE_EQUAL(second.updated.size(), 1u);
+  BOOST_CHECK_EQUAL(second.updated[0].first.metadata.resource_version, "3");
+  BOOST_CHECK_EQUAL(second.updated[0].second.metadata.resource_version, "7");
+  BOOST_REQUIRE_EQUAL(second.added.size(), 1u);
+  BOOST_CHECK_EQUAL(second.added[0].metadata.namespace_, "c");
+  auto snap = store.snapshot();
+  BOOST_REQUIRE_EQUAL(snap.size(), 3u);
+  BOOST_CHECK_EQUAL(snap[0].metadata.namespace_, "a"); // sorted by namespace/name
+  BOOST_CHECK(store.erase("a/y").has_value());
+  BOOST_CHECK(!store.erase("a/y").has_value());
+  BOOST_CHECK(!store.upsert(vmi("a", "q", "9")).has_value());
+  BOOST_CHECK(store.upsert(vmi("a", "q", "10")).has_value());
+}
