@@ -167,6 +167,10 @@ expected<int> portworx_gateway::start(int port, const std::string& token) {
   if (impl_->thread.joinable())
     return make_error(ec::invalid_request, "Portworx SDK gateway already started");
   impl_->token = token;
+  // schedopt keeps up to 32 SDK calls in flight over kept-alive connections; httplib's
+  // default pool (8 workers, each held by an idle keep-alive connection for 5 s) would
+  // stall the excess for seconds per batch.
+  impl_->server.new_task_queue = [] { return new httplib::ThreadPool(64); };
   int bound = port == 0 ? impl_->server.bind_to_any_port("127.0.0.1")
                         : (impl_->server.bind_to_port("127.0.0.1", port) ? port : -1);
   if (bound <= 0)
