@@ -207,13 +207,18 @@ struct kubevirt_controller::impl {
   void tick(clock_type::time_point now) {
     std::lock_guard<std::mutex> guard{tick_mutex};
     auto when = format_rfc3339(now);
-    auto vmims = store.list(kv::vmim_key).items;
+    // Zero-copy snapshot: with thousands of objects, copying them every tick is the cost.
+    auto snapshot = store.list_stored(kv::vmim_key);
+    std::vector<const json*> vmims;
+    vmims.reserve(snapshot.items.size());
+    for (const auto& stored : snapshot.items)
+      vmims.push_back(&stored->object);
 
     // FIFO order by creation, as KubeVirt's queue sees them.
     std::vector<const json*> fresh;
-    for (const auto& m : vmims)
-      if (!by_uid.count(str(m, "/metadata/uid"_json_pointer)))
-        fresh.push_back(&m);
+    for (const auto* m : vmims)
+      if (!by_uid.count(str(*m, "/metadata/uid"_json_pointer)))
+        fresh.push_back(m);
     std::stable_sort(fresh.begin(), fresh.end(), [](const json* a, const json* b) {
       auto ta = str(*a, "/metadata/creationTimestamp"_json_pointer);
       auto tb = str(*b, "/metadata/creationTimestamp"_json_pointer);
@@ -221,14 +226,14 @@ struct kubevirt_controller::impl {
     });
     for (const auto* m : fresh)
       by_uid[str(*m, "/metadata/uid"_json_pointer)].seq = next_seq++;
-    std::sort(vmims.begin(), vmims.end(), [this](const json& a, const json& b) {
-      return by_uid[str(a, "/metadata/uid"_json_pointer)].seq < by_uid[str(b, "/metadata/uid"_json_pointer)].seq;
+    std::sort(vmims.begin(), vmims.end(), [this](const json* a, const json* b) {
+      return by_uid[str(*a, "/metadata/uid"_json_pointer)].seq < by_uid[str(*b, "/metadata/uid"_json_pointer)].seq;
     });
 
     // Idle clusters with thousands of VMIs should cost nothing per tick.
-    bool busy = std::any_of(vmims.begin(), vmims.end(), [](const json& m) {
-      return is_deleting(m) || !is_final(str(m, "/status/phase"_json_pointer)) ||
-             m.value("/metadata/finalizers"_json_pointer, json::array()).size() > 0;
+    bool busy = std::any_of(vmims.begin(), vmims.end(), [](const json* m) {
+      return is_deleting(*m) || !is_final(str(*m, "/status/phase"_json_pointer)) ||
+             m->value("/metadata/finalizers"_json_pointer, json::array()).size() > 0;
     });
     if (!busy) {
       garbage_collect(vmims);
@@ -236,20 +241,22 @@ struct kubevirt_controller::impl {
     }
     auto nodes = store.list("nodes").items;
     std::map<std::string, int> load; // VMIs per node, plus migrations heading there
-    std::map<std::string, std::string> vmi_node;
-    std::map<std::string, std::string> vmi_phase;
-    for (const auto& vmi : store.list(kv::vmi_key).items) {
-      auto key = str(vmi, "/metadata/namespace"_json_pointer) + "/" + str(vmi, "/metadata/name"_json_pointer);
-      auto node = str(vmi, "/status/nodeName"_json_pointer);
-      vmi_node[key] = node;
-      vmi_phase[key] = str(vmi, "/status/phase"_json_pointer);
-      if (!node.empty())
-        ++load[node];
-    }
+    bool load_counted = false;
+    auto count_load = [&] {
+      if (load_counted)
+        return;
+      load_counted = true;
+      for (const auto& stored : store.list_stored(kv::vmi_key).items) {
+        auto node = str(stored->object, "/status/nodeName"_json_pointer);
+        if (!node.empty())
+          ++load[node];
+      }
+    };
 
     int active = 0;
     std::map<std::string, int> outbound;
-    for (const auto& m : vmims) {
+    for (const auto* mp : vmims) {
+      const auto& m = *mp;
       auto phase = str(m, "/status/phase"_json_pointer);
       if (phase.empty() || phase == kv::phase_pending || is_final(phase) || is_deleting(m))
         continue;
@@ -261,14 +268,14 @@ struct kubevirt_controller::impl {
     }
 
     std::set<std::string> seen;
-    for (const auto& m : vmims) {
+    for (const auto* mp : vmims) {
+      const auto& m = *mp;
       auto uid = str(m, "/metadata/uid"_json_pointer);
       seen.insert(uid);
       auto& t = by_uid[uid];
       auto ns = str(m, "/metadata/namespace"_json_pointer);
       auto name = str(m, "/metadata/name"_json_pointer);
       auto vmi = str(m, "/spec/vmiName"_json_pointer);
-      auto vmi_key = ns + "/" + vmi;
       auto phase = str(m, "/status/phase"_json_pointer);
 
       if (is_deleting(m)) {
@@ -300,8 +307,9 @@ struct kubevirt_controller::impl {
         continue;
 
       if (phase == kv::phase_pending) {
-        auto source = vmi_node[vmi_key];
-        if (vmi_phase[vmi_key] != "Running" || source.empty()) {
+        auto current = store.get(kv::vmi_key, ns, vmi);
+        auto source = current ? str(*current, "/status/nodeName"_json_pointer) : std::string{};
+        if (!current || str(*current, "/status/phase"_json_pointer) != "Running" || source.empty()) {
           fail(m, "VMI " + vmi + " is not running", when, {});
           continue;
         }
@@ -321,6 +329,7 @@ struct kubevirt_controller::impl {
       }
       if (phase == kv::phase_scheduling) {
         auto source = str(m, "/status/migrationState/sourceNode"_json_pointer);
+        count_load();
         auto target = pick_target(m, source, nodes, load);
         if (target.empty())
           continue; // the target pod stays unschedulable
@@ -410,9 +419,10 @@ struct kubevirt_controller::impl {
   }
 
   /// KubeVirt keeps a buffer of finished VMIMs per VMI and deletes the oldest beyond it.
-  void garbage_collect(const std::vector<json>& vmims) {
+  void garbage_collect(const std::vector<const json*>& vmims) {
     std::map<std::string, std::vector<const json*>> finished;
-    for (const auto& m : vmims) {
+    for (const auto* mp : vmims) {
+      const auto& m = *mp;
       if (is_deleting(m))
         continue;
       // Phases as of this tick's snapshot: a VMIM finished just now is counted next tick.
