@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(api_client_rate_limit_lower_bound) {
   schedopt::api_client_options opts;
   opts.qps = 20;
   opts.burst = 5;
-  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1"}, opts};
+  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "2"}, opts};
   caf::scoped_actor self{*t.env.sys};
   const int n = 45;
   auto start = std::chrono::steady_clock::now();
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(api_client_rejects_when_queue_is_full) {
   opts.qps = 1;
   opts.burst = 1;
   opts.max_pending = 3;
-  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1"}, opts};
+  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "2"}, opts};
   caf::scoped_actor self{*t.env.sys};
   for (int i = 0; i < 10; ++i)
     self->send(t.client, k8s::get_request{res::nodes, "", "missing", {}});

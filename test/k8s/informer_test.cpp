@@ -258,7 +258,7 @@ raw_sink(schedopt::watch_sink_actor::pointer self, std::shared_ptr<raw_watch_res
 } // namespace
 
 BOOST_AUTO_TEST_CASE(watch_delivers_a_one_megabyte_object) {
-  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1"}};
+  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "2"}};
   k8s::list_request lr;
   lr.res = res::configmaps;
   lr.namespace_ = "default";

@@ -82,7 +82,7 @@ schedopt::leader_election_options election(const std::string& who) {
 } // namespace
 
 BOOST_AUTO_TEST_CASE(leader_election_two_replicas_one_leader_and_takeover) {
-  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1"}};
+  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "2"}};
   auto tl = std::make_shared<timeline>();
   auto a = schedopt::spawn_leader_elector(*t.env.sys, t.client, election("a"));
   auto b = t.env.own(schedopt::spawn_leader_elector(*t.env.sys, t.client, election("b")));
@@ -153,7 +153,7 @@ BOOST_AUTO_TEST_CASE(leader_election_two_replicas_one_leader_and_takeover) {
 }
 
 BOOST_AUTO_TEST_CASE(event_recorder_aggregates_repeats) {
-  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1"}};
+  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "2"}};
   auto rec = t.env.own(schedopt::spawn_event_recorder(*t.env.sys, t.client));
   schedopt::object_reference so;
   so.api_version = "stork.libopenstorage.org/v1alpha1";
