@@ -127,6 +127,10 @@ BOOST_AUTO_TEST_CASE(a_request_deleted_mid_run_stops_new_migrations) {
   BOOST_TEST(added.empty(), "VMIMs created after the request was deleted: " << added.size());
   BOOST_TEST(before.size() < expected.size());
   BOOST_TEST(ctl.running());
+  // "No crash, no error storm": the deletion is logged at info level, nothing at error.
+  auto log = ctl.err();
+  BOOST_TEST(log.find("Z error ") == std::string::npos);
+  BOOST_TEST(log.find("Z critical ") == std::string::npos);
   auto port = ctl.metrics_port();
   BOOST_REQUIRE(port > 0);
   BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status == 200);
