@@ -1,0 +1,136 @@
+// vmim_watch actor: follows one VMIM through a mock VMIM informer and reports its
+// outcome to a mock candidate; deletes the VMIM through the mock API on timeout.
+#include <boost/test/unit_test.hpp>
+
+#include <caf/scoped_actor.hpp>
+
+#include "actor_fixture.hpp"
+#include "actors/vmim_watch_actor.hpp"
+
+using namespace schedopt;
+using namespace schedopt::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+using vmim = virtual_machine_instance_migration;
+
+vmim migration(const std::string& phase) {
+  vmim m;
+  m.metadata.name = "vm1-schedopt-abcde";
+  m.metadata.namespace_ = "ns1";
+  m.metadata.resource_version = "7";
+  m.vmi_name = "vm1";
+  m.phase = phase;
+  return m;
+}
+
+struct watch_fixture : actor_fixture {
+  watch_fixture() {
+    ctx.api = track(spawn_mock_api(sys, api));
+    ctx.vmims = track(spawn_mock_informer(sys, vmims));
+    candidate = track(spawn_mock_candidate(sys, results));
+  }
+
+  void start(duration timeout = 5min) {
+    caf::scoped_actor parent{sys};
+    aut = track(spawn_vmim_watch(parent.ptr(), ctx, candidate, "ns1", "vm1-schedopt-abcde", timeout));
+    sched.run();
+  }
+
+  std::shared_ptr<api_log> api = std::make_shared<api_log>();
+  std::shared_ptr<informer_log<vmim>> vmims = std::make_shared<informer_log<vmim>>();
+  std::shared_ptr<candidate_log> results = std::make_shared<candidate_log>();
+  controller_context ctx;
+  candidate_actor candidate;
+  vmim_watch_actor aut;
+};
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(vmim_watch, watch_fixture)
+
+BOOST_AUTO_TEST_CASE(subscribes_to_its_vmim_only) {
+  start();
+  BOOST_REQUIRE_EQUAL(vmims->subscribers.size(), 1u);
+  auto& sub = vmims->subscribers.front();
+  BOOST_REQUIRE(sub.object);
+  BOOST_CHECK_EQUAL(sub.object->first, "ns1");
+  BOOST_CHECK_EQUAL(sub.object->second, "vm1-schedopt-abcde");
+  BOOST_CHECK(api->calls.empty()); // never its own HTTP watch
+}
+
+BOOST_AUTO_TEST_CASE(succeeded_update_reports_successful) {
+  start();
+  vmims->push_added(migration("Scheduling"));
+  vmims->push_updated(migration("Scheduling"), migration("Running"));
+  sched.run();
+  BOOST_CHECK(results->results.empty());
+  vmims->push_updated(migration("Running"), migration("Succeeded"));
+  sched.run();
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  auto& r = results->results.front();
+  BOOST_CHECK_EQUAL(r.vmim_name, "vm1-schedopt-abcde");
+  BOOST_CHECK_EQUAL(r.status, vm_status::successful);
+  BOOST_CHECK_EQUAL(r.reason, "");
+  BOOST_CHECK_EQUAL(vmims->unsubscribes, 1);
+  BOOST_CHECK(vmims->subscribers.empty());
+}
+
+BOOST_AUTO_TEST_CASE(failed_phase_reports_the_failure_reason) {
+  start();
+  auto failed = migration("Failed");
+  failed.migration = migration_state{};
+  failed.migration->failed = true;
+  failed.migration->failure_reason = "target pod never became ready";
+  vmims->push_updated(migration("Running"), failed);
+  sched.run();
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
+  BOOST_CHECK_EQUAL(results->results.front().reason,
+                    "MigrationRunFailed: vmim=ns1/vm1-schedopt-abcde: target pod never became ready");
+}
+
+BOOST_AUTO_TEST_CASE(deleted_before_final_is_a_failure) {
+  start();
+  vmims->push_deleted(migration("Running"));
+  sched.run();
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
+  BOOST_CHECK_EQUAL(results->results.front().reason,
+                    "MigrationRunFailed: vmim=ns1/vm1-schedopt-abcde: deleted before completion");
+}
+
+BOOST_AUTO_TEST_CASE(only_the_first_outcome_counts) {
+  start();
+  vmims->push_updated(migration("Running"), migration("Succeeded"));
+  sched.run();
+  caf::anon_send(aut, object_deleted<vmim>{migration("Succeeded")});
+  sched.advance_time(10min);
+  sched.run();
+  BOOST_CHECK_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK(api->calls_of("delete").empty()); // no timeout after the outcome
+}
+
+BOOST_AUTO_TEST_CASE(timeout_deletes_the_vmim_and_reports_timed_out) {
+  start(5min);
+  vmims->push_updated(migration("Scheduling"), migration("Running"));
+  sched.run();
+  sched.advance_time(4min + 59s);
+  sched.run();
+  BOOST_CHECK(results->results.empty());
+  BOOST_CHECK(api->calls_of("delete").empty());
+  sched.advance_time(1s);
+  sched.run();
+  auto deletes = api->calls_of("delete");
+  BOOST_REQUIRE_EQUAL(deletes.size(), 1u);
+  BOOST_CHECK(deletes.front().res == k8s::resources::vmims);
+  BOOST_CHECK_EQUAL(deletes.front().namespace_, "ns1");
+  BOOST_CHECK_EQUAL(deletes.front().name, "vm1-schedopt-abcde");
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
+  BOOST_CHECK_EQUAL(results->results.front().reason,
+                    "MigrationTimedOut: vmim=ns1/vm1-schedopt-abcde: not final after 5m0s");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
