@@ -3,6 +3,7 @@
 #include "actors/status_writer_actor.hpp"
 
 #include <map>
+#include <set>
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -39,6 +40,9 @@ struct status_writer_state {
   status_writer_options options;
   api_client_actor api;
   std::map<std::string, std::unique_ptr<request_entry>> requests;
+  /// Deleted requests (404 or atom::close): late results for them are dropped, so a
+  /// candidate finishing after the deletion writes nothing. atom::open clears the name.
+  std::set<std::string> closed;
 };
 
 using writer_pointer = status_writer_actor::stateful_pointer<status_writer_state>;
@@ -85,6 +89,7 @@ void on_failed(writer_pointer self, const std::string& name, std::string patch,
     spdlog::info("request {} is gone; status writes for it stop", name);
     e.gone = true;
     resolve_waiting(e, false);
+    self->state.closed.insert(name);
     self->state.requests.erase(i);
     return;
   }
@@ -133,6 +138,8 @@ request_entry& entry_for(writer_pointer self, const std::string& name) {
 }
 
 caf::result<bool> wait_for_write(writer_pointer self, const std::string& name) {
+  if (self->state.closed.count(name))
+    return false;
   auto& e = entry_for(self, name);
   if (e.gone)
     return false;
@@ -154,6 +161,7 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
   self->delayed_send(self, to_clock(options.tick_interval), atom::tick_v);
   return {
     [=](atom::open, const scheduling_optimization& so) -> scheduling_optimization_status {
+      self->state.closed.erase(so.metadata.name);
       auto& e = entry_for(self, so.metadata.name);
       if (!so.status.stage.empty())
         e.coalescer.restore(so.status, actor_now(self));
@@ -161,24 +169,33 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
       return e.coalescer.current();
     },
     [=](const stage_change& c) -> caf::result<bool> {
+      if (self->state.closed.count(c.request))
+        return false;
       auto& e = entry_for(self, c.request);
       e.coalescer.set_observed_generation(c.observed_generation);
       e.coalescer.set_stage(c.stage, c.status, actor_now(self));
       return wait_for_write(self, c.request);
     },
     [=](atom::reserve, const std::string& name, int64_t slots) {
+      if (self->state.closed.count(name))
+        return;
       entry_for(self, name).coalescer.reserve_details(static_cast<std::size_t>(std::max<int64_t>(0, slots)));
     },
     [=](const vm_result& r) {
+      if (self->state.closed.count(r.request))
+        return;
       auto& e = entry_for(self, r.request);
       e.coalescer.add_result(r.detail);
     },
     [=](const run_outcome& o) -> caf::result<bool> {
+      if (self->state.closed.count(o.request))
+        return false;
       auto& e = entry_for(self, o.request);
       e.coalescer.finish(o.status, o.reason, actor_now(self));
       return wait_for_write(self, o.request);
     },
     [=](atom::close, const std::string& name) {
+      self->state.closed.insert(name);
       auto i = self->state.requests.find(name);
       if (i != self->state.requests.end()) {
         i->second->gone = true;
