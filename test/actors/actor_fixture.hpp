@@ -136,8 +136,18 @@ struct api_log {
     return out;
   }
 
+  /// The mock actor; release() asks it to deliver, since a response promise must be
+  /// fulfilled from inside its actor.
+  caf::actor_addr mock; // weak: the log must not keep the mock alive
+
   /// Delivers every held reply (run the scheduler afterwards).
   void release() {
+    if (auto handle = caf::actor_cast<api_client_actor>(mock))
+      caf::anon_send(handle, atom::tick_v);
+  }
+
+  /// Called by the mock on atom::tick.
+  void deliver_held() {
     auto pending = std::move(held);
     held.clear();
     for (auto& [promise, answer] : pending) {
@@ -162,6 +172,7 @@ struct api_log {
 
 inline api_client_actor spawn_mock_api(caf::actor_system& sys, std::shared_ptr<api_log> log) {
   return sys.spawn([log](api_client_actor::pointer self) -> api_client_actor::behavior_type {
+    log->mock = self->address();
     auto answer = [=](api_call c) -> caf::result<k8s::api_response> {
       log->calls.push_back(c);
       auto a = log->answer_for(log->calls.back());
@@ -200,7 +211,7 @@ inline api_client_actor spawn_mock_api(caf::actor_system& sys, std::shared_ptr<a
       },
       [=](atom::cancel, uint64_t) {},
       [=](const http_completion&) {},
-      [=](atom::tick) {},
+      [=](atom::tick) { log->deliver_held(); },
     };
   });
 }
