@@ -1,6 +1,7 @@
 // `schedopt run`: the controller process. Leader election (optional) gates the work; a
 // lost lease ends the process at once with exit code 1; SIGTERM/SIGINT release the
 // lease and exit 0.
+#include <atomic>
 #include <csignal>
 #include <unistd.h>
 
@@ -25,6 +26,10 @@ namespace schedopt {
 
 namespace {
 
+// Set before the lease is released on SIGTERM: the elector then reports stopped_leading
+// too, and that one is expected, not a loss.
+std::atomic<bool> releasing_for_shutdown{false};
+
 leadership_subscriber_actor::behavior_type leadership_gate(controller_actor controller,
                                                            metrics_server* metrics) {
   return {
@@ -36,6 +41,10 @@ leadership_subscriber_actor::behavior_type leadership_gate(controller_actor cont
       caf::anon_send(controller, atom::run_v);
     },
     [=](atom::stopped_leading) {
+      if (releasing_for_shutdown.load()) {
+        spdlog::info("leader election: stepped down for shutdown");
+        return;
+      }
       // Another replica may already act: stop every write now, not after a clean-up.
       spdlog::critical("leader election: lease lost; exiting");
       spdlog::default_logger()->flush();
@@ -107,13 +116,15 @@ int run_command(const settings& cfg) {
   }
   wait_for_termination_signal();
   spdlog::info("shutting down");
+  // Stop the work before giving the Lease away, so no write follows the release.
+  caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
   if (elector) {
+    releasing_for_shutdown = true;
     caf::scoped_actor self{sys};
     self->request(elector, std::chrono::seconds(5), atom::release_v)
       .receive([](bool released) { spdlog::info("lease released: {}", released); },
                [](caf::error& err) { spdlog::warn("lease release failed"); });
   }
-  caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
   stop_controller_stack(*stack);
   return 0;
 }

@@ -42,6 +42,8 @@ public:
   const sim_process& sim() const { return sim_; }
   const std::string& driver() const { return driver_; }
   child_process& controller() { return *controllers_.back(); }
+  /// The i-th controller started, oldest first.
+  child_process& controller(std::size_t i) { return *controllers_.at(i); }
 
   /// The flags every controller in these tests gets, then `extra`.
   std::vector<std::string> controller_args(const std::vector<std::string>& extra = {}) const {

@@ -1,5 +1,9 @@
 // SPEC §1 queueing and §3-§4 lifecycle: requests run one at a time, a controller killed
-// mid-run resumes without migrating a VM twice, and a request deleted mid-run stops work.
+// mid-run resumes without migrating a VM twice, a request deleted mid-run stops work, and
+// with --leader-elect only the Lease holder works and a replica that loses it exits.
+#include <ctime>
+#include <unistd.h>
+
 #include <boost/test/unit_test.hpp>
 
 #include "e2e/e2e_fixture.hpp"
@@ -14,6 +18,33 @@ std::map<std::string, int> vmims_of_request(const scenario& s, const std::string
   for (auto& m : items(s.sim(), vmims_path + "?labelSelector=" + request_uid_label + "%3D" + uid))
     ++out[m["metadata"]["namespace"].get<std::string>() + "/" + m["spec"]["vmiName"].get<std::string>()];
   return out;
+}
+
+const std::string lease_path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/schedopt-leader";
+
+/// The identity `schedopt run` uses: "<hostname>_<pid>".
+std::string identity_of(const child_process& c) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return std::string{host} + "_" + std::to_string(c.pid());
+}
+
+std::string lease_holder(const sim_process& sim) {
+  if (status_of(sim, "GET", lease_path) != 200)
+    return {};
+  return get(sim, lease_path).value("/spec/holderIdentity"_json_pointer, std::string());
+}
+
+long readyz(const child_process& c) {
+  auto port = c.metrics_port();
+  return port > 0 ? plain_get("http://127.0.0.1:" + std::to_string(port) + "/readyz").status : 0;
+}
+
+std::string now_micro_time() {
+  std::time_t t = std::time(nullptr);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S.000000Z", std::gmtime(&t));
+  return buf;
 }
 
 } // namespace
@@ -135,6 +166,59 @@ BOOST_AUTO_TEST_CASE(a_request_deleted_mid_run_stops_new_migrations) {
   BOOST_REQUIRE(port > 0);
   BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status == 200);
   BOOST_TEST(ctl.terminate() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(with_leader_election_one_replica_works_and_a_lost_lease_exits_non_zero) {
+  scenario s("csi-topology", {"--nodes", "6", "--vmis", "20", "--misplaced", "0.4", "--seed", "41",
+                              "--migration-duration", "300ms", "--parallel-migrations-per-cluster", "10"});
+  auto expected = migratable_candidates(s.truth());
+  BOOST_REQUIRE(expected.size() >= 2);
+  const std::vector<std::string> elect = {"--leader-elect", "--lease-duration", "3s",
+                                          "--renew-deadline", "2s", "--retry-period", "500ms"};
+  s.start_controller(elect);
+  s.start_controller(elect);
+  auto& a = s.controller(0);
+  auto& b = s.controller(1);
+  std::string holder;
+  BOOST_REQUIRE(eventually([&] { return !(holder = lease_holder(s.sim())).empty(); },
+                           std::chrono::seconds(30)));
+  BOOST_REQUIRE(holder == identity_of(a) || holder == identity_of(b));
+  auto& leader = holder == identity_of(a) ? a : b;
+  auto& follower = holder == identity_of(a) ? b : a;
+  BOOST_REQUIRE(eventually([&] { return readyz(leader) == 200 && readyz(follower) == 503; },
+                           std::chrono::seconds(15)));
+
+  s.create_request("led", scenario::enabled_spec());
+  auto r = s.wait_final("led");
+  BOOST_TEST(status_of_request(r) == "Successful");
+  BOOST_TEST(counter(r, "successful") == (long long)expected.size());
+  BOOST_TEST(readyz(follower) == 503); // the follower never started working
+  BOOST_TEST(lease_holder(s.sim()) == identity_of(leader));
+
+  // Someone else takes the Lease (an operator, a partitioned replica's successor): the
+  // leader cannot renew within its renew deadline and must exit non-zero at once.
+  auto lease = get(s.sim(), lease_path);
+  lease["spec"]["holderIdentity"] = "intruder";
+  lease["spec"]["renewTime"] = now_micro_time();
+  lease["spec"]["leaseDurationSeconds"] = 3600;
+  call(s.sim(), "PUT", lease_path, lease, 200);
+  int code = leader.wait_exit(std::chrono::seconds(20));
+  BOOST_TEST(code == 1, "leader exit code " << code);
+  BOOST_TEST(leader.err().find("lease lost") != std::string::npos);
+  BOOST_TEST(follower.running());
+  BOOST_TEST(readyz(follower) == 503); // the intruder's lease has not expired
+
+  // The intruder goes away: the follower takes the Lease and works.
+  call(s.sim(), "DELETE", lease_path);
+  BOOST_REQUIRE(eventually([&] { return lease_holder(s.sim()) == identity_of(follower); },
+                           std::chrono::seconds(15)));
+  BOOST_REQUIRE(eventually([&] { return readyz(follower) == 200; }, std::chrono::seconds(10)));
+  s.create_request("after-takeover", scenario::enabled_spec());
+  auto r2 = s.wait_final("after-takeover");
+  BOOST_TEST(status_of_request(r2) == "Successful");
+  BOOST_TEST(follower.terminate() == 0);
+  BOOST_TEST(status_of(s.sim(), "GET", lease_path) == 200);
+  BOOST_TEST(lease_holder(s.sim()).empty()); // released on clean shutdown
 }
 
 BOOST_AUTO_TEST_SUITE_END()
