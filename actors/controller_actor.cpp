@@ -43,8 +43,6 @@ void mark_pending(controller_pointer self, const std::vector<std::string>& names
     caf::anon_send(st.ctx.status, stage_change{name, stage::pending, run_status::pending,
                                                so.metadata.generation});
   }
-  k8s::default_metrics().gauge_set("schedopt_requests_pending", {},
-                                   static_cast<double>(names.size()));
 }
 
 void reconsider(controller_pointer self) {
@@ -56,6 +54,11 @@ void reconsider(controller_pointer self) {
     if (!st.finished_uids.count(so.metadata.uid) && name != st.active)
       candidates.push_back(so);
   auto decision = decide_queue(candidates);
+  // Waiting = open requests other than the running one (the candidates exclude an active
+  // run; without one, the request chosen now starts).
+  auto waiting_count = decision.open - (st.active.empty() && decision.run ? 1 : 0);
+  k8s::default_metrics().gauge_set("schedopt_requests_pending", {},
+                                   static_cast<double>(waiting_count));
   if (!st.active.empty()) {
     // A request that arrives while another runs is queued behind it: it shows Pending
     // now, not only once the running one is Final.

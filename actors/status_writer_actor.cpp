@@ -154,8 +154,22 @@ caf::result<bool> wait_for_write(writer_pointer self, const std::string& name) {
   return promise;
 }
 
+// Every update the writer folds in; "coalesced" when it joins a patch already waiting to
+// be written, i.e. it costs no API call of its own.
+void count_update(bool already_dirty) {
+  auto& m = k8s::default_metrics();
+  m.counter_add("schedopt_status_updates_total", {});
+  if (already_dirty)
+    m.counter_add("schedopt_status_updates_coalesced_total", {});
+}
+
 status_writer_actor::behavior_type status_writer(writer_pointer self, api_client_actor api,
                                                  status_writer_options options) {
+  auto& m = k8s::default_metrics();
+  m.describe_counter("schedopt_status_patches_total", "Status merge patches by result.");
+  m.describe_counter("schedopt_status_updates_total", "Status updates received by the status writer.");
+  m.describe_counter("schedopt_status_updates_coalesced_total",
+                     "Status updates folded into an already pending patch (no API call of their own).");
   self->state.api = std::move(api);
   self->state.options = options;
   self->delayed_send(self, to_clock(options.tick_interval), atom::tick_v);
@@ -172,6 +186,7 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
       if (self->state.closed.count(c.request))
         return false;
       auto& e = entry_for(self, c.request);
+      count_update(e.coalescer.dirty());
       e.coalescer.set_observed_generation(c.observed_generation);
       e.coalescer.set_stage(c.stage, c.status, actor_now(self));
       return wait_for_write(self, c.request);
@@ -185,12 +200,14 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
       if (self->state.closed.count(r.request))
         return;
       auto& e = entry_for(self, r.request);
+      count_update(e.coalescer.dirty());
       e.coalescer.add_result(r.detail);
     },
     [=](const run_outcome& o) -> caf::result<bool> {
       if (self->state.closed.count(o.request))
         return false;
       auto& e = entry_for(self, o.request);
+      count_update(e.coalescer.dirty());
       e.coalescer.finish(o.status, o.reason, actor_now(self));
       return wait_for_write(self, o.request);
     },

@@ -35,6 +35,7 @@ queue_decision decide_queue(const std::vector<scheduling_optimization>& requests
       open.push_back(&r);
   std::sort(open.begin(), open.end(), older);
   queue_decision out;
+  out.open = open.size();
   const scheduling_optimization* chosen = nullptr;
   for (auto* r : open)
     if (is_running(*r)) {

@@ -14,6 +14,7 @@ struct queue_decision {
   std::optional<std::string> run;      // name of the request that runs now
   bool resume = false;                 // run was already Evaluating/Migrating
   std::vector<std::string> to_pending; // names to mark Pending (not yet Pending)
+  std::size_t open = 0;                // requests not Final and not being deleted
 };
 
 /// Ignores Final requests and requests being deleted. Order: creationTimestamp, then name.

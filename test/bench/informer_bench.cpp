@@ -50,8 +50,15 @@ long self_peak_rss_kib() {
   return -1;
 }
 
+// Resets VmHWM to the current RSS (Linux >= 4.0), so each round reports its own peak.
+void reset_peak_rss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+}
+
 figures run_informer(caf::actor_system& sys, const schedopt::k8s::cluster_config& cfg) {
   figures f;
+  reset_peak_rss();
   rusage before{};
   getrusage(RUSAGE_SELF, &before);
   auto start = std::chrono::steady_clock::now();
@@ -72,14 +79,15 @@ figures run_informer(caf::actor_system& sys, const schedopt::k8s::cluster_config
   auto end = std::chrono::steady_clock::now();
   rusage after{};
   getrusage(RUSAGE_SELF, &after);
+  f.peak_rss_kib = self_peak_rss_kib(); // before the snapshot copies the store
   self->request(inf, 60s, schedopt::atom::snapshot_v)
     .receive([&](std::vector<schedopt::virtual_machine_instance>& v) { f.objects = v.size(); },
              [&](caf::error&) {});
   f.wall = std::chrono::duration<double>(end - start).count();
   f.cpu = cpu_seconds(after) - cpu_seconds(before);
-  f.peak_rss_kib = self_peak_rss_kib();
   self->send_exit(inf, caf::exit_reason::user_shutdown);
   self->send_exit(*client, caf::exit_reason::user_shutdown);
+  self->wait_for(inf, *client); // the next round starts from a clean process
   return f;
 }
 

@@ -57,6 +57,23 @@ void converge(const std::string& driver) {
   BOOST_TEST(per_vm.size() == expected.size());
   for (auto& [vm, n] : per_vm)
     BOOST_TEST_CONTEXT("vm " << vm) { BOOST_TEST(n == 1); }
+
+  // /metrics tells the same story.
+  auto& ctl = s.controller();
+  double n = (double)expected.size();
+  BOOST_TEST(metric(ctl, "schedopt_migrations_total{outcome=\"Successful\"}") == n);
+  BOOST_TEST(metric(ctl, "schedopt_candidates_total{verdict=\"eligible\"}") == n);
+  BOOST_TEST(metric(ctl, "schedopt_migrations_in_flight") == 0);
+  BOOST_TEST(metric(ctl, "schedopt_requests_pending") == 0);
+  BOOST_TEST(metric(ctl, std::string("schedopt_requests_total{status=\"") + status_of_request(r) + "\"}") == 1);
+  auto patches = metric(ctl, "schedopt_status_patches_total{result=\"written\"}");
+  auto updates = metric(ctl, "schedopt_status_updates_total");
+  auto coalesced = metric(ctl, "schedopt_status_updates_coalesced_total");
+  BOOST_TEST_MESSAGE("status: " << updates << " updates, " << coalesced << " coalesced, " << patches << " patches");
+  BOOST_TEST(patches >= 2);                 // at least a stage change and the final status
+  BOOST_TEST(updates >= n + 2);             // one per VM result, plus stages and the outcome
+  BOOST_TEST(coalesced >= 0);
+  BOOST_TEST(patches <= updates - coalesced + 1); // + heartbeats, at most one in a short run
   BOOST_TEST(s.controller().terminate() == 0);
 }
 

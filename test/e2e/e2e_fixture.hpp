@@ -6,6 +6,7 @@
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -140,5 +141,22 @@ inline std::string status_of_request(const json& r) { return r.value("/status/st
 inline std::string reason_of_request(const json& r) { return r.value("/status/reason"_json_pointer, std::string()); }
 
 inline bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+/// The value of one series (`name` or `name{label="value",...}` exactly as exposed) on
+/// the controller's /metrics; -1 when the series is absent or /metrics cannot be read.
+inline double metric(const child_process& controller, const std::string& series) {
+  auto port = controller.metrics_port();
+  if (port <= 0)
+    return -1;
+  auto reply = plain_get("http://127.0.0.1:" + std::to_string(port) + "/metrics");
+  if (reply.status != 200)
+    return -1;
+  std::istringstream lines(reply.body);
+  std::string line;
+  while (std::getline(lines, line))
+    if (starts_with(line, series + " "))
+      return std::stod(line.substr(series.size() + 1));
+  return -1;
+}
 
 } // namespace schedopt::e2e

@@ -23,9 +23,11 @@ BOOST_AUTO_TEST_SUITE(request_queue)
 BOOST_AUTO_TEST_CASE(empty_and_all_final) {
   auto d = decide_queue({});
   BOOST_CHECK(!d.run);
+  BOOST_CHECK_EQUAL(d.open, 0u);
   d = decide_queue({req("a", "2026-11-30T10:00:00Z", stage::final_)});
   BOOST_CHECK(!d.run);
   BOOST_CHECK(d.to_pending.empty());
+  BOOST_CHECK_EQUAL(d.open, 0u);
 }
 
 BOOST_AUTO_TEST_CASE(oldest_first_then_name) {
@@ -51,6 +53,7 @@ BOOST_AUTO_TEST_CASE(pending_ones_are_not_marked_again) {
                          req("c", "2026-11-30T10:02:00Z")});
   BOOST_CHECK_EQUAL(*d.run, "a");
   BOOST_CHECK((d.to_pending == std::vector<std::string>{"c"}));
+  BOOST_CHECK_EQUAL(d.open, 3u); // the waiting gauge counts b too, though it is not re-marked
 }
 
 BOOST_AUTO_TEST_CASE(running_request_is_resumed_even_if_newer) {
