@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/commands/commands.hpp"
+#include "actors/commands/scheduler_config.hpp"
 #include "actors/commands/process_signals.hpp"
 #include "actors/commands/simulator_child.hpp"
 #include "actors/controller_actor.hpp"
@@ -154,6 +155,7 @@ int demo_command(const settings& given, const demo_options& d, const std::string
   }
   caf::actor_system_config sys_cfg;
   register_schedopt_types(sys_cfg);
+  use_work_sharing_scheduler(sys_cfg);
   caf::actor_system sys{sys_cfg};
   auto stack = start_controller_stack(sys, cfg, *cluster);
   if (!stack) {

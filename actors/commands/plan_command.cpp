@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/commands/commands.hpp"
+#include "actors/commands/scheduler_config.hpp"
 #include "actors/controller_stack.hpp"
 #include "actors/logging.hpp"
 #include "actors/optimization_kinds.hpp"
@@ -24,6 +25,7 @@ int plan_command(const settings& given, const plan_options& plan) {
   }
   caf::actor_system_config sys_cfg;
   register_schedopt_types(sys_cfg);
+  use_work_sharing_scheduler(sys_cfg);
   caf::actor_system sys{sys_cfg};
   auto stack = start_controller_stack(sys, cfg, *cluster);
   if (!stack) {

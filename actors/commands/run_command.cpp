@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/commands/commands.hpp"
+#include "actors/commands/scheduler_config.hpp"
 #include "actors/commands/process_signals.hpp"
 #include "actors/controller_actor.hpp"
 #include "actors/controller_stack.hpp"
@@ -83,6 +84,7 @@ int run_command(const settings& cfg) {
   }
   caf::actor_system_config sys_cfg;
   register_schedopt_types(sys_cfg);
+  use_work_sharing_scheduler(sys_cfg);
   caf::actor_system sys{sys_cfg};
   auto stack = start_controller_stack(sys, cfg, *cluster);
   if (!stack) {
