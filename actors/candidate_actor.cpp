@@ -55,11 +55,45 @@ void watch(candidate_pointer self, const std::string& vmim_name, duration timeou
   spawn_vmim_watch(self, st.ctx, self, st.plan.vmi.metadata.namespace_, vmim_name, timeout);
 }
 
+void start_watching(candidate_pointer self, const virtual_machine_instance_migration& vmim) {
+  auto& st = self->state;
+  spdlog::debug("vm {}/{}: watching vmim {}", st.plan.vmi.metadata.namespace_,
+                st.plan.vmi.metadata.name, vmim.metadata.name);
+  duration left = st.ctx.config.migration_timeout;
+  if (auto created = parse_rfc3339(vmim.metadata.creation_timestamp))
+    left -= std::max(duration::zero(),
+                     std::chrono::duration_cast<duration>(actor_now(self) - *created));
+  watch(self, vmim.metadata.name, left);
+}
+
+// A create that failed may still have created the VMIM (a 5xx or timeout after the API
+// server stored it, then a retry denied by admission or 409): the name is fixed per
+// request and VMI, so look it up and adopt it if it carries this request's uid.
+void adopt_or_fail(candidate_pointer self, const std::string& name, const caf::error& create_err) {
+  auto& st = self->state;
+  auto reason = create_failed_reason(error_message(create_err));
+  self->request(st.ctx.api, caf::infinite,
+                k8s::get_request{k8s::resources::vmims, st.plan.vmi.metadata.namespace_, name, {}})
+    .then(
+      [=](const k8s::api_response& resp) {
+        auto found = decode_vmim(resp.body);
+        if (found) {
+          auto& l = found->metadata.labels;
+          auto uid = l.find(labels::request_uid);
+          if (uid != l.end() && uid->second == self->state.plan.request_uid)
+            return start_watching(self, *found);
+        }
+        finish(self, vm_status::failed, reason);
+      },
+      [=](caf::error&) { finish(self, vm_status::failed, reason); });
+}
+
 void create_migration(candidate_pointer self) {
   auto& st = self->state;
   auto& vmi = st.plan.vmi;
   migration_request m{st.plan.request_name, st.plan.request_uid, vmi.metadata.namespace_,
                       vmi.metadata.name, vmi.node_name, st.target, st.ctx.config.pin_target_node};
+  auto name = migration_name(vmi.metadata.name, st.plan.request_uid);
   k8s::create_request req{k8s::resources::vmims, vmi.metadata.namespace_,
                           migration_create_body(m).dump()};
   self->request(st.ctx.api, caf::infinite, std::move(req))
@@ -75,9 +109,7 @@ void create_migration(candidate_pointer self) {
                       self->state.plan.vmi.metadata.name, created->metadata.name);
         watch(self, created->metadata.name, self->state.ctx.config.migration_timeout);
       },
-      [=](caf::error& err) {
-        finish(self, vm_status::failed, create_failed_reason(error_message(err)));
-      });
+      [=](caf::error& err) { adopt_or_fail(self, name, err); });
 }
 
 /// Durable cool-off record on the VM (or the VMI without owner), written before the
@@ -123,10 +155,7 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
         if (!st.plan.adopted)
           return record_cool_off_then_create(self);
         // Adopted: what is left of migrationTimeout since the VMIM was created.
-        duration left = st.ctx.config.migration_timeout;
-        if (auto created = parse_rfc3339(st.plan.adopted->metadata.creation_timestamp))
-          left -= std::chrono::duration_cast<duration>(actor_now(self) - *created);
-        watch(self, st.plan.adopted->metadata.name, left);
+        start_watching(self, *st.plan.adopted);
       },
       [=](caf::error&) {
         // Stopped before admission (request deleted): no VMIM, no result.

@@ -1,6 +1,8 @@
 // VMIM create body and VMIM state -> per-VM outcome (SPEC §3 "Watching").
 #include "model/vmim_outcome.hpp"
 
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "model/reason.hpp"
@@ -45,12 +47,27 @@ std::string request_migrations_selector(const std::string& request_uid) {
          + labels::request_uid + "=" + request_uid;
 }
 
+std::string migration_name(const std::string& vmi_name, const std::string& request_uid) {
+  std::string suffix;
+  for (char c : request_uid) {
+    if (suffix.size() == 10)
+      break;
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      suffix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (suffix.empty())
+    suffix = "0";
+  const std::string infix = "-schedopt-";
+  auto room = 253 - infix.size() - suffix.size();
+  return vmi_name.substr(0, room) + infix + suffix;
+}
+
 nlohmann::json migration_create_body(const migration_request& r) {
   nlohmann::json body;
   body["apiVersion"] = "kubevirt.io/v1";
   body["kind"] = "VirtualMachineInstanceMigration";
   auto& meta = body["metadata"];
-  meta["generateName"] = r.vmi_name + "-schedopt-";
+  meta["name"] = migration_name(r.vmi_name, r.request_uid);
   meta["namespace"] = r.vmi_namespace;
   meta["labels"][labels::managed_by] = labels::managed_by_value;
   meta["labels"][labels::request_uid] = r.request_uid;

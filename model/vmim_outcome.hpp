@@ -37,8 +37,14 @@ struct migration_request {
   bool pin = true;
 };
 
+/// The one name of the VMIM a request creates for a VMI: "<vmi>-schedopt-<10 characters of
+/// the request uid>" (the VMI name shortened so the whole fits 253 characters). Fixed
+/// rather than generateName so a create is idempotent: a POST retried after an ambiguous
+/// 5xx or timeout cannot start a second migration, and the candidate can find its VMIM.
+std::string migration_name(const std::string& vmi_name, const std::string& request_uid);
+
 /// Create body: apiVersion kubevirt.io/v1, kind VirtualMachineInstanceMigration,
-/// metadata {generateName "<vmi>-schedopt-", namespace, labels, annotations},
+/// metadata {name migration_name(...), namespace, labels, annotations},
 /// spec {vmiName, addedNodeSelector {"kubernetes.io/hostname": target} when pinning}.
 nlohmann::json migration_create_body(const migration_request& r);
 

@@ -107,13 +107,10 @@ struct kind_fixture : actor_fixture {
     pvc_log->objects = f.pvcs;
     pv_log->objects = f.pvs;
     node_log->objects = f.nodes;
-    // The API names created VMIMs like the server does for generateName.
+    // The API stores created VMIMs as sent (schedopt names them itself).
     api->respond = [](const api_call& c) -> api_answer {
-      if (c.verb == "create") {
-        auto body = json::parse(c.body);
-        body["metadata"]["name"] = body["metadata"]["generateName"].get<std::string>() + "x1y2z";
-        return k8s::api_response{201, body.dump()};
-      }
+      if (c.verb == "create")
+        return k8s::api_response{201, c.body};
       return k8s::api_response{200, "{}"};
     };
     ctx.api = track(spawn_mock_api(sys, api));
@@ -183,7 +180,7 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
   BOOST_CHECK(creates.front().res == k8s::resources::vmims);
   BOOST_CHECK_EQUAL(creates.front().namespace_, "ns1");
   auto body = json::parse(creates.front().body);
-  BOOST_CHECK_EQUAL(body.at("metadata").at("generateName").get<std::string>(), "vm-a-schedopt-");
+  BOOST_CHECK_EQUAL(body.at("metadata").at("name").get<std::string>(), "vm-a-schedopt-requid1");
   BOOST_CHECK_EQUAL(body.at("metadata").at("labels").at("schedopt.libopenstorage.org/request-uid")
                       .get<std::string>(), "req-uid-1");
   BOOST_CHECK_EQUAL(body.at("spec").at("vmiName").get<std::string>(), "vm-a");
@@ -198,10 +195,10 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
 
   BOOST_CHECK(!result->arrived()); // the migration is still running
   BOOST_REQUIRE_EQUAL(vmim_log->subscribers.size(), 1u);
-  BOOST_CHECK_EQUAL(vmim_log->subscribers.front().object->second, "vm-a-schedopt-x1y2z");
+  BOOST_CHECK_EQUAL(vmim_log->subscribers.front().object->second, "vm-a-schedopt-requid1");
 
   vmim done;
-  done.metadata.name = "vm-a-schedopt-x1y2z";
+  done.metadata.name = "vm-a-schedopt-requid1";
   done.metadata.namespace_ = "ns1";
   done.vmi_name = "vm-a";
   done.phase = "Succeeded";
@@ -217,6 +214,55 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
   BOOST_REQUIRE_EQUAL(writer->results.size(), 2u);
   BOOST_CHECK_EQUAL(writer->results.back().detail.name, "vm-a");
   BOOST_CHECK_EQUAL(writer->results.back().detail.status, vm_status::successful);
+}
+
+// The API server stored the VMIM but the answer was lost (a 5xx, or a retry denied by
+// admission because the first attempt's VMIM is in flight): the candidate finds its
+// VMIM by its fixed name and watches it instead of failing or creating another.
+BOOST_AUTO_TEST_CASE(a_create_that_failed_after_storing_is_adopted_by_name) {
+  std::string stored;
+  api->respond = [&stored](const api_call& c) -> api_answer {
+    if (c.verb == "create") {
+      stored = c.body;
+      return to_caf_error(ec::invalid_request, "admission webhook denied the request: "
+                                               "in-flight migration detected");
+    }
+    if (c.verb == "get" && c.res == k8s::resources::vmims && !stored.empty())
+      return k8s::api_response{200, stored};
+    return k8s::api_response{200, "{}"};
+  };
+  caf::scoped_actor parent{sys};
+  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
+  sched.run();
+  auto gets = api->calls_of("get");
+  BOOST_REQUIRE_EQUAL(gets.size(), 1u);
+  BOOST_CHECK_EQUAL(gets.front().name, "vm-a-schedopt-requid1");
+  BOOST_CHECK_EQUAL(api->calls_of("create").size(), 1u);
+  BOOST_REQUIRE_EQUAL(vmim_log->subscribers.size(), 1u); // adopted: watched
+  BOOST_CHECK_EQUAL(vmim_log->subscribers.front().object->second, "vm-a-schedopt-requid1");
+  BOOST_CHECK(!result->arrived());
+}
+
+// Nothing under that name (or another request's VMIM): the create error is the outcome.
+BOOST_AUTO_TEST_CASE(a_rejected_create_with_nothing_stored_fails_with_the_api_message) {
+  api->respond = [](const api_call& c) -> api_answer {
+    if (c.verb == "create")
+      return to_caf_error(ec::invalid_request, "admission webhook denied the request: no");
+    if (c.verb == "get")
+      return to_caf_error(ec::not_found, "not found");
+    return k8s::api_response{200, "{}"};
+  };
+  caf::scoped_actor parent{sys};
+  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
+  sched.run();
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->failed, 1);
+  BOOST_CHECK(vmim_log->subscribers.empty());
+  BOOST_REQUIRE_GE(writer->results.size(), 2u);
+  BOOST_CHECK_EQUAL(writer->results.back().detail.reason,
+                    "MigrationCreateFailed: admission webhook denied the request: no");
 }
 
 BOOST_AUTO_TEST_CASE(driver_less_fleet_creates_nothing) {

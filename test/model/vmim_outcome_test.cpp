@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(create_body_pinned) {
     "apiVersion": "kubevirt.io/v1",
     "kind": "VirtualMachineInstanceMigration",
     "metadata": {
-      "generateName": "vm1-schedopt-",
+      "name": "vm1-schedopt-uid123",
       "namespace": "ns",
       "labels": {"app.kubernetes.io/managed-by": "schedopt",
                  "schedopt.libopenstorage.org/request-uid": "uid-123"},
@@ -102,6 +102,17 @@ BOOST_AUTO_TEST_CASE(create_body_pinned) {
     "spec": {"vmiName": "vm1", "addedNodeSelector": {"kubernetes.io/hostname": "node-b"}}
   })");
   BOOST_CHECK_EQUAL(body.dump(), expected.dump());
+}
+
+BOOST_AUTO_TEST_CASE(migration_name_is_fixed_per_request_and_vmi) {
+  auto uid = "3f2a9c1e-77b0-4c1d-9e5f-0a1b2c3d4e5f";
+  BOOST_CHECK_EQUAL(migration_name("vm-7", uid), "vm-7-schedopt-3f2a9c1e77");
+  BOOST_CHECK_EQUAL(migration_name("vm-7", uid), migration_name("vm-7", uid));
+  BOOST_CHECK_NE(migration_name("vm-7", uid), migration_name("vm-7", "8d0e4b6a-0000-0000-0000-000000000000"));
+  BOOST_CHECK_EQUAL(migration_name("VM", "--"), "VM-schedopt-0");
+  auto longest = migration_name(std::string(300, 'a'), uid);
+  BOOST_CHECK_EQUAL(longest.size(), 253u);
+  BOOST_CHECK(longest.rfind("-schedopt-3f2a9c1e77") == 253 - 20);
 }
 
 BOOST_AUTO_TEST_CASE(create_body_unpinned_has_no_selector) {
