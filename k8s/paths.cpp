@@ -1,6 +1,10 @@
 // URL building.
 #include "k8s/paths.hpp"
 
+#include <memory>
+
+#include <curl/curl.h>
+
 namespace schedopt::k8s {
 
 std::string collection_path(const resource& res, const std::string& ns) {
@@ -22,20 +26,10 @@ std::string object_path(const resource& res, const std::string& ns, const std::s
 }
 
 std::string url_encode(const std::string& value) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(value.size());
-  for (unsigned char c : value) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
-        || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
+  // libcurl >= 7.82 ignores the handle; RFC 3986 unreserved characters stay as they are.
+  std::unique_ptr<char, decltype(&curl_free)> escaped{
+    curl_easy_escape(nullptr, value.data(), static_cast<int>(value.size())), &curl_free};
+  return escaped ? std::string{escaped.get()} : std::string{};
 }
 
 std::string query_string(const std::vector<std::pair<std::string, std::string>>& params) {

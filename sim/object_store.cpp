@@ -91,6 +91,23 @@ struct object_store::impl {
     return it == types.end() ? nullptr : &it->second;
   }
 
+  // One stored object with its type and key; the API server's 404s when either is absent.
+  struct located {
+    type_entry* te;
+    object_key k;
+    stored_ptr current;
+  };
+  expected<located> locate(const std::string& key, const std::string& ns, const std::string& name) {
+    auto* te = find(key);
+    if (te == nullptr)
+      return make_error(ec::not_found, "the server could not find the requested resource", 404);
+    object_key k{te->type.namespaced ? ns : std::string{}, name};
+    auto it = te->objects.find(k);
+    if (it == te->objects.end())
+      return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
+    return located{te, std::move(k), it->second};
+  }
+
   std::string random_suffix(std::size_t n) {
     static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789"; // as apiserver's rand.String
     std::string s;
@@ -279,13 +296,10 @@ expected<json> object_store::create(const std::string& key, json object) {
 expected<json> object_store::get(const std::string& key, const std::string& ns,
                                  const std::string& name) const {
   std::lock_guard<std::mutex> guard(impl_->mtx);
-  auto* te = impl_->find(key);
-  if (te == nullptr)
-    return make_error(ec::not_found, "the server could not find the requested resource", 404);
-  auto it = te->objects.find({te->type.namespaced ? ns : std::string{}, name});
-  if (it == te->objects.end())
-    return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
-  return it->second->object;
+  auto found = impl_->locate(key, ns, name);
+  if (!found)
+    return found.err();
+  return found->current->object;
 }
 
 object_store::snapshot object_store::list_stored(const std::string& key,
@@ -324,14 +338,10 @@ expected<json> object_store::replace(const std::string& key, json object, bool s
   if (name.empty())
     return make_error(ec::invalid_value, "metadata.name: Required value: name is required", 422);
   std::lock_guard<std::mutex> guard(impl_->mtx);
-  auto* te = impl_->find(key);
-  if (te == nullptr)
-    return make_error(ec::not_found, "the server could not find the requested resource", 404);
-  object_key k{te->type.namespaced ? ns : std::string{}, name};
-  auto it = te->objects.find(k);
-  if (it == te->objects.end())
-    return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
-  auto result = impl_->update(*te, k, it->second, std::move(object), status_only);
+  auto found = impl_->locate(key, ns, name);
+  if (!found)
+    return found.err();
+  auto result = impl_->update(*found->te, found->k, found->current, std::move(object), status_only);
   if (!result)
     return result.err();
   return (*result)->object;
@@ -341,14 +351,10 @@ expected<json> object_store::modify(const std::string& key, const std::string& n
                                     const std::string& name,
                                     const std::function<bool(json&)>& mutate, bool status_only) {
   std::lock_guard<std::mutex> guard(impl_->mtx);
-  auto* te = impl_->find(key);
-  if (te == nullptr)
-    return make_error(ec::not_found, "the server could not find the requested resource", 404);
-  object_key k{te->type.namespaced ? ns : std::string{}, name};
-  auto it = te->objects.find(k);
-  if (it == te->objects.end())
-    return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
-  auto old = it->second;
+  auto found = impl_->locate(key, ns, name);
+  if (!found)
+    return found.err();
+  auto& [te, k, old] = *found;
   json proposed = old->object;
   if (!mutate(proposed))
     return old->object;
@@ -365,14 +371,10 @@ expected<json> object_store::modify(const std::string& key, const std::string& n
 expected<json> object_store::remove(const std::string& key, const std::string& ns,
                                     const std::string& name) {
   std::lock_guard<std::mutex> guard(impl_->mtx);
-  auto* te = impl_->find(key);
-  if (te == nullptr)
-    return make_error(ec::not_found, "the server could not find the requested resource", 404);
-  object_key k{te->type.namespaced ? ns : std::string{}, name};
-  auto it = te->objects.find(k);
-  if (it == te->objects.end())
-    return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
-  auto old = it->second;
+  auto found = impl_->locate(key, ns, name);
+  if (!found)
+    return found.err();
+  auto& [te, k, old] = *found;
   json obj = old->object;
   if (has_finalizers(obj)) {
     if (is_terminating(obj))

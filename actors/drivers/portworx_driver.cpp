@@ -16,6 +16,7 @@
 #include "actors/drivers/storage_drivers.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/http_engine.hpp"
+#include "k8s/paths.hpp"
 #include "model/portworx_sdk.hpp"
 
 namespace schedopt {
@@ -27,20 +28,6 @@ constexpr std::size_t max_concurrent = 32;
 
 bool portworx_owns(const persistent_volume& pv, const settings&) {
   return pv.csi_driver == portworx_csi_driver;
-}
-
-std::string url_escape(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      out += buf;
-    }
-  }
-  return out;
 }
 
 /// One replica query in progress.
@@ -148,7 +135,7 @@ void inspect_volumes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
   for (auto& pv : l->query.volumes) {
     auto pv_name = pv.metadata.name;
     auto volume_id = pv.volume_handle;
-    call(self, "/v1/volumes/inspect/" + url_escape(volume_id),
+    call(self, "/v1/volumes/inspect/" + k8s::url_encode(volume_id),
          [=](const http_completion& c) {
            --l->volumes_pending;
            if (c.http_status == 404) {
@@ -177,7 +164,7 @@ void enumerate_nodes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
       return fail(l, "driver failure: portworx: enumerate nodes: " + ids.err().message);
     l->nodes_pending = ids->size();
     for (auto& id : *ids) {
-      call(self, "/v1/nodes/inspect/" + url_escape(id), [=](const http_completion& c) {
+      call(self, "/v1/nodes/inspect/" + k8s::url_encode(id), [=](const http_completion& c) {
         --l->nodes_pending;
         if (c.http_status != 200)
           return fail(l, describe_failure("inspect node " + id, c));

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include <curl/curl.h>
+
 #include "wire_fixture.hpp"
 #include "wire_http.hpp"
 
@@ -20,16 +22,9 @@ std::string create_namespace(const sim_process& sim, const std::string& name) {
 }
 
 std::string url_encode(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      out += buf;
-    }
-  }
+  char* escaped = curl_easy_escape(nullptr, s.data(), static_cast<int>(s.size()));
+  std::string out = escaped ? escaped : "";
+  curl_free(escaped);
   return out;
 }
 
