@@ -187,6 +187,8 @@ BOOST_AUTO_TEST_CASE(with_leader_election_one_replica_works_and_a_lost_lease_exi
   auto& follower = holder == identity_of(a) ? b : a;
   BOOST_REQUIRE(eventually([&] { return readyz(leader) == 200 && readyz(follower) == 503; },
                            std::chrono::seconds(15)));
+  BOOST_TEST(metric(leader, "schedopt_leader") == 1);
+  BOOST_TEST(metric(follower, "schedopt_leader") == 0);
 
   s.create_request("led", scenario::enabled_spec());
   auto r = s.wait_final("led");
