@@ -285,23 +285,40 @@ void snapshot(kind_pointer self, const Handle& informer, Then then) {
           [=](caf::error& err) { fail_run(self, "informer snapshot failed: " + error_message(err)); });
 }
 
-void read_vm_annotations(kind_pointer self) {
+// VirtualMachines are listed once per run, page by page (each page decoded as it
+// arrives), keeping only the cool-off annotation: at 10,000 VMs whole pages and every
+// annotation would cost tens of MB for one string per VM.
+void read_vm_annotations(kind_pointer self, std::string continue_token = {}) {
   k8s::list_request req;
   req.res = k8s::resources::vms;
+  req.continue_token = std::move(continue_token);
+  req.all_pages = false;
+  bool mid_list = !req.continue_token.empty();
   self->request(self->state.ctx.api, caf::infinite, req)
     .then(
       [=](const k8s::list_response& resp) {
+        std::string next;
         for (auto& page : resp.pages) {
           auto list = decode_list<virtual_machine>(page);
           if (!list)
             return fail_run(self, "cannot read VirtualMachines: " + list.err().message);
-          for (auto& vm : list->items)
-            self->state.in.vm_annotations[vmi_key(vm.metadata.namespace_, vm.metadata.name)] =
-              vm.metadata.annotations;
+          auto& key = self->state.ctx.config.vm_cool_off_annotation;
+          for (auto& vm : list->items) {
+            auto a = vm.metadata.annotations.find(key);
+            if (a != vm.metadata.annotations.end())
+              self->state.in.vm_annotations[vmi_key(vm.metadata.namespace_, vm.metadata.name)] =
+                string_map{{a->first, a->second}};
+          }
+          next = list->continue_token;
         }
+        if (!next.empty())
+          return read_vm_annotations(self, next);
         ask_driver(self);
       },
       [=](caf::error& err) {
+        // Half a list would hide cool-off records: that run fails.
+        if (mid_list)
+          return fail_run(self, "cannot list VirtualMachines: " + error_message(err));
         // Without VirtualMachines (no such API) the VMI annotations and VMIMs still count.
         spdlog::warn("cannot list VirtualMachines: {}", error_message(err));
         ask_driver(self);
