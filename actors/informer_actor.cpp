@@ -124,7 +124,10 @@ void start_watch(Self self);
 template <class T, class Self>
 void list_complete(Self self, std::vector<T> items, const std::string& resource_version) {
   auto& st = self->state;
-  auto diff = st.store.replace(std::move(items));
+  auto interested = [&st](const std::string& key) {
+    return !st.all_subscribers.empty() || st.object_subscribers.count(key) > 0;
+  };
+  auto diff = st.store.replace(std::move(items), interested);
   for (auto& obj : diff.deleted)
     notify<T>(self, k8s::store_key(obj), object_deleted<T>{obj});
   for (auto& [old_obj, obj] : diff.updated)

@@ -2,6 +2,7 @@
 // (added / updated / deleted), so a relist after 410 tells subscribers only what changed.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,8 +33,12 @@ class informer_store {
 public:
   using map_type = std::map<std::string, T>;
 
-  /// Replaces the content with a fresh list and returns what changed.
-  store_diff<T> replace(std::vector<T> items) {
+  /// Replaces the content with a fresh list and returns what changed, for the keys
+  /// `interested` accepts (all by default): an informer nobody subscribes to does not copy
+  /// a whole list into a diff.
+  store_diff<T> replace(std::vector<T> items,
+                        const std::function<bool(const std::string&)>& interested = {}) {
+    auto wanted = [&](const std::string& key) { return !interested || interested(key); };
     store_diff<T> diff;
     map_type fresh;
     for (auto& item : items) {
@@ -41,6 +46,8 @@ public:
       fresh.insert_or_assign(std::move(key), std::move(item));
     }
     for (auto& [key, obj] : objects_) {
+      if (!wanted(key))
+        continue;
       auto i = fresh.find(key);
       if (i == fresh.end())
         diff.deleted.push_back(obj);
@@ -49,7 +56,7 @@ public:
         diff.updated.emplace_back(obj, i->second);
     }
     for (auto& [key, obj] : fresh)
-      if (objects_.count(key) == 0)
+      if (wanted(key) && objects_.count(key) == 0)
         diff.added.push_back(obj);
     objects_ = std::move(fresh);
     return diff;

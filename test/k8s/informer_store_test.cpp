@@ -37,3 +37,18 @@ BOOST_AUTO_TEST_CASE(informer_store_relist_diff) {
   BOOST_CHECK(!store.upsert(vmi("a", "q", "9")).has_value());
   BOOST_CHECK(store.upsert(vmi("a", "q", "10")).has_value());
 }
+
+BOOST_AUTO_TEST_CASE(informer_store_diff_only_for_interesting_keys) {
+  schedopt::k8s::informer_store<virtual_machine_instance> store;
+  auto only_b_x = [](const std::string& key) { return key == "b/x"; };
+  auto first = store.replace({vmi("a", "x", "1"), vmi("b", "x", "3")}, only_b_x);
+  BOOST_REQUIRE_EQUAL(first.added.size(), 1u);
+  BOOST_CHECK_EQUAL(first.added[0].metadata.namespace_, "b");
+  BOOST_CHECK_EQUAL(store.size(), 2u); // the store itself holds everything
+  auto nobody = [](const std::string&) { return false; };
+  auto second = store.replace({vmi("b", "x", "4")}, nobody);
+  BOOST_CHECK(second.added.empty() && second.updated.empty() && second.deleted.empty());
+  BOOST_CHECK_EQUAL(store.size(), 1u);
+  BOOST_REQUIRE(store.find("b/x") != nullptr);
+  BOOST_CHECK_EQUAL(store.find("b/x")->metadata.resource_version, "4");
+}
