@@ -152,14 +152,41 @@ leader_elector_actor::behavior_type leader_elector(elector_pointer self, api_cli
       auto rp = self->make_response_promise<bool>();
       st.logic->lost();
       announce(self, false);
-      self->request(st.client, caf::infinite,
-                    k8s::update_request{k8s::resources::leases, st.opts.namespace_,
-                                        st.opts.lease_name, to_json(*record).dump(), false})
-        .then([=](k8s::api_response&) mutable { rp.deliver(true); },
-              [=](caf::error& err) mutable {
-                spdlog::warn("leader election: release failed: {}", error_message(err));
-                rp.deliver(false);
-              });
+      auto put = [=](const lease& r) {
+        return self->request(self->state.client, caf::infinite,
+                             k8s::update_request{k8s::resources::leases, self->state.opts.namespace_,
+                                                 self->state.opts.lease_name,
+                                                 to_json(r).dump(), false});
+      };
+      auto give_up = [=](const caf::error& err) mutable {
+        spdlog::warn("leader election: release failed: {}", error_message(err));
+        rp.deliver(false);
+      };
+      put(*record).then(
+        [=](k8s::api_response&) mutable { rp.deliver(true); },
+        [=](caf::error& err) mutable {
+          if (error_code(err) != ec::conflict) {
+            give_up(err);
+            return;
+          }
+          // A renewal landed after the record we built on: release the Lease as it is
+          // now, if it is still ours.
+          self->request(self->state.client, caf::infinite,
+                        k8s::get_request{k8s::resources::leases, self->state.opts.namespace_,
+                                         self->state.opts.lease_name, {}})
+            .then(
+              [=](k8s::api_response& resp) mutable {
+                auto current = decode_lease(resp.body);
+                if (!current || current->holder_identity != self->state.opts.identity) {
+                  rp.deliver(false);
+                  return;
+                }
+                put(k8s::released_lease(*current, std::chrono::system_clock::now()))
+                  .then([=](k8s::api_response&) mutable { rp.deliver(true); },
+                        [=](caf::error& err2) mutable { give_up(err2); });
+              },
+              [=](caf::error& err2) mutable { give_up(err2); });
+        });
       return rp;
     },
     [=](atom::tick) {

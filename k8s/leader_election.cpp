@@ -74,16 +74,19 @@ void leader_election_logic::written(const lease& stored,
     last_renew_ = steady_now;
 }
 
+lease released_lease(lease held, timestamp wall_now) {
+  held.holder_identity.clear();
+  held.lease_duration_seconds = 1;
+  auto now_text = format_rfc3339_micro(wall_now);
+  held.renew_time = now_text;
+  held.acquire_time = now_text;
+  return held;
+}
+
 std::optional<lease> leader_election_logic::release_record(timestamp wall_now) const {
   if (!leader_ || !last_written_)
     return std::nullopt;
-  lease r = *last_written_;
-  r.holder_identity.clear();
-  r.lease_duration_seconds = 1;
-  auto now_text = format_rfc3339_micro(wall_now);
-  r.renew_time = now_text;
-  r.acquire_time = now_text;
-  return r;
+  return released_lease(*last_written_, wall_now);
 }
 
 } // namespace schedopt::k8s

@@ -31,6 +31,10 @@ struct lease_decision {
   lease record; // the Lease to write (create / update)
 };
 
+/// `held` given up: holder "", leaseDurationSeconds 1, acquire/renew time now (client-go's
+/// release), keeping its resourceVersion as the write's precondition.
+lease released_lease(lease held, timestamp wall_now);
+
 class leader_election_logic {
 public:
   leader_election_logic(std::string identity, std::string ns, std::string name,

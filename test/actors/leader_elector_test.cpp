@@ -44,12 +44,17 @@ struct elector_fixture : actor_fixture {
   std::shared_ptr<leadership_log> log = std::make_shared<leadership_log>();
   std::string stored; // the Lease as the mock API server holds it ("" = none)
   bool fail_writes = false;
+  bool conflict_once = false; // the next update answers 409, as after a racing renewal
 
   elector_fixture() {
     api->respond = [this](const api_call& c) -> api_answer {
       if (c.verb == "get")
         return stored.empty() ? api_answer{to_caf_error(ec::not_found, "leases not found")}
                               : api_answer{k8s::api_response{200, stored}};
+      if (c.verb == "update" && conflict_once) {
+        conflict_once = false;
+        return to_caf_error(ec::conflict, "the object has been modified");
+      }
       if ((c.verb == "create" || c.verb == "update") && fail_writes)
         return to_caf_error(ec::server_error, "etcdserver: request timed out");
       if (c.verb == "create" || c.verb == "update") {
@@ -130,6 +135,23 @@ BOOST_AUTO_TEST_CASE(a_lease_held_elsewhere_is_taken_only_after_it_expired_local
   BOOST_CHECK_EQUAL(taken[0]["spec"]["leaseTransitions"], 5);
   BOOST_REQUIRE_EQUAL(log->changes.size(), 1u);
   BOOST_CHECK(log->changes[0].first);
+}
+
+// SIGTERM's release raced a renewal (409): it re-reads the Lease and releases it as it is.
+BOOST_AUTO_TEST_CASE(a_release_that_conflicts_is_retried_on_the_current_lease) {
+  auto elector = start();
+  advance(1s);
+  BOOST_REQUIRE_EQUAL(log->changes.size(), 1u);
+  conflict_once = true;
+  auto released = ask<bool>(sys, elector, atom::release_v);
+  sched.run();
+  BOOST_REQUIRE(released->value.has_value());
+  BOOST_CHECK(*released->value);
+  auto lease = json::parse(stored);
+  BOOST_CHECK_EQUAL(lease["spec"].value("holderIdentity", ""), "");
+  BOOST_CHECK_EQUAL(lease["spec"]["leaseDurationSeconds"], 1);
+  BOOST_REQUIRE_EQUAL(log->changes.size(), 2u);
+  BOOST_CHECK(!log->changes[1].first);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
