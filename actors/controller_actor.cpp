@@ -54,26 +54,19 @@ void reconsider(controller_pointer self) {
     if (!st.finished_uids.count(so.metadata.uid) && name != st.active)
       candidates.push_back(so);
   auto decision = decide_queue(candidates);
+  bool busy = !st.active.empty();
   // Waiting = open requests other than the running one (the candidates exclude an active
   // run; without one, the request chosen now starts).
-  auto waiting_count = decision.open - (st.active.empty() && decision.run ? 1 : 0);
+  auto waiting_count = decision.open - (!busy && decision.run ? 1 : 0);
   k8s::default_metrics().gauge_set("schedopt_requests_pending", {},
                                    static_cast<double>(waiting_count));
-  if (!st.active.empty()) {
-    // A request that arrives while another runs is queued behind it: it shows Pending
-    // now, not only once the running one is Final.
-    auto waiting = decision.to_pending;
-    if (decision.run && st.requests[*decision.run].status.stage != stage::pending)
-      waiting.push_back(*decision.run);
-    mark_pending(self, waiting);
-    return;
-  }
-  std::vector<std::string> waiting;
-  for (auto& name : decision.to_pending)
-    if (!decision.run || *decision.run != name)
-      waiting.push_back(name);
+  // decide_queue never lists the request it chose in to_pending. While another request
+  // runs, that one waits too: it shows Pending now, not only once the running one is Final.
+  auto waiting = decision.to_pending;
+  if (busy && decision.run && st.requests[*decision.run].status.stage != stage::pending)
+    waiting.push_back(*decision.run);
   mark_pending(self, waiting);
-  if (!decision.run)
+  if (busy || !decision.run)
     return;
   auto& so = st.requests[*decision.run];
   st.active = so.metadata.name;

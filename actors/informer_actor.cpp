@@ -178,7 +178,6 @@ void list_page(Self self, std::shared_ptr<std::vector<T>> items, std::string con
           schedule_restart<T>(self, true);
           return;
         }
-        answer.pages.clear();
         if (resource_version.empty())
           resource_version = answer.resource_version;
         items->reserve(items->size() + list->items.size());

@@ -137,10 +137,15 @@ request_entry& entry_for(writer_pointer self, const std::string& name) {
   return *slot;
 }
 
-caf::result<bool> wait_for_write(writer_pointer self, const std::string& name) {
+/// The entry of a request that has not been closed (deleted); nullptr once it was, so a
+/// late update cannot recreate it.
+request_entry* open_entry(writer_pointer self, const std::string& name) {
   if (self->state.closed.count(name))
-    return false;
-  auto& e = entry_for(self, name);
+    return nullptr;
+  return &entry_for(self, name);
+}
+
+caf::result<bool> wait_for_write(writer_pointer self, const std::string& name, request_entry& e) {
   if (e.gone)
     return false;
   // With nothing new to write (e.g. a resumed run re-entering its recorded stage) the
@@ -183,33 +188,32 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
       return e.coalescer.current();
     },
     [=](const stage_change& c) -> caf::result<bool> {
-      if (self->state.closed.count(c.request))
+      auto* e = open_entry(self, c.request);
+      if (!e)
         return false;
-      auto& e = entry_for(self, c.request);
-      count_update(e.coalescer.dirty());
-      e.coalescer.set_observed_generation(c.observed_generation);
-      e.coalescer.set_stage(c.stage, c.status, actor_now(self));
-      return wait_for_write(self, c.request);
+      count_update(e->coalescer.dirty());
+      e->coalescer.set_observed_generation(c.observed_generation);
+      e->coalescer.set_stage(c.stage, c.status, actor_now(self));
+      return wait_for_write(self, c.request, *e);
     },
     [=](atom::reserve, const std::string& name, int64_t slots) {
-      if (self->state.closed.count(name))
-        return;
-      entry_for(self, name).coalescer.reserve_details(static_cast<std::size_t>(std::max<int64_t>(0, slots)));
+      if (auto* e = open_entry(self, name))
+        e->coalescer.reserve_details(static_cast<std::size_t>(std::max<int64_t>(0, slots)));
     },
     [=](const vm_result& r) {
-      if (self->state.closed.count(r.request))
+      auto* e = open_entry(self, r.request);
+      if (!e)
         return;
-      auto& e = entry_for(self, r.request);
-      count_update(e.coalescer.dirty());
-      e.coalescer.add_result(r.detail);
+      count_update(e->coalescer.dirty());
+      e->coalescer.add_result(r.detail);
     },
     [=](const run_outcome& o) -> caf::result<bool> {
-      if (self->state.closed.count(o.request))
+      auto* e = open_entry(self, o.request);
+      if (!e)
         return false;
-      auto& e = entry_for(self, o.request);
-      count_update(e.coalescer.dirty());
-      e.coalescer.finish(o.status, o.reason, actor_now(self));
-      return wait_for_write(self, o.request);
+      count_update(e->coalescer.dirty());
+      e->coalescer.finish(o.status, o.reason, actor_now(self));
+      return wait_for_write(self, o.request, *e);
     },
     [=](atom::close, const std::string& name) {
       self->state.closed.insert(name);
