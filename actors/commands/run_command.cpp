@@ -72,6 +72,10 @@ int run_command(const settings& cfg) {
   }
   spdlog::info("schedopt run: API server {} ({}), driver {}, dry run {}", cluster->server,
                cluster->source, cfg.driver, cfg.dry_run);
+  // 1 while this replica may work: at once without leader election, else once it leads.
+  // Set before anything is served, so /metrics never lacks it.
+  k8s::default_metrics().describe_gauge("schedopt_leader", "1 while this replica holds the leader Lease.");
+  k8s::default_metrics().gauge_set("schedopt_leader", {}, cfg.leader_elect ? 0 : 1);
   std::unique_ptr<metrics_server> metrics;
   if (!cfg.metrics_listen.empty()) {
     auto started = metrics_server::start(cfg.metrics_listen);
@@ -98,9 +102,6 @@ int run_command(const settings& cfg) {
   }
   auto controller = spawn_controller(sys, stack->ctx, stack->requests);
   leader_elector_actor elector;
-  // 1 while this replica may work: at once without leader election, else once it leads.
-  k8s::default_metrics().describe_gauge("schedopt_leader", "1 while this replica holds the leader Lease.");
-  k8s::default_metrics().gauge_set("schedopt_leader", {}, cfg.leader_elect ? 0 : 1);
   if (cfg.leader_elect) {
     leader_election_options le;
     le.namespace_ = cfg.lease_namespace.empty() ? "default" : cfg.lease_namespace;
