@@ -67,6 +67,19 @@ BOOST_AUTO_TEST_CASE(backoff_grows_with_jitter_and_honours_retry_after) {
     BOOST_CHECK_LE(d.count(), full);
   }
   BOOST_CHECK(schedopt::k8s::retry_delay(policy, 1, "1", rng) == 1000ms);
-  // A huge Retry-After is capped (at max, or 1s when max is smaller).
-  BOOST_CHECK(schedopt::k8s::retry_delay(policy, 1, "3600", rng) == 2000ms);
+}
+
+BOOST_AUTO_TEST_CASE(retry_after_is_honoured_beyond_max_backoff_up_to_the_ceiling) {
+  using namespace std::chrono_literals;
+  schedopt::k8s::backoff_policy policy{100ms, 2000ms, 5};
+  std::mt19937_64 rng{7};
+  // The server's value wins even when it is far above our own exponential cap.
+  BOOST_CHECK(schedopt::k8s::retry_delay(policy, 1, "30", rng) == 30s);
+  BOOST_CHECK(schedopt::k8s::retry_delay(policy, 1, "600", rng) == 600s);
+  // Only the generous ceiling cuts it, including absurdly long values.
+  BOOST_CHECK(schedopt::k8s::retry_delay(policy, 1, "3600", rng) == 600s);
+  BOOST_CHECK(schedopt::k8s::retry_delay(policy, 1, "99999999999", rng) == 600s);
+  BOOST_CHECK(schedopt::k8s::parse_retry_after("99999999999") > 600s);
+  policy.retry_after_ceiling = 5s;
+  BOOST_CHECK(schedopt::k8s::retry_delay(policy, 1, "30", rng) == 5s);
 }
