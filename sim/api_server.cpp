@@ -3,6 +3,7 @@
 #include "sim/api_server.hpp"
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include <httplib.h>
@@ -10,6 +11,7 @@
 
 #include "sim/api_server_handlers.hpp"
 #include "sim/api_server_status.hpp"
+#include "sim/audit_log.hpp"
 
 namespace schedopt::sim {
 
@@ -35,13 +37,80 @@ bool is_public_path(const std::string& path) {
   return path == "/healthz" || path == "/readyz" || path == "/livez";
 }
 
+std::string audit_verb(const std::string& method) {
+  if (method == "POST")
+    return "create";
+  if (method == "PUT")
+    return "update";
+  if (method == "PATCH")
+    return "patch";
+  if (method == "DELETE")
+    return "delete";
+  return {};
+}
+
+std::string name_in_body(const std::string& body) {
+  auto obj = json::parse(body, nullptr, false);
+  if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].is_object())
+    return {};
+  return obj["metadata"].value("name", std::string{});
+}
+
+/// What a write was aimed at, read from its URL as apiserver's audit objectRef is; a
+/// path outside /api and /apis (the admin endpoints) is its own resource.
+audit_write describe_write(const httplib::Request& req, const httplib::Response& res,
+                           const resource_registry& registry) {
+  audit_write w;
+  w.time = std::chrono::system_clock::now();
+  w.verb = audit_verb(req.method);
+  w.identity = req.get_header_value("User-Agent");
+  w.code = res.status > 0 ? res.status : 200;
+  auto segs = split_path(req.path);
+  std::size_t rest_at = 0;
+  std::string group, version;
+  if (segs.size() >= 2 && segs[0] == "api") {
+    version = segs[1];
+    rest_at = 2;
+  } else if (segs.size() >= 3 && segs[0] == "apis") {
+    group = segs[1];
+    version = segs[2];
+    rest_at = 3;
+  }
+  if (rest_at == 0 || rest_at >= segs.size()) {
+    w.resource = req.path.empty() ? std::string{} : req.path.substr(1);
+    return w;
+  }
+  std::vector<std::string> rest(segs.begin() + static_cast<long>(rest_at), segs.end());
+  if (rest.size() >= 3 && rest[0] == "namespaces") {
+    auto* r = registry.find(group, version, rest[2]);
+    if (r != nullptr && r->type.namespaced) {
+      w.ns = rest[1];
+      rest.erase(rest.begin(), rest.begin() + 2);
+    }
+  }
+  w.resource = rest[0];
+  if (rest.size() >= 2)
+    w.name = rest[1];
+  if (rest.size() >= 3)
+    w.subresource = rest[2];
+  if (w.name.empty() && req.method == "POST") {
+    // generateName: the name the server chose is in its answer.
+    w.name = w.code / 100 == 2 ? name_in_body(res.body) : std::string{};
+    if (w.name.empty())
+      w.name = name_in_body(req.body);
+  }
+  return w;
+}
+
 } // namespace
 
 struct api_server::impl {
   impl(object_store& s, resource_registry r, api_server_options o)
     : store(s), registry(std::move(r)), options(std::move(o)), faults(options.faults),
       handlers(store, registry, handler_options{options.bookmark_interval,
-                                                options.faults.watch_drop_after, &stopping}) {}
+                                                options.faults.watch_drop_after, &stopping}) {
+    audit->attach(store);
+  }
 
   object_store& store;
   resource_registry registry;
@@ -54,6 +123,7 @@ struct api_server::impl {
   int bound_port = 0;
   std::mutex failover_mtx;
   failover_handler failover;
+  std::shared_ptr<audit_log> audit = std::make_shared<audit_log>();
 
   void send(httplib::Response& res, int code, const json& body) {
     res.status = code;
@@ -144,6 +214,8 @@ struct api_server::impl {
 
   void handle_admin(const httplib::Request& req, httplib::Response& res,
                     const std::vector<std::string>& segs) {
+    if (segs.size() == 2 && segs[1] == "audit" && req.method == "GET")
+      return serve_audit(req, res);
     if (segs.size() == 2 && segs[1] == "failover" && req.method == "POST") {
       failover_handler handler;
       {
@@ -161,6 +233,46 @@ struct api_server::impl {
       return send(res, 200, {{"request", *result}});
     }
     send(res, 404, status_failure(404, "NotFound", "no such admin endpoint"));
+  }
+
+  /// GET /admin/audit[?since=N]: N is an absolute write index; only writes from it on are
+  /// listed (VMIM records always in full). X-Audit-Next-Since is the N that lists only
+  /// later writes; X-Audit-Dropped-{Vmims,Writes} count records the memory caps dropped.
+  void serve_audit(const httplib::Request& req, httplib::Response& res) {
+    uint64_t since = 0;
+    if (req.has_param("since")) {
+      auto text = req.get_param_value("since");
+      try {
+        std::size_t used = 0;
+        since = std::stoull(text, &used);
+        if (used != text.size())
+          throw std::invalid_argument("trailing");
+      } catch (...) {
+        return send(res, 400, status_failure(400, "BadRequest", "invalid since \"" + text + "\""));
+      }
+    }
+    uint64_t next = 0;
+    auto body = audit->to_json(since, &next);
+    res.set_header("X-Audit-Next-Since", std::to_string(next));
+    res.set_header("X-Audit-Dropped-Vmims", std::to_string(audit->vmims_dropped()));
+    res.set_header("X-Audit-Dropped-Writes", std::to_string(audit->writes_dropped()));
+    send(res, 200, body);
+  }
+
+  /// Every mutating request is served under its client's identity (so VMIMs it creates
+  /// are credited to it) and recorded with the code it got, rejections included.
+  void serve(const httplib::Request& req, httplib::Response& res) {
+    bool mutating = !audit_verb(req.method).empty();
+    std::optional<client_identity_scope> identity;
+    if (mutating)
+      identity.emplace(req.get_header_value("User-Agent"));
+    try {
+      handle(req, res);
+    } catch (const std::exception& e) {
+      send(res, 500, status_failure(500, "InternalError", std::string{"Internal error occurred: "} + e.what()));
+    }
+    if (mutating)
+      audit->record_write(describe_write(req, res, registry));
   }
 };
 
@@ -196,14 +308,7 @@ expected<bool> api_server::start(const tls_material& tls) {
   svr.set_read_timeout(30, 0);
   svr.set_write_timeout(30, 0);
   svr.set_payload_max_length(64 * 1024 * 1024);
-  auto handler = [this](const httplib::Request& req, httplib::Response& res) {
-    try {
-      impl_->handle(req, res);
-    } catch (const std::exception& e) {
-      impl_->send(res, 500, status_failure(500, "InternalError",
-                                           std::string{"Internal error occurred: "} + e.what()));
-    }
-  };
+  auto handler = [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); };
   svr.Get(".*", handler);
   svr.Post(".*", handler);
   svr.Put(".*", handler);

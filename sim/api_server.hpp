@@ -1,6 +1,6 @@
 // The simulator's HTTPS Kubernetes API server (SPEC §7): bearer-token auth, discovery,
 // CRUD with list paging and selectors, watch streams, PATCH flavours, /status, Tables,
-// injected faults, and the admin endpoint POST /admin/failover.
+// injected faults, and the admin endpoints POST /admin/failover and GET /admin/audit.
 #pragma once
 
 #include <chrono>

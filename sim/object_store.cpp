@@ -79,6 +79,7 @@ struct object_store::impl {
   std::unordered_map<std::string, type_entry> types;
   // Kept apart from types so a hook may be set before its type is registered.
   std::unordered_map<std::string, admission_hook> admissions;
+  std::unordered_map<std::string, std::vector<change_observer>> observers;
   std::vector<std::string> type_order;
   std::deque<event_record> history;
   std::size_t history_limit;
@@ -149,8 +150,46 @@ struct object_store::impl {
       history_floor = history.front().rv;
       history.pop_front();
     }
+    notify_observers(te.type.key(), type, *ptr);
     changed.notify_all();
     return ptr;
+  }
+
+  void notify_observers(const std::string& key, const std::string& type, const stored_object& obj) {
+    auto it = observers.find(key);
+    if (it == observers.end())
+      return;
+    std::function<const json*(const std::string&, const std::string&, const std::string&)> peek =
+      [this](const std::string& k, const std::string& ns, const std::string& name) -> const json* {
+      auto* te = find(k);
+      if (te == nullptr)
+        return nullptr;
+      auto found = te->objects.find({te->type.namespaced ? ns : std::string{}, name});
+      return found == te->objects.end() ? nullptr : &found->second->object;
+    };
+    change c{type, obj, peek};
+    for (auto& observer : it->second)
+      observer(c);
+  }
+
+  /// apiserver's uid precondition: a write whose object names a uid is meant for that
+  /// incarnation of the name only (a controller's status patch for a request that was
+  /// deleted and re-created must not land on the new one).
+  std::optional<error> check_uid(const resource_type& type, const object_key& k, const json& cur,
+                                 const json& proposed) {
+    auto want = str_field(proposed, "uid");
+    auto have = str_field(cur, "uid");
+    if (want.empty() || want == have)
+      return std::nullopt;
+    // The etcd key and StorageError text apiserver's Conflict carries verbatim.
+    std::string storage_key = "/registry/" + (type.group.empty() ? "" : type.group + "/") + type.plural
+                              + "/" + (k.first.empty() ? "" : k.first + "/") + k.second;
+    return make_error(ec::conflict,
+                      "Operation cannot be fulfilled on " + quoted_name(type.key(), k.second)
+                        + ": StorageError: invalid object, Code: 4, Key: " + storage_key
+                        + ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
+                          "precondition: " + want + ", UID in object meta: " + have,
+                      409);
   }
 
   /// Turns the proposed new version of an existing object into the stored one:
@@ -161,6 +200,9 @@ struct object_store::impl {
     const json& cur = old->object;
     if (!proposed.is_object())
       return make_error(ec::invalid_request, "object must be a JSON object", 400);
+    // Checked before the resourceVersion, as storage checks preconditions first.
+    if (auto err = check_uid(te.type, k, cur, proposed))
+      return *err;
     auto proposed_rv = str_field(proposed, "resourceVersion");
     if (!proposed_rv.empty() && proposed_rv != std::to_string(old->resource_version))
       return make_error(ec::conflict,
@@ -432,6 +474,11 @@ uint64_t object_store::wait_for_change(uint64_t seen, std::chrono::milliseconds 
 void object_store::set_admission(const std::string& key, admission_hook hook) {
   std::lock_guard<std::mutex> guard(impl_->mtx);
   impl_->admissions[key] = std::move(hook);
+}
+
+void object_store::add_observer(const std::string& key, change_observer observer) {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  impl_->observers[key].push_back(std::move(observer));
 }
 
 void object_store::notify_all() const {

@@ -116,6 +116,20 @@ public:
   using admission_hook = std::function<std::optional<error>(json& object)>;
   void set_admission(const std::string& key, admission_hook hook);
 
+  /// What a change observer is shown: the committed version (for DELETED, the object as
+  /// last stored) and `peek`, read access to other objects under the same lock.
+  struct change {
+    const std::string& type; // ADDED, MODIFIED, DELETED
+    const stored_object& object;
+    const std::function<const json*(const std::string& key, const std::string& ns,
+                                    const std::string& name)>& peek;
+  };
+  /// Called for every committed change of `key`, under the store lock and in commit
+  /// order, so an observer misses no version (a bounded watch history could not promise
+  /// that). It must not call the store; it reads other objects through change::peek.
+  using change_observer = std::function<void(const change&)>;
+  void add_observer(const std::string& key, change_observer observer);
+
   /// The HTTP layer's zero-copy views of list and events_since.
   struct snapshot {
     std::vector<stored_ptr> items; // sorted by namespace, then name
