@@ -120,6 +120,21 @@ void stop_watch(Self self) {
 template <class T, class Self>
 void start_watch(Self self);
 
+// An object that does not decode is skipped, said and counted rather than failing the
+// list or the watch: otherwise one bad object relists or rewatches forever and the
+// informer never sees the thousands of good ones (SPEC: it never stops an informer).
+template <class T, class Self>
+void skip_undecodable(Self self, const char* where, const undecodable_object& bad) {
+  auto& st = self->state;
+  auto who = bad.name.empty() ? std::string{"(name unreadable)"}
+             : bad.namespace_.empty() ? bad.name
+                                      : bad.namespace_ + "/" + bad.name;
+  spdlog::warn("informer {}: skipping undecodable {} {}: {}", st.res.plural, where, who,
+               bad.why.message);
+  k8s::default_metrics().counter_add("schedopt_decode_errors_total",
+                                     {{"resource", st.res.plural}});
+}
+
 // The store takes a full list; the diff against the old one becomes notifications.
 template <class T, class Self>
 void list_complete(Self self, std::vector<T> items, const std::string& resource_version) {
@@ -183,6 +198,14 @@ void list_page(Self self, std::shared_ptr<std::vector<T>> items, std::string con
         items->reserve(items->size() + list->items.size());
         for (auto& item : list->items)
           items->push_back(std::move(item));
+        for (auto& bad : list->skipped) {
+          skip_undecodable<T>(self, "list item", bad);
+          // Keep the last good version: a relist must not report a live object deleted
+          // just because its new version does not decode.
+          if (!bad.name.empty())
+            if (auto* old = st.store.find(k8s::store_key(bad.namespace_, bad.name)))
+              items->push_back(*old);
+        }
         if (!list->continue_token.empty()) {
           list_page<T>(self, items, list->continue_token, resource_version);
           return;
@@ -243,8 +266,18 @@ void handle_line(Self self, std::string_view line, bool& restart,
   auto& st = self->state;
   auto ev = decode_watch_event<T>(line);
   if (!ev) {
-    spdlog::error("informer {}: bad watch event: {}", st.res.plural, ev.err().message);
-    restart = true;
+    // Restarting at the same resourceVersion would replay the same event forever: skip
+    // it and keep watching, resuming after it if its version reads.
+    auto bad = identify_watch_event(line, ev.err());
+    skip_undecodable<T>(self, "watch event", bad);
+    if (!bad.resource_version.empty())
+      st.last_rv = bad.resource_version;
+    // A deletion needs no decoded object: the key is enough not to keep a ghost.
+    if (bad.type == "DELETED" && !bad.name.empty()) {
+      auto key = k8s::store_key(bad.namespace_, bad.name);
+      if (auto old = st.store.erase(key))
+        notify<T>(self, key, object_deleted<T>{std::move(*old)});
+    }
     return;
   }
   if (ev->type == "ERROR") {
@@ -300,6 +333,8 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
   auto& m = k8s::default_metrics();
   m.describe_counter("schedopt_informer_relists_total", "Informer full lists (start and 410).");
   m.describe_counter("schedopt_watch_restarts_total", "Watch streams restarted (drops, timeouts).");
+  m.describe_counter("schedopt_decode_errors_total",
+                     "Objects skipped by informers because they did not decode (list items, watch events).");
   self->set_down_handler([=](const caf::down_msg& msg) { remove_subscriber<T>(self, msg.source); });
   relist<T>(self);
   return {

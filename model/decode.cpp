@@ -240,6 +240,23 @@ void read_into(decode_reader& r, const json_object& root, scheduling_optimizatio
   }
 }
 
+// Each field on its own: one of the wrong type must not hide the others.
+void read_identity(decode_reader& r, const json_object& obj, undecodable_object& out) {
+  r.clear_failure();
+  auto meta = r.child(obj, "metadata");
+  if (!r.ok()) {
+    r.clear_failure();
+    return;
+  }
+  for (auto [key, field] : {std::pair{"namespace", &out.namespace_}, std::pair{"name", &out.name},
+                            std::pair{"resourceVersion", &out.resource_version}}) {
+    r.read(meta, key, *field);
+    if (!r.ok())
+      field->clear();
+    r.clear_failure();
+  }
+}
+
 } // namespace
 
 template <class T>
@@ -261,13 +278,37 @@ expected<object_list<T>> decode_list(std::string_view json) {
   auto meta = r.child(root, "metadata");
   r.read(meta, "resourceVersion", out.resource_version);
   r.read(meta, "continue", out.continue_token);
-  r.for_each(root, "items", [&](const json_object& item) {
-    T value;
-    read_into(r, item, value);
-    out.items.push_back(std::move(value));
-  });
   if (!r.ok())
     return r.failure();
+  r.for_each_independent(
+    root, "items",
+    [&](const json_object& item) {
+      T value;
+      read_into(r, item, value);
+      if (r.ok())
+        out.items.push_back(std::move(value));
+    },
+    [&](std::size_t, const json_object& item, const error& why) {
+      undecodable_object bad;
+      read_identity(r, item, bad);
+      bad.why = why;
+      out.skipped.push_back(std::move(bad));
+    });
+  if (!r.ok())
+    return r.failure();
+  return out;
+}
+
+undecodable_object identify_watch_event(std::string_view json, error why) {
+  undecodable_object out;
+  out.why = std::move(why);
+  decode_reader r;
+  auto root = r.parse_root(json);
+  if (!r.ok())
+    return out;
+  r.read(root, "type", out.type);
+  r.clear_failure();
+  read_identity(r, r.child(root, "object"), out);
   return out;
 }
 

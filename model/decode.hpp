@@ -25,15 +25,29 @@ expected<scheduling_optimization> decode_scheduling_optimization(std::string_vie
 template <class T>
 expected<T> decode(std::string_view json);
 
+/// An object that did not decode, with what could still be read of it (empty when not
+/// readable) so the caller can warn, count it, and keep its last good version.
+struct undecodable_object {
+  std::string namespace_;
+  std::string name;
+  std::string resource_version;
+  std::string type; // watch events only: ADDED, MODIFIED, ...
+  error why;
+};
+
 /// A decoded list: items plus the list's metadata.resourceVersion and continue token.
 template <class T>
 struct object_list {
   std::vector<T> items;
   std::string resource_version;
   std::string continue_token;
+  /// Items that did not decode; one bad object must not hide the thousands of good ones.
+  std::vector<undecodable_object> skipped;
 };
 
-/// Decodes `{"kind":"...List","metadata":{...},"items":[...]}`.
+/// Decodes `{"kind":"...List","metadata":{...},"items":[...]}` item by item: an item
+/// that fails lands in `skipped` (its error naming `items[i]...`), the others decode.
+/// Only a document that is not a list (malformed JSON, `items` not an array) fails.
 template <class T>
 expected<object_list<T>> decode_list(std::string_view json);
 
@@ -49,5 +63,10 @@ struct watch_event {
 /// Decodes one watch event line; an unknown type is an invalid_value error.
 template <class T>
 expected<watch_event<T>> decode_watch_event(std::string_view json);
+
+/// Best-effort read of a watch event line that failed to decode: type, and the object's
+/// namespace, name and resourceVersion where they read as strings (else empty); `why`
+/// is `error`, passed through. Lets a watch skip the event yet advance its resume point.
+undecodable_object identify_watch_event(std::string_view json, error why);
 
 } // namespace schedopt

@@ -64,6 +64,40 @@ public:
     }
   }
 
+  /// Like for_each, but every item stands alone: an item that fails to read (a field of
+  /// the wrong type inside it, or not an object at all) goes to `skipped(index, item,
+  /// error)` with the reader's error cleared, and the next item is read. `item.present`
+  /// is false for a non-object item. Only the array itself failing is the reader's error.
+  template <class F, class G>
+  void for_each_independent(const json_object& obj, std::string_view key, F&& each,
+                            G&& skipped) {
+    auto arr = array_field(obj, key);
+    if (!arr)
+      return;
+    std::size_t index = 0;
+    for (auto element : *arr) {
+      std::size_t at = index++;
+      std::string path = join(obj.path, key) + "[" + std::to_string(at) + "]";
+      if (element.is_null())
+        continue;
+      json_object item;
+      if (!element.is_object())
+        fail_type(path, "object", element);
+      else
+        item = json_object{element.get_object().value_unsafe(), std::move(path), true};
+      if (!failure_)
+        each(item);
+      if (failure_) {
+        auto why = std::move(*failure_);
+        failure_.reset();
+        skipped(at, item, why);
+      }
+    }
+  }
+
+  /// Forgets the recorded error, for best-effort reads after a failure.
+  void clear_failure() { failure_.reset(); }
+
   /// Records `<path>: is required` unless `value` is non-empty.
   void require(const std::string& value, const json_object& obj, std::string_view key);
 

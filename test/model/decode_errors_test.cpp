@@ -92,11 +92,59 @@ BOOST_AUTO_TEST_CASE(wrong_types_in_scheduling_optimization) {
 
 BOOST_AUTO_TEST_CASE(list_item_errors_name_the_index) {
   auto r = decode_list<node>(R"({"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"spec":{"unschedulable":"no"}}]})");
-  BOOST_REQUIRE(!r);
-  BOOST_TEST(r.err().message == "items[1].spec.unschedulable: expected boolean, got string");
+  BOOST_REQUIRE(r);
+  BOOST_REQUIRE_EQUAL(r->skipped.size(), 1u);
+  BOOST_TEST(r->skipped[0].why.message == "items[1].spec.unschedulable: expected boolean, got string");
   auto s = decode_list<node>(R"({"items":{}})");
   BOOST_REQUIRE(!s);
   BOOST_TEST(s.err().message == "items: expected array, got object");
+}
+
+BOOST_AUTO_TEST_CASE(one_bad_list_item_is_skipped_and_the_others_decode) {
+  auto list = decode_list<virtual_machine_instance>(R"({"kind":"VirtualMachineInstanceList",
+    "metadata":{"resourceVersion":"42","continue":"next"},
+    "items":[
+      {"metadata":{"name":"vm-1","namespace":"ns","resourceVersion":"7"},"status":{"phase":"Running"}},
+      {"metadata":{"name":"vm-2","namespace":"ns","resourceVersion":"8"},"status":{"phase":17}},
+      7,
+      {"metadata":{"name":"vm-3","namespace":"ns"},"status":{"nodeName":"worker-3"}}]})");
+  BOOST_REQUIRE_MESSAGE(list.has_value(), (list ? std::string() : list.err().message));
+  BOOST_TEST(list->resource_version == "42");
+  BOOST_TEST(list->continue_token == "next");
+  BOOST_REQUIRE_EQUAL(list->items.size(), 2u);
+  BOOST_TEST(list->items[0].metadata.name == "vm-1");
+  BOOST_TEST(list->items[1].metadata.name == "vm-3");
+  BOOST_TEST(list->items[1].node_name == "worker-3");
+  BOOST_REQUIRE_EQUAL(list->skipped.size(), 2u);
+  auto& bad = list->skipped[0];
+  BOOST_TEST(bad.namespace_ == "ns");
+  BOOST_TEST(bad.name == "vm-2");
+  BOOST_TEST(bad.resource_version == "8");
+  BOOST_TEST(bad.why.code == ec::type_mismatch);
+  BOOST_TEST(bad.why.message == "items[1].status.phase: expected string, got number");
+  BOOST_TEST(list->skipped[1].name == "");
+  BOOST_TEST(list->skipped[1].why.message == "items[2]: expected object, got number");
+}
+
+BOOST_AUTO_TEST_CASE(undecodable_watch_event_still_names_its_object_and_version) {
+  const char* line =
+    R"({"type":"MODIFIED","object":{"metadata":{"name":"vm-2","namespace":"ns","resourceVersion":"9"},"status":{"phase":[]}}})";
+  auto ev = decode_watch_event<virtual_machine_instance>(line);
+  BOOST_REQUIRE(!ev);
+  auto who = identify_watch_event(line, ev.err());
+  BOOST_TEST(who.type == "MODIFIED");
+  BOOST_TEST(who.namespace_ == "ns");
+  BOOST_TEST(who.name == "vm-2");
+  BOOST_TEST(who.resource_version == "9");
+  BOOST_TEST(who.why.message == "object.status.phase: expected string, got array");
+  // A name of the wrong type is unreadable; the version still reads.
+  auto partial = identify_watch_event(
+    R"({"type":"ADDED","object":{"metadata":{"name":5,"resourceVersion":"10"}}})", {});
+  BOOST_TEST(partial.name == "");
+  BOOST_TEST(partial.resource_version == "10");
+  auto garbage = identify_watch_event("{not json", {});
+  BOOST_TEST(garbage.type == "");
+  BOOST_TEST(garbage.resource_version == "");
 }
 
 BOOST_AUTO_TEST_CASE(missing_name_is_an_error) {
@@ -109,8 +157,9 @@ BOOST_AUTO_TEST_CASE(missing_name_is_an_error) {
     BOOST_TEST(r.err().message == "metadata.name: is required");
   }
   auto item = decode_list<lease>(R"({"items":[{"metadata":{"name":"a"}},{"metadata":{}}]})");
-  BOOST_REQUIRE(!item);
-  BOOST_TEST(item.err().message == "items[1].metadata.name: is required");
+  BOOST_REQUIRE(item);
+  BOOST_REQUIRE_EQUAL(item->skipped.size(), 1u);
+  BOOST_TEST(item->skipped[0].why.message == "items[1].metadata.name: is required");
 }
 
 BOOST_AUTO_TEST_CASE(out_of_range_integer) {
