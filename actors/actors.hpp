@@ -138,6 +138,9 @@ using status_writer_actor = caf::typed_actor<
   caf::replies_to<run_outcome>::with<bool>,
   // controller -> writer: the request was deleted; drop its pending updates.
   caf::reacts_to<atom::close, std::string>,
+  // shutdown -> writer: write every pending update now, whatever the flush interval;
+  // replies true once nothing is left unwritten (the caller bounds the wait).
+  caf::replies_to<atom::flush>::with<bool>,
   // internal: writer -> itself: flush what is due.
   caf::reacts_to<atom::tick>>;
 

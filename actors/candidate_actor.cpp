@@ -38,7 +38,7 @@ void finish(candidate_pointer self, const std::string& status, const std::string
   st.finished = true;
   auto& vmi = st.plan.vmi.metadata;
   vm_detail detail{vmi.name, vmi.namespace_, status, reason};
-  self->send(st.ctx.status, vm_result{st.plan.request_name, detail});
+  self->send(st.ctx.status, vm_result{st.plan.request_uid, detail});
   self->send(st.supervisor, migration_finished{vmi.namespace_, vmi.name, st.target});
   self->send(st.kind, candidate_done{vmi.namespace_, vmi.name, status});
   k8s::default_metrics().counter_add("schedopt_migrations_total", {{"outcome", status}});
@@ -50,20 +50,47 @@ void finish(candidate_pointer self, const std::string& status, const std::string
   self->quit();
 }
 
-void watch(candidate_pointer self, const std::string& vmim_name, duration timeout) {
-  auto& st = self->state;
-  spawn_vmim_watch(self, st.ctx, self, st.plan.vmi.metadata.namespace_, vmim_name, timeout);
+/// migrationTimeout runs from the VMIM's creation (SPEC §3), also for an adopted one.
+timestamp deadline_of(candidate_pointer self, const virtual_machine_instance_migration& vmim) {
+  auto timeout = std::chrono::duration_cast<timestamp::duration>(
+    self->state.ctx.config.migration_timeout);
+  if (auto created = parse_rfc3339(vmim.metadata.creation_timestamp))
+    return *created + timeout;
+  return actor_now(self) + timeout;
 }
 
-void start_watching(candidate_pointer self, const virtual_machine_instance_migration& vmim) {
+/// `known`: the VMIM as found (adopted), classified before any timeout can fire.
+void start_watching(candidate_pointer self, const virtual_machine_instance_migration& vmim,
+                    bool known) {
   auto& st = self->state;
   spdlog::debug("vm {}/{}: watching vmim {}", st.plan.vmi.metadata.namespace_,
                 st.plan.vmi.metadata.name, vmim.metadata.name);
-  duration left = st.ctx.config.migration_timeout;
-  if (auto created = parse_rfc3339(vmim.metadata.creation_timestamp))
-    left -= std::max(duration::zero(),
-                     std::chrono::duration_cast<duration>(actor_now(self) - *created));
-  watch(self, vmim.metadata.name, left);
+  vmim_watch_target t{st.plan.vmi.metadata.namespace_, vmim.metadata.name,
+                      deadline_of(self, vmim), std::nullopt};
+  if (known)
+    t.known = vmim;
+  spawn_vmim_watch(self, st.ctx, self, std::move(t));
+}
+
+/// The create failed for good: the VM was not migrated, so it must not cool off. The
+/// record goes back to what it was before this run wrote it, then the VM is reported.
+void restore_cool_off_then_fail(candidate_pointer self, const std::string& reason) {
+  auto& st = self->state;
+  auto holder = cool_off_holder_of(st.plan.vmi);
+  auto res = holder.kind == "VirtualMachine" ? k8s::resources::vms : k8s::resources::vmis;
+  auto body = cool_off_restore_patch(st.ctx.config.vm_cool_off_annotation,
+                                     st.plan.cool_off_before).dump();
+  k8s::patch_request req{res, holder.namespace_, holder.name, body, false, false};
+  self->request(st.ctx.api, caf::infinite, std::move(req))
+    .then([=](const k8s::api_response&) { finish(self, vm_status::failed, reason); },
+          [=](caf::error& err) {
+            // Costs the VM one cool-off window at most; the result is reported anyway.
+            spdlog::warn("vm {}/{}: cool-off record on {} {} not restored: {}",
+                         self->state.plan.vmi.metadata.namespace_,
+                         self->state.plan.vmi.metadata.name, holder.kind, holder.name,
+                         error_message(err));
+            finish(self, vm_status::failed, reason);
+          });
 }
 
 // A create that failed may still have created the VMIM (a 5xx or timeout after the API
@@ -81,11 +108,17 @@ void adopt_or_fail(candidate_pointer self, const std::string& name, const caf::e
           auto& l = found->metadata.labels;
           auto uid = l.find(labels::request_uid);
           if (uid != l.end() && uid->second == self->state.plan.request_uid)
-            return start_watching(self, *found);
+            return start_watching(self, *found, true);
         }
-        finish(self, vm_status::failed, reason);
+        restore_cool_off_then_fail(self, reason);
       },
-      [=](caf::error&) { finish(self, vm_status::failed, reason); });
+      [=](caf::error& err) {
+        // Not found: the create really failed. Any other error leaves the question open,
+        // so the record stays (erring on the side of waiting).
+        if (error_code(err) == ec::not_found)
+          return restore_cool_off_then_fail(self, reason);
+        finish(self, vm_status::failed, reason);
+      });
 }
 
 void create_migration(candidate_pointer self) {
@@ -107,7 +140,7 @@ void create_migration(candidate_pointer self) {
         }
         spdlog::debug("vm {}/{}: created vmim {}", self->state.plan.vmi.metadata.namespace_,
                       self->state.plan.vmi.metadata.name, created->metadata.name);
-        watch(self, created->metadata.name, self->state.ctx.config.migration_timeout);
+        start_watching(self, *created, false);
       },
       [=](caf::error& err) { adopt_or_fail(self, name, err); });
 }
@@ -118,7 +151,8 @@ void record_cool_off_then_create(candidate_pointer self) {
   auto& st = self->state;
   auto holder = cool_off_holder_of(st.plan.vmi);
   auto res = holder.kind == "VirtualMachine" ? k8s::resources::vms : k8s::resources::vmis;
-  auto body = cool_off_patch(st.ctx.config.vm_cool_off_annotation, actor_now(self)).dump();
+  auto body = cool_off_patch(st.ctx.config.vm_cool_off_annotation, actor_now(self),
+                             st.plan.request_uid).dump();
   k8s::patch_request req{res, holder.namespace_, holder.name, body, false, false};
   self->request(st.ctx.api, caf::infinite, std::move(req))
     .then([=](const k8s::api_response&) { create_migration(self); },
@@ -154,8 +188,8 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
         st.target = target;
         if (!st.plan.adopted)
           return record_cool_off_then_create(self);
-        // Adopted: what is left of migrationTimeout since the VMIM was created.
-        start_watching(self, *st.plan.adopted);
+        // Adopted: its phase first, then what is left of migrationTimeout since creation.
+        start_watching(self, *st.plan.adopted, true);
       },
       [=](caf::error&) {
         // Stopped before admission (request deleted): no VMIM, no result.
@@ -175,7 +209,7 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
 candidate_actor spawn_candidate(caf::local_actor* parent, const controller_context& ctx,
                                 optimization_kind_actor kind, supervisor_actor supervisor,
                                 candidate_plan plan) {
-  return parent->spawn(candidate, ctx, std::move(kind), std::move(supervisor),
+  return parent->spawn<caf::linked>(candidate, ctx, std::move(kind), std::move(supervisor),
                        std::move(plan));
 }
 

@@ -14,8 +14,12 @@ struct candidate_plan {
   std::vector<std::string> target_nodes;
   /// Resume: a VMIM of this request already exists for the VM.
   std::optional<virtual_machine_instance_migration> adopted;
+  /// The holder's cool-off record before this run wrote it (cool_off_record_of), put
+  /// back when the create is rejected for good.
+  string_map cool_off_before;
 };
 
+/// Linked to `parent` (the kind): a shutdown stops the candidate and its VMIM watch.
 candidate_actor spawn_candidate(caf::local_actor* parent, const controller_context& ctx,
                                 optimization_kind_actor kind, supervisor_actor supervisor,
                                 candidate_plan plan);

@@ -22,36 +22,42 @@ struct controller_state {
   static inline const char* name = "controller";
   controller_context ctx;
   scheduling_optimization_informer_actor informer;
-  std::map<std::string, scheduling_optimization> requests; // by name
-  std::string active;                   // name of the running request, "" when idle
+  /// Every request the informer shows, by uid: a request deleted and re-created with the
+  /// same name is a new request (SPEC §1).
+  std::map<std::string, scheduling_optimization> requests;
+  std::map<std::string, std::string> uid_by_name; // to spot a re-create seen as an update
+  std::string active;                   // uid of the running request, "" when idle
   request_actor active_actor;
   std::set<std::string> finished_uids;  // finished here; the informer may lag behind
   std::set<std::string> marked_pending; // uids already written as Pending
   bool started = false;
+  /// The informer's replay is complete: before that, the oldest (or the one to resume)
+  /// may not have been seen yet, so nothing is decided.
+  bool synced = false;
 };
 
 using controller_pointer = controller_actor::stateful_pointer<controller_state>;
 
-void mark_pending(controller_pointer self, const std::vector<std::string>& names) {
+void mark_pending(controller_pointer self, const std::vector<std::string>& uids) {
   auto& st = self->state;
-  for (auto& name : names) {
-    auto& so = st.requests[name];
-    if (!st.marked_pending.insert(so.metadata.uid).second)
+  for (auto& uid : uids) {
+    auto& so = st.requests[uid];
+    if (!st.marked_pending.insert(uid).second)
       continue;
     // Fire and forget: the writer retries until the Pending stage is recorded.
     caf::anon_send(st.ctx.status, atom::open_v, so);
-    caf::anon_send(st.ctx.status, stage_change{name, stage::pending, run_status::pending,
+    caf::anon_send(st.ctx.status, stage_change{uid, stage::pending, run_status::pending,
                                                so.metadata.generation});
   }
 }
 
 void reconsider(controller_pointer self) {
   auto& st = self->state;
-  if (!st.started)
+  if (!st.started || !st.synced)
     return;
   std::vector<scheduling_optimization> candidates;
-  for (auto& [name, so] : st.requests)
-    if (!st.finished_uids.count(so.metadata.uid) && name != st.active)
+  for (auto& [uid, so] : st.requests)
+    if (!st.finished_uids.count(uid) && uid != st.active)
       candidates.push_back(so);
   auto decision = decide_queue(candidates);
   bool busy = !st.active.empty();
@@ -61,22 +67,49 @@ void reconsider(controller_pointer self) {
   k8s::default_metrics().gauge_set("schedopt_requests_pending", {},
                                    static_cast<double>(waiting_count));
   // decide_queue never lists the request it chose in to_pending. While another request
-  // runs, that one waits too: it shows Pending now, not only once the running one is Final.
+  // runs, a new one chosen next waits too: it shows Pending now, not only once the
+  // running one is Final. A stage past Pending is never written back.
   auto waiting = decision.to_pending;
-  if (busy && decision.run && st.requests[*decision.run].status.stage != stage::pending)
+  if (busy && decision.run && st.requests[*decision.run].status.stage.empty())
     waiting.push_back(*decision.run);
   mark_pending(self, waiting);
   if (busy || !decision.run)
     return;
   auto& so = st.requests[*decision.run];
-  st.active = so.metadata.name;
+  st.active = so.metadata.uid;
   st.active_actor = spawn_request(self, st.ctx, so, decision.resume);
   self->monitor(st.active_actor);
-  spdlog::info("request {} promoted{}", st.active, decision.resume ? " (resume)" : "");
+  spdlog::info("request {} (uid {}) promoted{}", so.metadata.name, so.metadata.uid,
+               decision.resume ? " (resume)" : "");
+}
+
+/// The request with this uid is gone: stop its run, or stop writing for it.
+void forget(controller_pointer self, const std::string& uid) {
+  auto& st = self->state;
+  auto i = st.requests.find(uid);
+  if (i == st.requests.end())
+    return;
+  if (auto n = st.uid_by_name.find(i->second.metadata.name);
+      n != st.uid_by_name.end() && n->second == uid)
+    st.uid_by_name.erase(n);
+  st.requests.erase(i);
+  if (st.active == uid && st.active_actor)
+    self->send(st.active_actor, atom::stop_v);
+  else
+    self->send(st.ctx.status, atom::close_v, uid);
 }
 
 void remember(controller_pointer self, const scheduling_optimization& so) {
-  self->state.requests[so.metadata.name] = so;
+  auto& st = self->state;
+  auto& uid = so.metadata.uid;
+  // Deleted and re-created under the same name while the watch was away: the informer
+  // reports it as an update, but it is another request.
+  if (auto n = st.uid_by_name.find(so.metadata.name); n != st.uid_by_name.end() && n->second != uid) {
+    spdlog::info("request {} was re-created (uid {} -> {})", so.metadata.name, n->second, uid);
+    forget(self, n->second);
+  }
+  st.uid_by_name[so.metadata.name] = uid;
+  st.requests[uid] = so;
   reconsider(self);
 }
 
@@ -88,11 +121,20 @@ controller_actor::behavior_type controller(controller_pointer self, controller_c
     auto& st = self->state;
     if (down.source != st.active_actor.address())
       return;
-    if (auto i = st.requests.find(st.active); i != st.requests.end())
-      st.finished_uids.insert(i->second.metadata.uid);
+    if (down.reason && down.reason != caf::exit_reason::normal)
+      spdlog::error("request {} run ended abnormally: {}", st.active, to_string(down.reason));
+    st.finished_uids.insert(st.active);
     st.active.clear();
     st.active_actor = nullptr;
     reconsider(self);
+  });
+  // The request actor is linked, so a shutdown of the controller tears its whole run
+  // down (request, kind, supervisor, candidates, VMIM watches) and nothing is orphaned.
+  // Its own end arrives as a down message (monitored) and never takes the controller.
+  self->set_exit_handler([=](const caf::exit_msg& msg) {
+    if (msg.source == self->state.active_actor.address())
+      return;
+    self->quit(msg.reason);
   });
   return {
     [=](atom::run) {
@@ -107,15 +149,11 @@ controller_actor::behavior_type controller(controller_pointer self, controller_c
     },
     [=](const object_added<scheduling_optimization>& e) { remember(self, e.object); },
     [=](const object_updated<scheduling_optimization>& e) { remember(self, e.object); },
-    [=](const object_deleted<scheduling_optimization>& e) {
-      auto& st = self->state;
-      st.requests.erase(e.object.metadata.name);
-      if (st.active == e.object.metadata.name && st.active_actor)
-        self->send(st.active_actor, atom::stop_v);
-      else
-        self->send(st.ctx.status, atom::close_v, e.object.metadata.name);
+    [=](const object_deleted<scheduling_optimization>& e) { forget(self, e.object.metadata.uid); },
+    [=](const informer_synced<scheduling_optimization>&) {
+      self->state.synced = true;
+      reconsider(self);
     },
-    [=](const informer_synced<scheduling_optimization>&) { reconsider(self); },
   };
 }
 

@@ -16,13 +16,16 @@ namespace schedopt {
 
 caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
                                                        const settings& cfg,
-                                                       const k8s::cluster_config& cluster) {
+                                                       const k8s::cluster_config& cluster,
+                                                       const std::string& identity) {
   auto driver = find_storage_driver(cfg.driver);
   if (!driver)
     return driver.error();
   api_client_options api_options;
   api_options.qps = cfg.api_qps;
   api_options.burst = static_cast<int>(cfg.api_burst);
+  if (!identity.empty())
+    api_options.user_agent += " (" + identity + ")";
   auto api = spawn_api_client(sys, cluster, api_options);
   if (!api)
     return api.error();
@@ -69,6 +72,15 @@ bool wait_until_synced(caf::actor_system& sys, const controller_stack& stack,
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
+}
+
+bool flush_status(caf::actor_system& sys, const controller_stack& stack,
+                  std::chrono::milliseconds timeout) {
+  caf::scoped_actor self{sys};
+  bool flushed = false;
+  self->request(stack.ctx.status, timeout, atom::flush_v)
+    .receive([&](bool ok) { flushed = ok; }, [&](caf::error&) { flushed = false; });
+  return flushed;
 }
 
 void stop_controller_stack(const controller_stack& stack) {

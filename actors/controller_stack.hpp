@@ -16,14 +16,22 @@ struct controller_stack {
   scheduling_optimization_informer_actor requests;
 };
 
+/// `identity` (the replica's leader-election identity, if any) goes into the User-Agent
+/// of every API request, so the API server's audit tells replicas apart.
 caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
                                                        const settings& cfg,
-                                                       const k8s::cluster_config& cluster);
+                                                       const k8s::cluster_config& cluster,
+                                                       const std::string& identity = "");
 
 /// Blocks until every informer of the stack has completed its initial list, or until
 /// `timeout`; false on timeout.
 bool wait_until_synced(caf::actor_system& sys, const controller_stack& stack,
                        std::chrono::milliseconds timeout);
+
+/// Asks the status writer to write every pending update now; true once written (false
+/// on timeout or failure).
+bool flush_status(caf::actor_system& sys, const controller_stack& stack,
+                  std::chrono::milliseconds timeout);
 
 /// Stops every actor of the stack.
 void stop_controller_stack(const controller_stack& stack);

@@ -26,6 +26,8 @@ struct request_state {
 using request_pointer = request_actor::stateful_pointer<request_state>;
 
 const std::string& name_of(request_pointer self) { return self->state.request.metadata.name; }
+/// The status writer and every message about the run name the request by uid.
+const std::string& uid_of(request_pointer self) { return self->state.request.metadata.uid; }
 
 void finalize(request_pointer self, const run_summary& summary) {
   auto& st = self->state;
@@ -35,7 +37,7 @@ void finalize(request_pointer self, const run_summary& summary) {
   spdlog::info("request {}: Final {}{}{}", name_of(self), outcome.status,
                outcome.reason.empty() ? "" : ": ", outcome.reason);
   k8s::default_metrics().counter_add("schedopt_requests_total", {{"status", outcome.status}});
-  self->request(st.ctx.status, caf::infinite, run_outcome{name_of(self), outcome.status,
+  self->request(st.ctx.status, caf::infinite, run_outcome{uid_of(self), outcome.status,
                                                           outcome.reason})
     .then(
       [=](bool written) {
@@ -116,7 +118,7 @@ request_actor::behavior_type request_behavior(request_pointer self, controller_c
         spdlog::info("request {}: started", name_of(self));
         self->send(st.ctx.events, event_record{request_reference(st.request), "Normal",
                                                "Started", "optimization started"});
-        stage_change change{name_of(self), stage::evaluating, run_status::in_progress,
+        stage_change change{uid_of(self), stage::evaluating, run_status::in_progress,
                             st.request.metadata.generation};
         self->request(st.ctx.status, caf::infinite, change)
           .then([=](bool written) {
@@ -135,7 +137,7 @@ request_actor::behavior_type request_behavior(request_pointer self, controller_c
       spdlog::info("request {} deleted mid-run: no new migrations; in-flight ones finish",
                    name_of(self));
       st.stopped = true;
-      self->send(st.ctx.status, atom::close_v, name_of(self));
+      self->send(st.ctx.status, atom::close_v, uid_of(self));
       if (st.kind)
         self->send(st.kind, atom::stop_v);
       else
@@ -148,7 +150,9 @@ request_actor::behavior_type request_behavior(request_pointer self, controller_c
 
 request_actor spawn_request(caf::local_actor* parent, const controller_context& ctx,
                             scheduling_optimization request, bool resume) {
-  return parent->spawn(request_behavior, ctx, std::move(request), resume);
+  // Linked: a controller shutdown stops the run (and, through the kind's links, every
+  // candidate and VMIM watch) instead of leaving it alive on its timers.
+  return parent->spawn<caf::linked>(request_behavior, ctx, std::move(request), resume);
 }
 
 } // namespace schedopt

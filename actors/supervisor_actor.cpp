@@ -109,7 +109,7 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self, supervisor_o
 } // namespace
 
 supervisor_actor spawn_supervisor(caf::local_actor* parent, supervisor_options options) {
-  return parent->spawn(supervisor, options);
+  return parent->spawn<caf::linked>(supervisor, options);
 }
 
 } // namespace schedopt

@@ -21,6 +21,7 @@
 #include "model/evaluation.hpp"
 #include "model/parallelism.hpp"
 #include "model/plan_report.hpp"
+#include "model/resume_ledger.hpp"
 #include "model/vmim_outcome.hpp"
 
 namespace schedopt {
@@ -82,7 +83,10 @@ void fail_run(kind_pointer self, std::string why) {
 }
 
 /// Cool-off record per VMI key: the holder's annotation, or the latest schedopt VMIM.
-std::map<std::string, timestamp> last_migrations(kind_state& st) {
+/// A record this request wrote for a VM it has no VMIM for is ignored: the run was
+/// interrupted between the record and the create, so the VM was never migrated.
+std::map<std::string, timestamp> last_migrations(kind_state& st,
+                                                 const std::set<std::string>& adopted) {
   std::map<std::string, std::vector<virtual_machine_instance_migration>> by_vmi;
   for (auto& m : st.in.vmims)
     by_vmi[vmi_key(m.metadata.namespace_, m.vmi_name)].push_back(m);
@@ -97,7 +101,10 @@ std::map<std::string, timestamp> last_migrations(kind_state& st) {
       annotations = i == st.in.vm_annotations.end() ? &none : &i->second;
     }
     std::optional<timestamp> record;
-    auto parsed = recorded_migration_time(*annotations, st.ctx.config.vm_cool_off_annotation);
+    auto& annotation = st.ctx.config.vm_cool_off_annotation;
+    if (!adopted.count(key) && cool_off_written_by(*annotations, annotation, st.request.metadata.uid))
+      continue;
+    auto parsed = recorded_migration_time(*annotations, annotation);
     if (parsed)
       record = *parsed;
     else
@@ -135,11 +142,21 @@ void start_engine(kind_pointer self, std::vector<candidate_plan> plans) {
                st.request.metadata.name, par.effective, plans.size());
   if (plans.empty())
     return reply(self);
-  st.supervisor = spawn_supervisor(
+  st.supervisor = spawn_supervisor( // linked, like every candidate
     self, {static_cast<std::size_t>(par.effective), cfg.pin_target_node, st.cool_off});
   st.running = plans.size();
   for (auto& plan : plans)
     spawn_candidate(self, st.ctx, self, st.supervisor, std::move(plan));
+}
+
+/// The holder's cool-off record as it is now, for the candidate to restore.
+string_map cool_off_before(const kind_state& st, const virtual_machine_instance& vmi) {
+  auto& key = st.ctx.config.vm_cool_off_annotation;
+  auto holder = cool_off_holder_of(vmi);
+  if (holder.kind != "VirtualMachine")
+    return cool_off_record_of(vmi.metadata.annotations, key);
+  auto i = st.in.vm_annotations.find(vmi_key(holder.namespace_, holder.name));
+  return i == st.in.vm_annotations.end() ? string_map{} : cool_off_record_of(i->second, key);
 }
 
 void evaluate_and_run(kind_pointer self, replica_map replicas,
@@ -149,38 +166,41 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
   auto uid = st.request.metadata.uid;
   // Resume: this request's VMIMs are adopted, never created twice.
   std::map<std::string, virtual_machine_instance_migration> ours;
+  std::set<std::string> ours_keys;
   for (auto& m : st.in.vmims)
     if (m.metadata.labels.count(labels::request_uid)
-        && m.metadata.labels.at(labels::request_uid) == uid)
-      ours[vmi_key(m.metadata.namespace_, m.vmi_name)] = m;
-  std::set<std::string> recorded;
-  if (auto& vs = st.request.status.vm_hyperconvergence)
-    for (auto& d : vs->details)
-      recorded.insert(vmi_key(d.namespace_, d.name));
+        && m.metadata.labels.at(labels::request_uid) == uid) {
+      auto key = vmi_key(m.metadata.namespace_, m.vmi_name);
+      ours[key] = m;
+      ours_keys.insert(key);
+    }
+  // What the recorded status already accounts for (empty on a fresh run). VMs it names
+  // and VMs with a VMIM of ours are not evaluated again: each is accounted for once.
+  resume_ledger ledger{st.resume ? st.request.status.vm_hyperconvergence : std::nullopt};
 
   evaluation_input in;
-  in.vmis = st.in.vmis;
+  for (auto& v : st.in.vmis) {
+    auto key = vmi_key(v.metadata.namespace_, v.metadata.name);
+    if (!ledger.accounted(key) && !ours_keys.count(key))
+      in.vmis.push_back(v);
+  }
   in.volumes = volumes;
   in.replicas = std::move(replicas);
   in.nodes = st.in.nodes;
   in.in_flight = in_flight_migrations_by_vmi(st.in.vmims);
-  for (auto& [key, m] : ours)
-    in.in_flight.erase(key); // ours are adopted, not "in progress by someone else"
-  in.last_migration = last_migrations(st);
-  for (auto& [key, m] : ours)
-    in.last_migration.erase(key);
+  in.last_migration = last_migrations(st, ours_keys);
   in.now = actor_now(self);
   in.cool_off_period = st.cool_off;
-  auto already_run = static_cast<int64_t>(ours.size());
   in.max_non_hyperconverged_per_run =
-    std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - already_run);
+    std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - ledger.slots_used(ours_keys));
   auto result = evaluate(in);
   publish_counts(result.counts);
   spdlog::info("request {}: {} VMIs considered: {} hyperconverged, {} semi, {} non; "
-               "{} eligible, {} skipped, {} outstanding",
+               "{} eligible, {} skipped, {} outstanding{}",
                st.request.metadata.name, result.counts.considered, result.counts.hyperconverged,
                result.counts.semi, result.counts.non, result.counts.eligible,
-               result.counts.skipped, result.counts.outstanding);
+               result.counts.skipped, result.counts.outstanding,
+               st.resume ? " (resumed: " + std::to_string(ours.size()) + " VMIMs adopted)" : "");
 
   if (!st.ctx.plan_output.empty()) {
     std::fputs((st.ctx.plan_output == "json" ? render_plan_json(result)
@@ -190,28 +210,19 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
     st.result.outstanding = result.outstanding;
     return reply(self);
   }
-  // Skips are recorded once: a run resumed in Migrating already has them.
-  bool record_skips = !(st.resume && st.request.status.stage == stage::migrating);
-  if (record_skips) {
-    self->send(st.ctx.status, atom::reserve_v, st.request.metadata.name,
-               static_cast<int64_t>(result.eligible.size()));
-    for (auto& d : result.skipped)
-      self->send(st.ctx.status, vm_result{st.request.metadata.name, d});
-    st.result.skipped += static_cast<int64_t>(result.skipped.size());
-  }
-  st.result.outstanding = result.outstanding;
 
   std::vector<candidate_plan> plans;
   std::map<std::string, const virtual_machine_instance*> vmi_by_key;
   for (auto& v : st.in.vmis)
     vmi_by_key[vmi_key(v.metadata.namespace_, v.metadata.name)] = &v;
   for (auto& [key, m] : ours) {
-    if (recorded.count(key))
-      continue;
+    if (ledger.accounted(key))
+      continue; // its result is recorded
     auto i = vmi_by_key.find(key);
-    candidate_plan plan{st.request.metadata.name, uid, {}, {}, m};
+    candidate_plan plan{st.request.metadata.name, uid, {}, {}, m, {}};
     if (i != vmi_by_key.end()) {
       plan.vmi = *i->second;
+      plan.cool_off_before = cool_off_before(st, plan.vmi);
     } else {
       plan.vmi.metadata.namespace_ = m.metadata.namespace_;
       plan.vmi.metadata.name = m.vmi_name;
@@ -219,12 +230,18 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
     plans.push_back(std::move(plan));
   }
   for (auto& e : result.eligible) {
-    auto key = vmi_key(e.namespace_, e.name);
-    if (ours.count(key) || recorded.count(key))
-      continue;
-    plans.push_back(candidate_plan{st.request.metadata.name, uid, *vmi_by_key.at(key),
-                                   e.target_nodes, std::nullopt});
+    auto& vmi = *vmi_by_key.at(vmi_key(e.namespace_, e.name));
+    plans.push_back(candidate_plan{st.request.metadata.name, uid, vmi, e.target_nodes,
+                                   std::nullopt, cool_off_before(st, vmi)});
   }
+  // Skips not yet counted (all of them on a fresh run); engine results keep their
+  // detail slots.
+  auto skips = ledger.new_skips(result.skipped);
+  self->send(st.ctx.status, atom::reserve_v, uid, static_cast<int64_t>(plans.size()));
+  for (auto& d : skips)
+    self->send(st.ctx.status, vm_result{uid, d});
+  st.result.skipped += static_cast<int64_t>(skips.size());
+  st.result.outstanding = result.outstanding;
 
   if (cfg.dry_run) {
     spdlog::info("dry run: request {} would migrate {} VMs\n{}", st.request.metadata.name,
@@ -232,7 +249,7 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
     return reply(self);
   }
   // The stage is written before any VMIM exists, so a restart knows to adopt.
-  stage_change change{st.request.metadata.name, stage::migrating, run_status::in_progress,
+  stage_change change{uid, stage::migrating, run_status::in_progress,
                       st.request.metadata.generation};
   self->request(st.ctx.status, caf::infinite, change)
     .then(
@@ -304,10 +321,10 @@ void read_vm_annotations(kind_pointer self, std::string continue_token = {}) {
             return fail_run(self, "cannot read VirtualMachines: " + list.err().message);
           auto& key = self->state.ctx.config.vm_cool_off_annotation;
           for (auto& vm : list->items) {
-            auto a = vm.metadata.annotations.find(key);
-            if (a != vm.metadata.annotations.end())
+            auto record = cool_off_record_of(vm.metadata.annotations, key);
+            if (!record.empty())
               self->state.in.vm_annotations[vmi_key(vm.metadata.namespace_, vm.metadata.name)] =
-                string_map{{a->first, a->second}};
+                std::move(record);
           }
           next = list->continue_token;
         }
@@ -400,7 +417,7 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
 
 optimization_kind_actor spawn_vm_hyperconvergence(caf::local_actor* parent,
                                                   const controller_context& ctx) {
-  return parent->spawn(vm_hyperconvergence, ctx);
+  return parent->spawn<caf::linked>(vm_hyperconvergence, ctx);
 }
 
 } // namespace schedopt

@@ -20,7 +20,8 @@ struct vmim_watch_state {
   candidate_actor candidate;
   std::string ns;
   std::string vmim;
-  duration timeout{};
+  timestamp deadline;
+  bool armed = false;
   bool reported = false;
 };
 
@@ -49,19 +50,32 @@ void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
   }
 }
 
+/// Armed once the informer has replayed the VMIM's current state (or said it has none),
+/// so a deadline already past fires only after that state was classified.
+void arm_timeout(watch_pointer self) {
+  auto& st = self->state;
+  if (st.armed || st.reported)
+    return;
+  st.armed = true;
+  auto left = std::max(duration::zero(),
+                       std::chrono::duration_cast<duration>(st.deadline - actor_now(self)));
+  self->delayed_send(self, to_clock(left), atom::timeout_v);
+}
+
 vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_context ctx,
-                                           candidate_actor candidate, std::string ns,
-                                           std::string name, duration timeout) {
+                                           candidate_actor candidate, vmim_watch_target t) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
   st.candidate = std::move(candidate);
-  st.ns = ns;
-  st.vmim = name;
-  st.timeout = timeout;
-  self->send(st.ctx.vmims, atom::subscribe_v,
-             caf::actor_cast<informer_subscriber_actor<virtual_machine_instance_migration>>(self),
-             ns, name);
-  self->delayed_send(self, to_clock(std::max(timeout, duration::zero())), atom::timeout_v);
+  st.ns = t.ns;
+  st.vmim = t.name;
+  st.deadline = t.deadline;
+  if (t.known)
+    observe(self, *t.known);
+  if (!st.reported)
+    self->send(st.ctx.vmims, atom::subscribe_v,
+               caf::actor_cast<informer_subscriber_actor<virtual_machine_instance_migration>>(self),
+               t.ns, t.name);
   return {
     [=](const object_added<virtual_machine_instance_migration>& e) { observe(self, e.object); },
     [=](const object_updated<virtual_machine_instance_migration>& e) { observe(self, e.object); },
@@ -72,13 +86,14 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
         return observe(self, e.object);
       report(self, vm_status::failed, deleted_reason(self->state.ns, self->state.vmim));
     },
-    [=](const informer_synced<virtual_machine_instance_migration>&) {},
+    [=](const informer_synced<virtual_machine_instance_migration>&) { arm_timeout(self); },
     [=](atom::timeout) {
       auto& st = self->state;
       if (st.reported)
         return;
+      auto configured = st.ctx.config.migration_timeout;
       spdlog::warn("vmim {}/{} not final after {}; deleting it", st.ns, st.vmim,
-                   format_go_duration(st.timeout));
+                   format_go_duration(configured));
       k8s::delete_request del{k8s::resources::vmims, st.ns, st.vmim, "", "", ""};
       self->request(st.ctx.api, caf::infinite, std::move(del))
         .then([](const k8s::api_response&) {},
@@ -87,7 +102,7 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
                   spdlog::warn("deleting timed-out vmim {}/{} failed: {}", st_ns, st_name,
                                error_message(err));
               });
-      report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
+      report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, configured));
     },
   };
 }
@@ -95,10 +110,8 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
 } // namespace
 
 vmim_watch_actor spawn_vmim_watch(caf::local_actor* parent, const controller_context& ctx,
-                                  candidate_actor candidate, std::string ns, std::string name,
-                                  duration timeout) {
-  return parent->spawn(vmim_watch, ctx, std::move(candidate), std::move(ns), std::move(name),
-                       timeout);
+                                  candidate_actor candidate, vmim_watch_target target) {
+  return parent->spawn<caf::linked>(vmim_watch, ctx, std::move(candidate), std::move(target));
 }
 
 } // namespace schedopt

@@ -3,13 +3,26 @@
 #pragma once
 
 #include "actors/controller_context.hpp"
+#include <optional>
+
 #include "model/duration.hpp"
+#include "model/timestamp.hpp"
 
 namespace schedopt {
 
-/// `timeout` is what is left of migrationTimeout for this VMIM (less for adopted ones).
+/// What the watch follows: the VMIM, when migrationTimeout runs out (its creation plus
+/// the configured timeout), and for an adopted VMIM the state it was found in.
+struct vmim_watch_target {
+  std::string ns;
+  std::string name;
+  timestamp deadline;
+  std::optional<virtual_machine_instance_migration> known;
+};
+
+/// Linked to `parent`. The phase (the known state, then the informer's replay) is always
+/// checked before the timeout is armed, so an adopted VMIM that already finished is
+/// reported as it finished, never deleted as timed out.
 vmim_watch_actor spawn_vmim_watch(caf::local_actor* parent, const controller_context& ctx,
-                                  candidate_actor candidate, std::string ns, std::string name,
-                                  duration timeout);
+                                  candidate_actor candidate, vmim_watch_target target);
 
 } // namespace schedopt

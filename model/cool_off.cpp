@@ -29,10 +29,39 @@ expected<std::optional<timestamp>> recorded_migration_time(const string_map& ann
   return std::optional<timestamp>{*t};
 }
 
-nlohmann::json cool_off_patch(const std::string& key, timestamp when) {
+std::string cool_off_request_annotation(const std::string& key) { return key + "-request-uid"; }
+
+nlohmann::json cool_off_patch(const std::string& key, timestamp when,
+                              const std::string& request_uid) {
   nlohmann::json patch;
   patch["metadata"]["annotations"][key] = format_rfc3339(when);
+  if (!request_uid.empty())
+    patch["metadata"]["annotations"][cool_off_request_annotation(key)] = request_uid;
   return patch;
+}
+
+string_map cool_off_record_of(const string_map& annotations, const std::string& key) {
+  string_map out;
+  for (const auto& k : {key, cool_off_request_annotation(key)})
+    if (auto i = annotations.find(k); i != annotations.end())
+      out.insert(*i);
+  return out;
+}
+
+nlohmann::json cool_off_restore_patch(const std::string& key, const string_map& before) {
+  nlohmann::json patch;
+  auto& a = patch["metadata"]["annotations"];
+  for (const auto& k : {key, cool_off_request_annotation(key)}) {
+    auto i = before.find(k);
+    a[k] = i == before.end() ? nlohmann::json(nullptr) : nlohmann::json(i->second);
+  }
+  return patch;
+}
+
+bool cool_off_written_by(const string_map& annotations, const std::string& key,
+                         const std::string& request_uid) {
+  auto i = annotations.find(cool_off_request_annotation(key));
+  return !request_uid.empty() && i != annotations.end() && i->second == request_uid;
 }
 
 std::optional<timestamp>

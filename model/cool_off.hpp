@@ -35,8 +35,25 @@ cool_off_holder cool_off_holder_of(const virtual_machine_instance& vmi);
 expected<std::optional<timestamp>> recorded_migration_time(const string_map& annotations,
                                                            const std::string& key);
 
-/// `{"metadata":{"annotations":{key: "<RFC3339>"}}}` — merge patch for the holder.
-nlohmann::json cool_off_patch(const std::string& key, timestamp when);
+/// The companion annotation naming the request (uid) that wrote the record: a resumed
+/// run ignores its own record for a VM it has no VMIM for (the create never happened).
+std::string cool_off_request_annotation(const std::string& key);
+
+/// `{"metadata":{"annotations":{key: "<RFC3339>", key-request-uid: uid}}}` — merge patch
+/// for the holder; `request_uid` "" writes the time only.
+nlohmann::json cool_off_patch(const std::string& key, timestamp when,
+                              const std::string& request_uid = "");
+
+/// The two record annotations as the holder had them before a write (absent keys absent).
+string_map cool_off_record_of(const string_map& annotations, const std::string& key);
+
+/// Merge patch that puts the record back as `before` held it (absent keys removed): a
+/// create that failed for good must not leave the VM cooling off (SPEC §3).
+nlohmann::json cool_off_restore_patch(const std::string& key, const string_map& before);
+
+/// Was the record written by this request?
+bool cool_off_written_by(const string_map& annotations, const std::string& key,
+                         const std::string& request_uid);
 
 /// The latest of the record and the creation, start, end and phase-transition times of
 /// schedopt-created VMIMs (label app.kubernetes.io/managed-by=schedopt) for the VMI.

@@ -46,10 +46,10 @@ queue_decision decide_queue(const std::vector<scheduling_optimization>& requests
   if (!chosen && !open.empty())
     chosen = open.front();
   if (chosen)
-    out.run = chosen->metadata.name;
+    out.run = chosen->metadata.uid;
   for (auto* r : open)
-    if (r != chosen && r->status.stage != stage::pending)
-      out.to_pending.push_back(r->metadata.name);
+    if (r != chosen && r->status.stage.empty())
+      out.to_pending.push_back(r->metadata.uid);
   return out;
 }
 

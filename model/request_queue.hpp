@@ -11,13 +11,16 @@
 namespace schedopt {
 
 struct queue_decision {
-  std::optional<std::string> run;      // name of the request that runs now
+  std::optional<std::string> run;      // uid of the request that runs now
   bool resume = false;                 // run was already Evaluating/Migrating
-  std::vector<std::string> to_pending; // names to mark Pending (not yet Pending)
+  std::vector<std::string> to_pending; // uids of new requests (stage "") to mark Pending
   std::size_t open = 0;                // requests not Final and not being deleted
 };
 
-/// Ignores Final requests and requests being deleted. Order: creationTimestamp, then name.
+/// Ignores Final requests and requests being deleted. A request already Evaluating or
+/// Migrating runs first (the oldest of them); otherwise the oldest (creationTimestamp,
+/// then name). Only new requests are marked Pending: a stage past Pending (a second
+/// interrupted run) is never written back, it is resumed after the first.
 queue_decision decide_queue(const std::vector<scheduling_optimization>& requests);
 
 } // namespace schedopt

@@ -2,12 +2,15 @@
 // lost lease ends the process at once with exit code 1; SIGTERM/SIGINT release the
 // lease and exit 0.
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <csignal>
 #include <unistd.h>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/after.hpp>
 #include <caf/send.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
@@ -54,6 +57,50 @@ leadership_subscriber_actor::behavior_type leadership_gate(controller_actor cont
   };
 }
 
+/// SIGTERM (SPEC §4): create no more VMIMs, flush status (the stage stays Migrating so
+/// the successor adopts the migrations still in flight), release the Lease, exit 0 —
+/// all within 5 s, as the kubelet's grace period expects.
+void shut_down(caf::actor_system& sys, const controller_stack& stack, controller_actor controller,
+               leader_elector_actor elector) {
+  using namespace std::chrono_literals;
+  auto started = std::chrono::steady_clock::now();
+  spdlog::info("shutting down: no new migrations; the ones in flight continue and are "
+               "adopted by the next leader");
+  // A watchdog, not the plan: every actor of a run is linked to the controller, so the
+  // system drains in milliseconds. If anything still holds it at 4.5 s, the status and
+  // the Lease are already handled: exit as the kubelet would force us to.
+  std::thread([] {
+    std::this_thread::sleep_for(4500ms);
+    spdlog::error("shutdown: actors still alive after 4.5 s; exiting anyway");
+    spdlog::default_logger()->flush();
+    _exit(0);
+  }).detach();
+  {
+    // The controller's exit reaches the request, kind, supervisor, candidates and VMIM
+    // watches through their links: nothing creates a VMIM after this.
+    caf::scoped_actor self{sys};
+    self->monitor(controller);
+    caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
+    self->receive([](const caf::down_msg&) {}, caf::after(1s) >> [] {
+      spdlog::warn("shutdown: controller did not stop within 1 s");
+    });
+  }
+  // Stop the work before giving the Lease away, so no write follows the release.
+  bool flushed = flush_status(sys, stack, 2s);
+  spdlog::info("shutdown: status {}", flushed ? "flushed" : "flush incomplete (2 s)");
+  if (elector) {
+    releasing_for_shutdown = true;
+    caf::scoped_actor self{sys};
+    self->request(elector, 1500ms, atom::release_v)
+      .receive([](bool released) { spdlog::info("lease released: {}", released); },
+               [](caf::error&) { spdlog::warn("lease release failed"); });
+  }
+  stop_controller_stack(stack);
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+    std::chrono::steady_clock::now() - started);
+  spdlog::info("shutdown complete in {} ms", took.count());
+}
+
 std::string replica_identity() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -90,7 +137,8 @@ int run_command(const settings& cfg) {
   register_schedopt_types(sys_cfg);
   use_work_sharing_scheduler(sys_cfg);
   caf::actor_system sys{sys_cfg};
-  auto stack = start_controller_stack(sys, cfg, *cluster);
+  auto identity = replica_identity();
+  auto stack = start_controller_stack(sys, cfg, *cluster, identity);
   if (!stack) {
     spdlog::error("{}", error_message(stack.error()));
     return 2;
@@ -106,7 +154,7 @@ int run_command(const settings& cfg) {
     leader_election_options le;
     le.namespace_ = cfg.lease_namespace.empty() ? "default" : cfg.lease_namespace;
     le.lease_name = cfg.lease_name;
-    le.identity = replica_identity();
+    le.identity = identity;
     le.lease_duration = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.lease_duration);
     le.renew_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.renew_deadline);
     le.retry_period = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.retry_period);
@@ -121,16 +169,7 @@ int run_command(const settings& cfg) {
     caf::anon_send(controller, atom::run_v);
   }
   wait_for_termination_signal();
-  spdlog::info("shutting down");
-  // Stop the work before giving the Lease away, so no write follows the release.
-  caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
-  if (elector) {
-    releasing_for_shutdown = true;
-    caf::scoped_actor self{sys};
-    self->request(elector, std::chrono::seconds(5), atom::release_v)
-      .receive([](bool released) { spdlog::info("lease released: {}", released); },
-               [](caf::error& err) { spdlog::warn("lease release failed"); });
-  }
+  shut_down(sys, *stack, controller, elector);
   stop_controller_stack(*stack);
   return 0;
 }

@@ -8,6 +8,10 @@
 
 #include "actor_fixture.hpp"
 #include "actors/vm_hyperconvergence_actor.hpp"
+#include "actors/clock.hpp"
+#include "model/cool_off.hpp"
+#include "model/timestamp.hpp"
+#include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;
@@ -36,6 +40,7 @@ status_writer_actor spawn_mock_status_writer(caf::actor_system& sys, std::shared
       [=](const vm_result& r) { log->results.push_back(r); },
       [=](const run_outcome&) { return true; },
       [=](atom::close, const std::string&) {},
+      [=](atom::flush) { return true; },
       [=](atom::tick) {},
     };
   });
@@ -167,7 +172,7 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
   BOOST_CHECK_EQUAL(writer->reserved.front().second, 1); // one eligible VM
   BOOST_REQUIRE_GE(writer->results.size(), 1u);
   auto& skip = writer->results.front();
-  BOOST_CHECK_EQUAL(skip.request, "so1");
+  BOOST_CHECK_EQUAL(skip.request, "req-uid-1"); // the writer tracks requests by uid
   BOOST_CHECK_EQUAL(skip.detail.name, "vm-c");
   BOOST_CHECK_EQUAL(skip.detail.status, vm_status::skipped);
   BOOST_CHECK_EQUAL(skip.detail.reason.rfind("NotLiveMigratable", 0), 0u);
@@ -263,6 +268,151 @@ BOOST_AUTO_TEST_CASE(a_rejected_create_with_nothing_stored_fails_with_the_api_me
   BOOST_REQUIRE_GE(writer->results.size(), 2u);
   BOOST_CHECK_EQUAL(writer->results.back().detail.reason,
                     "MigrationCreateFailed: admission webhook denied the request: no");
+  // The cool-off record written for the create (naming the request) is taken back: the
+  // VM was never migrated, so it must not wait out a cool-off window.
+  auto patches = api->calls_of("patch");
+  BOOST_REQUIRE_EQUAL(patches.size(), 2u);
+  auto written = json::parse(patches[0].body).at("metadata").at("annotations");
+  BOOST_CHECK_EQUAL(written.at(std::string{default_cool_off_annotation} + "-request-uid")
+                      .get<std::string>(), "req-uid-1");
+  auto restored = json::parse(patches[1].body).at("metadata").at("annotations");
+  BOOST_CHECK_EQUAL(patches[1].name, "vm-a");
+  BOOST_CHECK(restored.at(default_cool_off_annotation).is_null());
+  BOOST_CHECK(restored.at(std::string{default_cool_off_annotation} + "-request-uid").is_null());
+}
+
+// -- resume (SPEC §4): every candidate accounted for exactly once -------------------
+
+namespace {
+
+vmim running_vmim_of(const std::string& vmi, const std::string& request_uid) {
+  vmim m;
+  m.metadata.name = vmi + "-schedopt-requid1";
+  m.metadata.namespace_ = "ns1";
+  m.metadata.labels[labels::request_uid] = request_uid;
+  m.metadata.labels[labels::managed_by] = "schedopt";
+  m.metadata.creation_timestamp = "2026-11-30T10:00:00Z";
+  m.vmi_name = vmi;
+  m.phase = "Running";
+  return m;
+}
+
+scheduling_optimization_status recorded(const std::string& stage_,
+                                        std::vector<vm_detail> details) {
+  scheduling_optimization_status s;
+  s.stage = stage_;
+  s.status = run_status::in_progress;
+  vm_hyperconvergence_status vh;
+  for (auto& d : details)
+    (d.status == vm_status::skipped ? vh.skipped
+     : d.status == vm_status::successful ? vh.successful : vh.failed)++;
+  vh.details = std::move(details);
+  s.vm_hyperconvergence = vh;
+  return s;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(an_adopted_vm_uses_one_slot_of_the_per_run_cap) {
+  // Cap 2: vm-a's VMIM (ours) is in flight, vm-d is misplaced and not started yet.
+  // Counting vm-a twice (adopted and eligible again) would defer vm-d.
+  fleet f;
+  add_vm(f, "vm-d", "n3", {"n2"});
+  vmi_log->objects.push_back(f.vmis[0]);
+  pvc_log->objects.push_back(f.pvcs[0]);
+  pv_log->objects.push_back(f.pvs[0]);
+  vmim_log->objects.push_back(running_vmim_of("vm-a", "req-uid-1"));
+  ctx.config.max_non_hyperconverged_per_run = 2;
+  auto so = request();
+  so.status = recorded(stage::migrating, {{"vm-c", "ns1", vm_status::skipped, "NotLiveMigratable: x"}});
+  caf::scoped_actor parent{sys};
+  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+  auto result = ask<kind_result>(sys, aut, kind_run{so, true});
+  sched.run();
+  auto creates = api->calls_of("create");
+  BOOST_REQUIRE_EQUAL(creates.size(), 1u); // vm-d only: vm-a is adopted, never re-created
+  BOOST_CHECK_EQUAL(json::parse(creates[0].body).at("spec").at("vmiName").get<std::string>(), "vm-d");
+  BOOST_CHECK_EQUAL(vmim_log->subscribers.size(), 2u);
+  // vm-c's skip is recorded already: not sent again.
+  for (auto& r : writer->results)
+    BOOST_CHECK(r.detail.name != "vm-c");
+  for (auto* name : {"vm-a-schedopt-requid1", "vm-d-schedopt-requid1"}) {
+    vmim done = running_vmim_of(std::string{name}.substr(0, 4), "req-uid-1");
+    done.phase = "Succeeded";
+    vmim_log->push_updated(done, done);
+  }
+  sched.run();
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->successful, 2);
+  BOOST_CHECK_EQUAL(result->value->skipped, 1);
+  BOOST_CHECK(result->value->outstanding.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_resume_in_migrating_counts_a_vm_that_became_skipped) {
+  // vm-a was eligible when the run began (no detail, no VMIM yet) and is not live
+  // migratable now: it is skipped, counted and named, not lost.
+  vmi_log->objects[0].conditions.push_back(
+    condition{"LiveMigratable", "False", "DisksNotLiveMigratable", "hostpath disk", ""});
+  auto so = request();
+  so.status = recorded(stage::migrating, {{"vm-c", "ns1", vm_status::skipped, "NotLiveMigratable: x"}});
+  caf::scoped_actor parent{sys};
+  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+  auto result = ask<kind_result>(sys, aut, kind_run{so, true});
+  sched.run();
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->skipped, 2);
+  BOOST_CHECK_EQUAL(result->value->successful + result->value->failed, 0);
+  BOOST_REQUIRE_EQUAL(writer->results.size(), 1u);
+  BOOST_CHECK_EQUAL(writer->results[0].detail.name, "vm-a");
+  BOOST_CHECK_EQUAL(writer->results[0].detail.status, vm_status::skipped);
+}
+
+BOOST_AUTO_TEST_CASE(a_resume_in_evaluating_does_not_count_recorded_skips_twice) {
+  auto so = request();
+  so.status = recorded(stage::evaluating, {{"vm-c", "ns1", vm_status::skipped, "NotLiveMigratable: x"}});
+  caf::scoped_actor parent{sys};
+  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+  auto result = ask<kind_result>(sys, aut, kind_run{so, true});
+  sched.run();
+  for (auto& r : writer->results)
+    BOOST_CHECK(r.detail.name != "vm-c");
+  vmim done = running_vmim_of("vm-a", "req-uid-1");
+  done.phase = "Succeeded";
+  vmim_log->push_updated(done, done);
+  sched.run();
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->skipped, 1);
+  BOOST_CHECK_EQUAL(result->value->successful, 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_resume_ignores_its_own_cool_off_record_for_a_vm_it_never_migrated) {
+  // Interrupted between the cool-off record and the create: no VMIM exists, so the VM
+  // is migrated now. The same record written by another request blocks it.
+  caf::scoped_actor clock_reader{sys};
+  auto now = format_rfc3339(actor_now(clock_reader.ptr())); // the test clock's "now"
+  auto key = std::string{default_cool_off_annotation};
+  vmi_log->objects[0].metadata.annotations = {{key, now}, {key + "-request-uid", "req-uid-1"}};
+  auto so = request();
+  so.status = recorded(stage::migrating, {});
+  {
+    caf::scoped_actor parent{sys};
+    auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+    ask<kind_result>(sys, aut, kind_run{so, true});
+    sched.run();
+    BOOST_CHECK_EQUAL(api->calls_of("create").size(), 1u);
+  }
+  api->calls.clear();
+  writer->results.clear();
+  vmi_log->objects[0].metadata.annotations[key + "-request-uid"] = "another-request";
+  caf::scoped_actor parent{sys};
+  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+  ask<kind_result>(sys, aut, kind_run{so, true});
+  sched.run();
+  BOOST_CHECK(api->calls_of("create").empty());
+  bool cooling = false;
+  for (auto& r : writer->results)
+    cooling = cooling || (r.detail.name == "vm-a" && r.detail.reason.rfind("CoolingOff", 0) == 0);
+  BOOST_CHECK(cooling);
 }
 
 BOOST_AUTO_TEST_CASE(driver_less_fleet_creates_nothing) {

@@ -5,6 +5,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actor_fixture.hpp"
+#include "actors/clock.hpp"
 #include "actors/vmim_watch_actor.hpp"
 
 using namespace schedopt;
@@ -32,9 +33,16 @@ struct watch_fixture : actor_fixture {
     candidate = track(spawn_mock_candidate(sys, results));
   }
 
-  void start(duration timeout = 5min) {
+  /// `timeout` is migrationTimeout; `age` how long ago the VMIM was created (adopted
+  /// ones are older); `known` the state an adopted VMIM was found in.
+  void start(duration timeout = 5min, duration age = duration::zero(),
+             std::optional<vmim> known = std::nullopt) {
     caf::scoped_actor parent{sys};
-    aut = track(spawn_vmim_watch(parent.ptr(), ctx, candidate, "ns1", "vm1-schedopt-abcde", timeout));
+    ctx.config.migration_timeout = timeout;
+    auto created = actor_now(parent.ptr()) - std::chrono::duration_cast<timestamp::duration>(age);
+    vmim_watch_target t{"ns1", "vm1-schedopt-abcde",
+                        created + std::chrono::duration_cast<timestamp::duration>(timeout), known};
+    aut = track(spawn_vmim_watch(parent.ptr(), ctx, candidate, std::move(t)));
     sched.run();
   }
 
@@ -131,6 +139,48 @@ BOOST_AUTO_TEST_CASE(timeout_deletes_the_vmim_and_reports_timed_out) {
   BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
   BOOST_CHECK_EQUAL(results->results.front().reason,
                     "MigrationTimedOut: vmim=ns1/vm1-schedopt-abcde: not final after 5m0s");
+}
+
+BOOST_AUTO_TEST_CASE(an_adopted_vmim_past_its_timeout_that_succeeded_is_successful) {
+  // Found Running by the snapshot, Succeeded by now (the informer replays it), created
+  // 40 minutes ago with a 30-minute timeout: its phase counts, it is not deleted.
+  vmims->objects.push_back(migration("Succeeded"));
+  start(30min, 40min, migration("Running"));
+  sched.advance_time(1s);
+  sched.run();
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::successful);
+  BOOST_CHECK(api->calls_of("delete").empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_adopted_vmim_known_final_is_reported_without_subscribing) {
+  start(30min, 40min, migration("Succeeded"));
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::successful);
+  BOOST_CHECK(api->calls_of("delete").empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_adopted_vmim_still_running_past_its_timeout_names_the_configured_timeout) {
+  vmims->objects.push_back(migration("Running"));
+  start(30min, 40min, migration("Running"));
+  sched.advance_time(1s);
+  sched.run();
+  BOOST_CHECK_EQUAL(api->calls_of("delete").size(), 1u);
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().reason,
+                    "MigrationTimedOut: vmim=ns1/vm1-schedopt-abcde: not final after 30m0s");
+}
+
+BOOST_AUTO_TEST_CASE(the_timeout_runs_from_the_vmims_creation) {
+  // Adopted 20 minutes after creation with a 30-minute timeout: 10 minutes are left.
+  vmims->objects.push_back(migration("Running"));
+  start(30min, 20min, migration("Running"));
+  sched.advance_time(9min + 59s);
+  sched.run();
+  BOOST_CHECK(results->results.empty());
+  sched.advance_time(1s);
+  sched.run();
+  BOOST_CHECK_EQUAL(results->results.size(), 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -59,6 +59,29 @@ BOOST_AUTO_TEST_CASE(annotation_round_trip) {
   BOOST_CHECK(**t == at("2026-11-30T10:00:00Z"));
 }
 
+BOOST_AUTO_TEST_CASE(the_record_names_its_request_and_a_failed_create_restores_it) {
+  auto key = std::string{default_cool_off_annotation};
+  auto patch = cool_off_patch(key, at("2026-11-30T10:00:00Z"), "uid-1");
+  BOOST_CHECK_EQUAL(patch["metadata"]["annotations"][key + "-request-uid"], "uid-1");
+  string_map written = {{key, "2026-11-30T10:00:00Z"}, {key + "-request-uid", "uid-1"},
+                        {"other", "x"}};
+  BOOST_CHECK(cool_off_written_by(written, key, "uid-1"));
+  BOOST_CHECK(!cool_off_written_by(written, key, "uid-2"));
+  BOOST_CHECK(!cool_off_written_by({{key, "2026-11-30T10:00:00Z"}}, key, "uid-1"));
+
+  // Before: an older record without a request: the time comes back, the uid goes.
+  auto before = cool_off_record_of({{key, "2026-11-29T08:00:00Z"}, {"other", "x"}}, key);
+  BOOST_CHECK_EQUAL(before.size(), 1u);
+  auto restore = cool_off_restore_patch(key, before);
+  BOOST_CHECK_EQUAL(restore.dump(),
+                    R"({"metadata":{"annotations":{"schedopt.libopenstorage.org/last-migration-time":)"
+                    R"("2026-11-29T08:00:00Z","schedopt.libopenstorage.org/last-migration-time-)"
+                    R"(request-uid":null}}})");
+  // Never migrated before: both are removed (merge-patch null).
+  auto removal = cool_off_restore_patch(key, {});
+  BOOST_CHECK(removal["metadata"]["annotations"][key].is_null());
+}
+
 BOOST_AUTO_TEST_CASE(absent_and_malformed_records) {
   auto none = recorded_migration_time({}, default_cool_off_annotation);
   BOOST_REQUIRE(none);

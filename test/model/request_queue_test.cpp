@@ -11,6 +11,7 @@ scheduling_optimization req(const std::string& name, const std::string& created,
                             const std::string& stage = "") {
   scheduling_optimization r;
   r.metadata.name = name;
+  r.metadata.uid = name; // decisions name uids; here each name is its own uid
   r.metadata.creation_timestamp = created;
   r.status.stage = stage;
   return r;
@@ -64,6 +65,27 @@ BOOST_AUTO_TEST_CASE(running_request_is_resumed_even_if_newer) {
     BOOST_CHECK(d.resume);
     BOOST_CHECK(d.to_pending.empty());
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_second_interrupted_run_is_never_marked_pending) {
+  // Two runs interrupted (Migrating and Evaluating): the older is resumed, the other is
+  // left as it is and resumed next; neither is written back to Pending.
+  auto d = decide_queue({req("new", "2026-11-30T09:00:00Z"),
+                         req("second", "2026-11-30T10:30:00Z", stage::evaluating),
+                         req("first", "2026-11-30T10:00:00Z", stage::migrating)});
+  BOOST_CHECK_EQUAL(*d.run, "first");
+  BOOST_CHECK(d.resume);
+  BOOST_CHECK((d.to_pending == std::vector<std::string>{"new"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_recreated_request_is_a_new_request) {
+  // Same name, two uids: the old one Final, the re-created one new: it runs.
+  auto old = req("a", "2026-11-30T10:00:00Z", stage::final_);
+  auto recreated = req("a", "2026-11-30T10:05:00Z");
+  recreated.metadata.uid = "a-2";
+  auto d = decide_queue({old, recreated});
+  BOOST_REQUIRE(d.run);
+  BOOST_CHECK_EQUAL(*d.run, "a-2");
 }
 
 BOOST_AUTO_TEST_CASE(promotion_after_final) {
