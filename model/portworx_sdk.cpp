@@ -1,6 +1,7 @@
 // Decoding of the OpenStorage SDK REST answers; see portworx_sdk.hpp.
 #include "model/portworx_sdk.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "model/decode_reader.hpp"
@@ -87,6 +88,30 @@ std::string sdk_error_message(std::string_view json) {
   if (!r.ok() || message.empty())
     return std::string{json.substr(0, 200)};
   return message;
+}
+
+sdk_answer_kind classify_sdk_answer(int http_status, bool transport_failed) {
+  // A transfer cut short (reset mid-body, timeout) is transient even after a 200 line.
+  if (transport_failed || http_status == 0)
+    return sdk_answer_kind::transient;
+  if (http_status == 200)
+    return sdk_answer_kind::ok;
+  if (http_status == 404)
+    return sdk_answer_kind::not_found;
+  if (http_status == 429 || (http_status >= 500 && http_status < 600 && http_status != 501))
+    return sdk_answer_kind::transient;
+  return sdk_answer_kind::permanent;
+}
+
+std::optional<std::chrono::milliseconds> sdk_retry_delay(const sdk_retry_policy& policy,
+                                                         int attempts,
+                                                         std::chrono::milliseconds retry_after) {
+  if (attempts >= policy.max_attempts)
+    return std::nullopt;
+  if (retry_after.count() >= 0)
+    return std::min(retry_after, policy.retry_after_max);
+  auto shift = std::clamp(attempts - 1, 0, 20);
+  return std::min(policy.max, policy.initial * (int64_t{1} << shift));
 }
 
 std::map<std::string, std::string> map_sdk_nodes(const std::vector<sdk_node>& sdk_nodes,

@@ -4,7 +4,9 @@
 // scheduler_node_name); the lowerCamelCase spellings are accepted too.
 #pragma once
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +37,34 @@ expected<std::vector<std::string>> decode_sdk_node_enumerate(std::string_view js
 expected<sdk_node> decode_sdk_node_inspect(std::string_view json);
 /// The gateway's error body {"error"|"message": ..., "code": n} → its message.
 std::string sdk_error_message(std::string_view json);
+
+/// How the driver treats one gateway answer. One run makes thousands of calls, so a
+/// transient hiccup must be retried rather than fail the run; a 4xx will not get better.
+enum class sdk_answer_kind {
+  ok,        // 200
+  not_found, // 404: no such volume (per volume, not a run failure)
+  transient, // 429, 5xx except 501, or a transport failure (timeout, reset, refused)
+  permanent, // any other status
+};
+
+/// `transport_failed`: curl reported an error (with or without a status line).
+sdk_answer_kind classify_sdk_answer(int http_status, bool transport_failed);
+
+struct sdk_retry_policy {
+  std::chrono::milliseconds initial{100};
+  std::chrono::milliseconds max{3000};
+  int max_attempts = 5; // calls in all, the first included
+  /// A gateway's Retry-After is honoured up to this; a longer one is waited this long, so
+  /// a run is held up by seconds, not by whatever the header says.
+  std::chrono::milliseconds retry_after_max{std::chrono::seconds{30}};
+};
+
+/// Wait before the next call after `attempts` calls (>= 1) failed transiently, or nullopt
+/// when the attempts are spent. `retry_after` (negative when absent) replaces the
+/// doubling (initial, 2*initial, ... capped at max).
+std::optional<std::chrono::milliseconds> sdk_retry_delay(const sdk_retry_policy& policy,
+                                                         int attempts,
+                                                         std::chrono::milliseconds retry_after);
 
 /// Portworx node id → Kubernetes node name, matching in order the scheduler node name,
 /// the hostname (node name or Hostname address) and the management or data IP

@@ -1,7 +1,8 @@
 // portworx: replica nodes from the OpenStorage SDK REST gateway of Portworx — volume
 // inspect for replica sets, node enumerate + inspect to map Portworx node ids onto
 // Kubernetes node names. Calls go through one k8s::http_engine, at most
-// `max_concurrent` at a time; a gateway that cannot be reached fails the run.
+// `max_concurrent` at a time. Transient failures (429, 5xx, transport) are retried with
+// backoff; a run fails only when a call's retries are spent or a 4xx says it is hopeless.
 #include <deque>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 
 #include "actors/drivers/storage_drivers.hpp"
 #include "actors/system_config.hpp"
+#include "k8s/backoff.hpp"
 #include "k8s/http_engine.hpp"
 #include "k8s/paths.hpp"
 #include "model/portworx_sdk.hpp"
@@ -42,15 +44,27 @@ struct lookup {
   bool failed = false;
 };
 
+/// One SDK call: what it is (for logs and errors), where, and what to do with its final
+/// answer once retries are done.
+struct sdk_call {
+  std::shared_ptr<lookup> owner;
+  std::string what;
+  std::string path;
+  std::function<void(const http_completion&, int attempts)> handler;
+  int attempts = 0; // calls made so far
+};
+
 struct portworx_state {
   static inline const char* name = "portworx-driver";
   std::string endpoint;
   std::string token;
   std::string token_file;
   std::unique_ptr<k8s::http_engine> engine;
+  sdk_retry_policy retry;
   uint64_t next_call = 1;
-  std::map<uint64_t, std::function<void(const http_completion&)>> calls;
-  std::deque<std::pair<std::string, std::function<void(const http_completion&)>>> queued;
+  std::map<uint64_t, sdk_call> calls;       // on the wire
+  std::deque<sdk_call> queued;              // waiting for a free slot
+  std::map<uint64_t, sdk_call> backing_off; // waiting for their retry timer
   std::size_t running = 0;
 };
 
@@ -73,17 +87,21 @@ std::string bearer_token(portworx_state& st) {
 void start_queued(portworx_pointer self) {
   auto& st = self->state;
   while (st.running < max_concurrent && !st.queued.empty()) {
-    auto [path, handler] = std::move(st.queued.front());
+    auto sc = std::move(st.queued.front());
     st.queued.pop_front();
-    auto id = st.next_call++;
-    st.calls.emplace(id, std::move(handler));
-    ++st.running;
+    // Once a run has failed its answer is sent; the rest of its calls would be wasted load.
+    if (sc.owner->failed)
+      continue;
     k8s::http_request req;
-    req.url = st.endpoint + path;
+    req.url = st.endpoint + sc.path;
     req.timeout = std::chrono::seconds(30);
     req.headers.push_back("Accept: application/json");
     if (auto token = bearer_token(st); !token.empty())
       req.headers.push_back("Authorization: Bearer " + token);
+    ++sc.attempts;
+    auto id = st.next_call++;
+    st.calls.emplace(id, std::move(sc));
+    ++st.running;
     auto handle = caf::actor_cast<storage_driver_actor>(self);
     st.engine->submit(std::move(req), nullptr, [handle, id](k8s::http_result r) {
       caf::anon_send(handle, http_completion{id, r.status, std::move(r.body), r.retry_after,
@@ -92,17 +110,49 @@ void start_queued(portworx_pointer self) {
   }
 }
 
-void call(portworx_pointer self, std::string path,
-          std::function<void(const http_completion&)> handler) {
-  self->state.queued.emplace_back(std::move(path), std::move(handler));
+void call(portworx_pointer self, const std::shared_ptr<lookup>& owner, std::string what,
+          std::string path, std::function<void(const http_completion&, int)> handler) {
+  self->state.queued.push_back(sdk_call{owner, std::move(what), std::move(path),
+                                        std::move(handler)});
   start_queued(self);
 }
 
-std::string describe_failure(const std::string& what, const http_completion& c) {
+std::string describe_answer(const http_completion& c) {
   if (!c.transport_error.empty())
-    return "driver failure: portworx: " + what + ": " + c.transport_error;
-  return "driver failure: portworx: " + what + ": HTTP " + std::to_string(c.http_status) + ": "
-         + sdk_error_message(c.body);
+    return c.http_status == 0 ? c.transport_error
+                              : "HTTP " + std::to_string(c.http_status) + ": " + c.transport_error;
+  return "HTTP " + std::to_string(c.http_status) + ": " + sdk_error_message(c.body);
+}
+
+std::string describe_failure(const std::string& what, const http_completion& c, int attempts) {
+  auto text = "driver failure: portworx: " + what + ": " + describe_answer(c);
+  if (attempts > 1)
+    text += " (gave up after " + std::to_string(attempts) + " attempts)";
+  return text;
+}
+
+bool answered_ok(const http_completion& c) {
+  return classify_sdk_answer(c.http_status, !c.transport_error.empty()) == sdk_answer_kind::ok;
+}
+
+/// A call's answer: a transient failure goes back in line after a backoff while attempts
+/// remain; anything else (or the last failure) goes to the call's handler.
+void on_answer(portworx_pointer self, sdk_call sc, const http_completion& c) {
+  auto& st = self->state;
+  auto kind = classify_sdk_answer(c.http_status, !c.transport_error.empty());
+  if (kind == sdk_answer_kind::transient && !sc.owner->failed) {
+    if (auto delay = sdk_retry_delay(st.retry, sc.attempts, k8s::parse_retry_after(c.retry_after))) {
+      spdlog::warn("portworx: {} (GET {}): {}; retry {} of {} in {}ms", sc.what, sc.path,
+                   describe_answer(c), sc.attempts, st.retry.max_attempts - 1, delay->count());
+      // The timer is an http_completion to ourselves: the actor's interface is shared
+      // with other components, and this id is never a transfer's.
+      auto timer = st.next_call++;
+      st.backing_off.emplace(timer, std::move(sc));
+      self->delayed_send(self, *delay, http_completion{timer, 0, {}, {}, {}});
+      return;
+    }
+  }
+  sc.handler(c, sc.attempts);
 }
 
 void fail(const std::shared_ptr<lookup>& l, std::string message) {
@@ -135,14 +185,15 @@ void inspect_volumes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
   for (auto& pv : l->query.volumes) {
     auto pv_name = pv.metadata.name;
     auto volume_id = pv.volume_handle;
-    call(self, "/v1/volumes/inspect/" + k8s::url_encode(volume_id),
-         [=](const http_completion& c) {
+    auto what = "inspect volume " + volume_id;
+    call(self, l, what, "/v1/volumes/inspect/" + k8s::url_encode(volume_id),
+         [=](const http_completion& c, int attempts) {
            --l->volumes_pending;
-           if (c.http_status == 404) {
+           if (c.http_status == 404 && c.transport_error.empty()) {
              l->answer.errors.emplace_back(pv_name, "portworx volume \"" + volume_id
                                                       + "\" not found");
-           } else if (c.http_status != 200) {
-             return fail(l, describe_failure("inspect volume " + volume_id, c));
+           } else if (!answered_ok(c)) {
+             return fail(l, describe_failure(what, c, attempts));
            } else if (auto v = decode_sdk_volume_inspect(c.body); !v) {
              return fail(l, "driver failure: portworx: inspect volume " + volume_id + ": "
                               + v.err().message);
@@ -156,18 +207,20 @@ void inspect_volumes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
 }
 
 void enumerate_nodes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
-  call(self, "/v1/nodes", [=](const http_completion& c) {
-    if (c.http_status != 200)
-      return fail(l, describe_failure("enumerate nodes", c));
+  call(self, l, "enumerate nodes", "/v1/nodes", [=](const http_completion& c, int attempts) {
+    if (!answered_ok(c))
+      return fail(l, describe_failure("enumerate nodes", c, attempts));
     auto ids = decode_sdk_node_enumerate(c.body);
     if (!ids)
       return fail(l, "driver failure: portworx: enumerate nodes: " + ids.err().message);
     l->nodes_pending = ids->size();
     for (auto& id : *ids) {
-      call(self, "/v1/nodes/inspect/" + k8s::url_encode(id), [=](const http_completion& c) {
+      auto what = "inspect node " + id;
+      call(self, l, what, "/v1/nodes/inspect/" + k8s::url_encode(id),
+           [=](const http_completion& c, int attempts) {
         --l->nodes_pending;
-        if (c.http_status != 200)
-          return fail(l, describe_failure("inspect node " + id, c));
+        if (!answered_ok(c))
+          return fail(l, describe_failure(what, c, attempts));
         auto n = decode_sdk_node_inspect(c.body);
         if (!n)
           return fail(l, "driver failure: portworx: inspect node " + id + ": " + n.err().message);
@@ -199,13 +252,15 @@ storage_driver_actor::behavior_type portworx_driver(portworx_pointer self, setti
     },
     [=](const http_completion& c) {
       auto& st = self->state;
-      auto i = st.calls.find(c.request_id);
-      if (i == st.calls.end())
-        return;
-      auto handler = std::move(i->second);
-      st.calls.erase(i);
-      --st.running;
-      handler(c);
+      if (auto w = st.backing_off.find(c.request_id); w != st.backing_off.end()) {
+        st.queued.push_back(std::move(w->second)); // retry timer fired
+        st.backing_off.erase(w);
+      } else if (auto i = st.calls.find(c.request_id); i != st.calls.end()) {
+        auto sc = std::move(i->second);
+        st.calls.erase(i);
+        --st.running;
+        on_answer(self, std::move(sc), c);
+      }
       start_queued(self);
     },
   };

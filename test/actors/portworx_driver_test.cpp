@@ -1,0 +1,247 @@
+// portworx storage driver against a scripted SDK gateway on 127.0.0.1: transient
+// answers (5xx, 429, refused connections) are retried with backoff, a 4xx fails at once,
+// a 404 is a per-volume error.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <httplib.h>
+
+#include "actor_fixture.hpp"
+#include "actors/drivers/storage_drivers.hpp"
+
+using namespace schedopt;
+using namespace schedopt::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct canned {
+  int status = 200;
+  std::string body;
+  std::string retry_after;
+};
+
+/// A tiny SDK gateway: per path, scripted answers first, then a default one; counts hits.
+struct gateway {
+  gateway() {
+    server.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
+      canned a;
+      {
+        std::lock_guard<std::mutex> guard{mutex};
+        ++hits[req.path];
+        auto& script = scripted[req.path];
+        if (!script.empty()) {
+          a = script.front();
+          script.pop_front();
+        } else if (auto d = defaults.find(req.path); d != defaults.end()) {
+          a = d->second;
+        } else {
+          a = {404, R"({"error":"not found","code":5})", ""};
+        }
+      }
+      res.status = a.status;
+      if (!a.retry_after.empty())
+        res.set_header("Retry-After", a.retry_after);
+      res.set_content(a.body, "application/json");
+    });
+    // One request per connection: an idle keep-alive connection would hold stop() for
+    // httplib's 5 s keep-alive timeout.
+    server.set_keep_alive_max_count(1);
+    port = server.bind_to_any_port("127.0.0.1");
+    thread = std::thread{[this] { server.listen_after_bind(); }};
+    while (!server.is_running())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
+  ~gateway() {
+    server.stop();
+    thread.join();
+  }
+
+  void answer(const std::string& path, canned a) {
+    std::lock_guard<std::mutex> guard{mutex};
+    defaults[path] = std::move(a);
+  }
+  void script(const std::string& path, canned a) {
+    std::lock_guard<std::mutex> guard{mutex};
+    scripted[path].push_back(std::move(a));
+  }
+  int hits_of(const std::string& path) {
+    std::lock_guard<std::mutex> guard{mutex};
+    return hits[path];
+  }
+  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port); }
+
+  httplib::Server server;
+  int port = 0;
+  std::thread thread;
+  std::mutex mutex;
+  std::map<std::string, int> hits;
+  std::map<std::string, std::deque<canned>> scripted;
+  std::map<std::string, canned> defaults;
+};
+
+const canned one_node{200, R"({"node_ids":["px1"]})", ""};
+const canned px1{200, R"({"node":{"id":"px1","scheduler_node_name":"n1"}})", ""};
+const canned vol_a{200, R"({"volume":{"id":"vol-a","replica_sets":[{"nodes":["px1"]}]}})", ""};
+const canned unavailable{503, R"({"error":"try later","code":14})", ""};
+
+replica_query query_for(std::vector<std::string> handles) {
+  replica_query q;
+  for (auto& h : handles) {
+    persistent_volume v;
+    v.metadata.name = "pv-" + h;
+    v.csi_driver = "pxd.portworx.com";
+    v.volume_handle = h;
+    q.volumes.push_back(v);
+  }
+  node n;
+  n.metadata.name = "n1";
+  q.nodes.push_back(n);
+  return q;
+}
+
+struct portworx_fixture : actor_fixture {
+  storage_driver_actor spawn_driver(const std::string& endpoint) {
+    auto entry = find_storage_driver("portworx");
+    BOOST_REQUIRE(entry);
+    settings cfg;
+    cfg.portworx_endpoint = endpoint;
+    auto spawned = entry->spawn(sys, cfg);
+    BOOST_REQUIRE(spawned);
+    return track(*spawned);
+  }
+
+  /// Runs actors and the test clock (in 50 ms steps) while real HTTP happens on the
+  /// engine's thread, until `done` or 10 s of real time.
+  template <class Pred>
+  bool run_until(Pred done) {
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline)
+        return false;
+      sched.run();
+      sched.advance_time(50ms);
+      sched.run();
+      std::this_thread::sleep_for(2ms);
+    }
+    return true;
+  }
+
+  /// Runs actors without moving the test clock, giving the gateway real time to answer.
+  void settle(std::chrono::milliseconds real) {
+    auto until = std::chrono::steady_clock::now() + real;
+    while (std::chrono::steady_clock::now() < until) {
+      sched.run();
+      std::this_thread::sleep_for(2ms);
+    }
+  }
+};
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(portworx_driver, portworx_fixture)
+
+BOOST_AUTO_TEST_CASE(transient_503s_are_retried_until_the_gateway_answers) {
+  gateway gw;
+  gw.script("/v1/nodes", unavailable);
+  gw.script("/v1/nodes", unavailable);
+  gw.answer("/v1/nodes", one_node);
+  gw.answer("/v1/nodes/inspect/px1", px1);
+  gw.answer("/v1/volumes/inspect/vol-a", vol_a);
+  auto aut = spawn_driver(gw.endpoint());
+  auto answer = ask<replica_answer>(sys, aut, query_for({"vol-a"}));
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE_MESSAGE(answer->value, "driver failed: " << error_message(*answer->error));
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/nodes"), 3);
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/nodes/inspect/px1"), 1);
+  auto& r = answer->value->replicas;
+  BOOST_REQUIRE_EQUAL(r.size(), 1u);
+  BOOST_CHECK_EQUAL(r[0].first, "pv-vol-a");
+  BOOST_CHECK((r[0].second == std::vector<std::string>{"n1"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_400_fails_the_run_at_once) {
+  gateway gw;
+  gw.answer("/v1/nodes", {400, R"({"error":"bad request","code":3})", ""});
+  auto aut = spawn_driver(gw.endpoint());
+  auto answer = ask<replica_answer>(sys, aut, query_for({"vol-a"}));
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE(answer->error);
+  auto message = error_message(*answer->error);
+  BOOST_CHECK_NE(message.find("driver failure: portworx: enumerate nodes: HTTP 400: bad request"),
+                 std::string::npos);
+  // Let any (wrong) retry timer fire before counting.
+  run_until([&, start = std::chrono::steady_clock::now()] {
+    return std::chrono::steady_clock::now() - start > 300ms;
+  });
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/nodes"), 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_404_volume_is_a_per_volume_error_not_retried) {
+  gateway gw;
+  gw.answer("/v1/nodes", one_node);
+  gw.answer("/v1/nodes/inspect/px1", px1);
+  gw.answer("/v1/volumes/inspect/vol-a", vol_a);
+  auto aut = spawn_driver(gw.endpoint());
+  auto answer = ask<replica_answer>(sys, aut, query_for({"vol-a", "gone"}));
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE(answer->value);
+  BOOST_CHECK_EQUAL(answer->value->replicas.size(), 1u);
+  BOOST_REQUIRE_EQUAL(answer->value->errors.size(), 1u);
+  BOOST_CHECK_EQUAL(answer->value->errors[0].first, "pv-gone");
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspect/gone"), 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_429_waits_for_the_gateways_retry_after) {
+  gateway gw;
+  gw.answer("/v1/nodes", one_node);
+  gw.answer("/v1/nodes/inspect/px1", px1);
+  gw.script("/v1/volumes/inspect/vol-a", {429, R"({"error":"slow down"})", "2"});
+  gw.answer("/v1/volumes/inspect/vol-a", vol_a);
+  auto aut = spawn_driver(gw.endpoint());
+  auto answer = ask<replica_answer>(sys, aut, query_for({"vol-a"}));
+  BOOST_REQUIRE(run_until([&] { return gw.hits_of("/v1/volumes/inspect/vol-a") == 1; }));
+  settle(200ms); // the 429 reaches the driver, which arms its 2 s timer
+  sched.advance_time(1900ms);
+  settle(300ms);
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspect/vol-a"), 1); // not before Retry-After
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE(answer->value);
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspect/vol-a"), 2);
+  BOOST_CHECK_EQUAL(answer->value->replicas.size(), 1u);
+}
+
+BOOST_AUTO_TEST_CASE(persistent_5xx_fails_after_the_attempts_are_spent) {
+  gateway gw;
+  gw.answer("/v1/nodes", unavailable);
+  auto aut = spawn_driver(gw.endpoint());
+  auto answer = ask<replica_answer>(sys, aut, query_for({"vol-a"}));
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE(answer->error);
+  auto message = error_message(*answer->error);
+  BOOST_CHECK_NE(message.find("HTTP 503"), std::string::npos);
+  BOOST_CHECK_NE(message.find("gave up after 5 attempts"), std::string::npos);
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/nodes"), 5);
+}
+
+BOOST_AUTO_TEST_CASE(refused_connections_are_retried_as_transport_errors) {
+  int port = 0;
+  {
+    gateway closed; // take a free port, then close it again
+    port = closed.port;
+  }
+  auto aut = spawn_driver("http://127.0.0.1:" + std::to_string(port));
+  auto answer = ask<replica_answer>(sys, aut, query_for({"vol-a"}));
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE(answer->error);
+  BOOST_CHECK_NE(error_message(*answer->error).find("gave up after 5 attempts"),
+                 std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
