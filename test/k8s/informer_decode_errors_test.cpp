@@ -1,6 +1,7 @@
 // An informer against a tiny scripted API server on 127.0.0.1: a list page with one
 // undecodable item and a watch with an undecodable event and an unparseable line still
-// sync, deliver later good events, and count every skipped object.
+// sync, deliver later good events, and count every skipped object; a relist keeps an
+// object's last good version and an undecodable DELETED still deletes.
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
@@ -32,34 +33,40 @@ const char* second_watch =
   R"({"type":"ADDED","object":{"metadata":{"name":"node-c","resourceVersion":"12"},"spec":{}}})"
   "\n";
 
+/// Serves `lists[i]` to the i-th list (the last one again after that) and `watches[i]`
+/// to the i-th watch; every watch but the last ends after its lines (a clean end, so the
+/// informer resumes from its last version), the last one stays open until the test ends.
 struct fake_api {
-  fake_api() {
+  fake_api(std::vector<std::string> list_bodies, std::vector<std::string> watch_bodies)
+    : list_bodies(std::move(list_bodies)), watch_bodies(std::move(watch_bodies)) {
     server.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
       if (!req.has_param("watch")) {
-        ++lists;
-        res.set_content(node_list, "application/json");
+        auto n = static_cast<std::size_t>(lists++);
+        res.set_content(this->list_bodies[std::min(n, this->list_bodies.size() - 1)],
+                        "application/json");
         return;
       }
-      int n;
+      std::size_t n;
       {
         std::lock_guard<std::mutex> guard{mutex};
         watch_versions.push_back(req.get_param_value("resourceVersion"));
-        n = static_cast<int>(watch_versions.size());
+        n = watch_versions.size() - 1;
       }
+      bool last = n + 1 >= this->watch_bodies.size();
+      std::string body = n < this->watch_bodies.size() ? this->watch_bodies[n] : "";
       // The API server's own watch type; it also keeps httplib from compressing the
       // stream, which would hold every byte back until the watch ends.
       res.set_chunked_content_provider(
-        "application/json;stream=watch", [this, n, sent = false](size_t, httplib::DataSink& sink) mutable {
+        "application/json;stream=watch",
+        [this, body, last, sent = false](size_t, httplib::DataSink& sink) mutable {
           if (!sent) {
             sent = true;
-            std::string body = n == 1 ? first_watch : n == 2 ? second_watch : "";
             if (!body.empty())
               sink.write(body.data(), body.size());
-            if (n == 1)
-              sink.done(); // a clean end: the informer resumes from its last version
+            if (!last)
+              sink.done();
             return true;
           }
-          // Later watches stay open, quietly, until the test ends.
           while (!stopping)
             std::this_thread::sleep_for(20ms);
           sink.done();
@@ -83,6 +90,8 @@ struct fake_api {
     return watch_versions;
   }
 
+  std::vector<std::string> list_bodies;
+  std::vector<std::string> watch_bodies;
   httplib::Server server;
   int port = 0;
   std::thread thread;
@@ -113,19 +122,24 @@ std::vector<std::string> names(const std::vector<schedopt::node>& nodes) {
   return out;
 }
 
-} // namespace
-
-BOOST_AUTO_TEST_CASE(informer_skips_undecodable_objects_and_keeps_watching) {
-  fake_api api;
-  auto before = decode_errors();
-  schedopt::test::actor_env env;
+schedopt::informer_actor<schedopt::node> spawn_node_informer(schedopt::test::actor_env& env,
+                                                             const fake_api& api) {
   k8s::cluster_config cfg;
   cfg.server = "http://127.0.0.1:" + std::to_string(api.port);
   cfg.source = "test";
   auto client = schedopt::spawn_api_client(*env.sys, cfg);
   BOOST_REQUIRE(client);
   env.own(*client);
-  auto inf = env.own(schedopt::spawn_informer<schedopt::node>(*env.sys, *client));
+  return env.own(schedopt::spawn_informer<schedopt::node>(*env.sys, *client));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(informer_skips_undecodable_objects_and_keeps_watching) {
+  fake_api api{{node_list}, {first_watch, second_watch}};
+  auto before = decode_errors();
+  schedopt::test::actor_env env;
+  auto inf = spawn_node_informer(env, api);
 
   std::vector<std::string> have;
   auto deadline = std::chrono::steady_clock::now() + 15s;
@@ -151,5 +165,39 @@ BOOST_AUTO_TEST_CASE(informer_skips_undecodable_objects_and_keeps_watching) {
   BOOST_CHECK_EQUAL(decode_errors() - before, 3);
   BOOST_CHECK_NE(k8s::default_metrics().render().find("# HELP schedopt_decode_errors_total"),
                  std::string::npos);
+  env.stop_all();
+}
+
+BOOST_AUTO_TEST_CASE(relist_keeps_last_good_version_and_undecodable_delete_still_deletes) {
+  const char* good = R"({"kind":"NodeList","metadata":{"resourceVersion":"10"},"items":[
+    {"metadata":{"name":"node-a","resourceVersion":"5"},"spec":{}},
+    {"metadata":{"name":"node-x","resourceVersion":"6"},"spec":{}}]})";
+  const char* node_a_broken = R"({"kind":"NodeList","metadata":{"resourceVersion":"20"},"items":[
+    {"metadata":{"name":"node-a","resourceVersion":"15"},"spec":{"unschedulable":"no"}},
+    {"metadata":{"name":"node-x","resourceVersion":"6"},"spec":{}}]})";
+  const char* expired =
+    R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}})"
+    "\n";
+  const char* delete_x =
+    R"({"type":"DELETED","object":{"metadata":{"name":"node-x","resourceVersion":"21"},"spec":{"unschedulable":1}}})"
+    "\n";
+  fake_api api{{good, node_a_broken}, {expired, delete_x}};
+  auto before = decode_errors();
+  schedopt::test::actor_env env;
+  auto inf = spawn_node_informer(env, api);
+  std::vector<schedopt::node> have;
+  auto deadline = std::chrono::steady_clock::now() + 15s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    have = snapshot(*env.sys, inf);
+    if (api.versions().size() >= 2 && have.size() == 1)
+      break;
+    std::this_thread::sleep_for(50ms);
+  }
+  BOOST_CHECK_EQUAL(api.lists.load(), 2);
+  // node-a's new version does not decode: the store keeps the one it had, not a deletion.
+  BOOST_REQUIRE_EQUAL(have.size(), 1u);
+  BOOST_CHECK_EQUAL(have[0].metadata.name, "node-a");
+  BOOST_CHECK_EQUAL(have[0].metadata.resource_version, "5");
+  BOOST_CHECK_EQUAL(decode_errors() - before, 2);
   env.stop_all();
 }
