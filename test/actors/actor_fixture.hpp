@@ -307,4 +307,61 @@ inline candidate_actor spawn_mock_candidate(caf::actor_system& sys,
   });
 }
 
+// -- mock status writer and event recorder ----------------------------------------------
+
+/// What the mock status writer heard. `hold_open` uids: their atom::open is never
+/// answered, so a request actor stays mid-run until the test decides otherwise.
+struct writer_log {
+  std::vector<scheduling_optimization> opens;
+  std::vector<vm_result> results;
+  std::vector<stage_change> stages;
+  std::vector<run_outcome> outcomes;
+  std::vector<std::string> closes;
+  std::vector<std::pair<std::string, int64_t>> reserved;
+  std::vector<std::string> hold_open;
+  std::vector<caf::typed_response_promise<scheduling_optimization_status>> held;
+};
+
+inline status_writer_actor spawn_mock_status_writer(caf::actor_system& sys,
+                                                    std::shared_ptr<writer_log> log) {
+  return sys.spawn([log](status_writer_actor::pointer self) -> status_writer_actor::behavior_type {
+    return {
+      [=](atom::open, const scheduling_optimization& so)
+        -> caf::result<scheduling_optimization_status> {
+        log->opens.push_back(so);
+        auto& h = log->hold_open;
+        if (std::find(h.begin(), h.end(), so.metadata.uid) != h.end()) {
+          log->held.push_back(self->make_response_promise<scheduling_optimization_status>());
+          return log->held.back();
+        }
+        return so.status;
+      },
+      [=](const stage_change& c) {
+        log->stages.push_back(c);
+        return true;
+      },
+      [=](atom::reserve, const std::string& uid, int64_t n) { log->reserved.emplace_back(uid, n); },
+      [=](const vm_result& r) { log->results.push_back(r); },
+      [=](const run_outcome& o) {
+        log->outcomes.push_back(o);
+        return true;
+      },
+      [=](atom::close, const std::string& uid) { log->closes.push_back(uid); },
+      [=](atom::flush) { return true; },
+      [=](atom::tick) {},
+    };
+  });
+}
+
+inline event_recorder_actor spawn_mock_event_recorder(caf::actor_system& sys,
+                                              std::shared_ptr<std::vector<event_record>> log) {
+  return sys.spawn([log](event_recorder_actor::pointer) -> event_recorder_actor::behavior_type {
+    return {
+      [=](const event_record& e) { log->push_back(e); },
+      [=](atom::flush) { return true; },
+      [=](atom::tick) {},
+    };
+  });
+}
+
 } // namespace schedopt::test

@@ -22,40 +22,6 @@ namespace {
 
 using vmim = virtual_machine_instance_migration;
 
-struct writer_log {
-  std::vector<vm_result> results;
-  std::vector<stage_change> stages;
-  std::vector<std::pair<std::string, int64_t>> reserved;
-};
-
-status_writer_actor spawn_mock_status_writer(caf::actor_system& sys, std::shared_ptr<writer_log> log) {
-  return sys.spawn([log](status_writer_actor::pointer) -> status_writer_actor::behavior_type {
-    return {
-      [=](atom::open, const scheduling_optimization& so) { return so.status; },
-      [=](const stage_change& c) {
-        log->stages.push_back(c);
-        return true;
-      },
-      [=](atom::reserve, const std::string& name, int64_t n) { log->reserved.emplace_back(name, n); },
-      [=](const vm_result& r) { log->results.push_back(r); },
-      [=](const run_outcome&) { return true; },
-      [=](atom::close, const std::string&) {},
-      [=](atom::flush) { return true; },
-      [=](atom::tick) {},
-    };
-  });
-}
-
-event_recorder_actor spawn_mock_events(caf::actor_system& sys, std::shared_ptr<std::vector<event_record>> log) {
-  return sys.spawn([log](event_recorder_actor::pointer) -> event_recorder_actor::behavior_type {
-    return {
-      [=](const event_record& e) { log->push_back(e); },
-      [=](atom::flush) { return true; },
-      [=](atom::tick) {},
-    };
-  });
-}
-
 node ready_node(const std::string& name) {
   node n;
   n.metadata.name = name;
@@ -125,7 +91,7 @@ struct kind_fixture : actor_fixture {
     ctx.pvs = track(spawn_mock_informer(sys, pv_log));
     ctx.nodes = track(spawn_mock_informer(sys, node_log));
     ctx.status = track(spawn_mock_status_writer(sys, writer));
-    ctx.events = track(spawn_mock_events(sys, events));
+    ctx.events = track(spawn_mock_event_recorder(sys, events));
     auto entry = find_storage_driver("csi-topology");
     BOOST_REQUIRE(entry);
     ctx.driver = *entry;
