@@ -122,21 +122,28 @@ using event_recorder_actor = caf::typed_actor<
 
 // -- controller -----------------------------------------------------------------------
 
-/// Coalesces status updates of every request into merge patches on /status: at most one
-/// per request per flush interval, stage changes at once, a heartbeat while in progress,
-/// 409/5xx retried; stops writing for a request once it is deleted (404).
+/// Coalesces status updates of every request (keyed by uid) into merge patches on
+/// /status carrying metadata.uid as precondition: at most one per request per flush
+/// interval, stage changes at once, a heartbeat while in progress, 5xx/429/transport
+/// retried with per-request exponential backoff, a too-large status shrunk (details cut,
+/// counters exact) and re-sent; stops writing for a request once it is gone (404, or 409:
+/// the name holds another uid) or a patch is rejected for good (400/403/422).
 using status_writer_actor = caf::typed_actor<
-  // request -> writer: start tracking a request; replies its status as recorded (resume).
+  // request -> writer: start tracking a request by metadata.uid (metadata.name is the
+  // patch path); replies its status as recorded (resume: re-opening a uid continues it).
   caf::replies_to<atom::open, scheduling_optimization>::with<scheduling_optimization_status>,
-  // request/kind -> writer: stage change; replies true once written, false when gone.
+  // request/kind -> writer: stage change of request uid; replies true once written,
+  // false when gone, rejected or never opened.
   caf::replies_to<stage_change>::with<bool>,
-  // kind -> writer: keep this many detail slots for engine results (sent before skips).
+  // kind -> writer: request uid, keep this many detail slots for engine results (sent
+  // before skips).
   caf::reacts_to<atom::reserve, std::string, int64_t>,
-  // kind/candidate -> writer: one VM's result; coalesced. No reply.
+  // kind/candidate -> writer: one VM's result for request uid; coalesced. No reply.
   caf::reacts_to<vm_result>,
-  // request -> writer: terminal outcome; replies true once written, false when gone.
+  // request -> writer: terminal outcome of request uid; replies true once written, false
+  // when gone, rejected or never opened.
   caf::replies_to<run_outcome>::with<bool>,
-  // controller -> writer: the request was deleted; drop its pending updates.
+  // controller -> writer: the request with this uid was deleted; drop its pending updates.
   caf::reacts_to<atom::close, std::string>,
   // shutdown -> writer: write every pending update now, whatever the flush interval;
   // replies true once nothing is left unwritten (the caller bounds the wait).

@@ -17,7 +17,7 @@ namespace schedopt {
 
 /// request/kind -> status_writer: the request enters a stage (written at once).
 struct stage_change {
-  std::string request;
+  std::string request; // the request's metadata.uid
   std::string stage;
   std::string status;
   int64_t observed_generation = 0;
@@ -25,13 +25,13 @@ struct stage_change {
 
 /// kind/candidate -> status_writer: one VM's result (counted once per VM and request).
 struct vm_result {
-  std::string request;
+  std::string request; // the request's metadata.uid
   vm_detail detail;
 };
 
 /// request -> status_writer: the terminal outcome (Final stage, written at once).
 struct run_outcome {
-  std::string request;
+  std::string request; // the request's metadata.uid
   std::string status;
   std::string reason;
 };

@@ -1,7 +1,9 @@
-// Status writer actor: owns one status_coalescer per request, one patch in flight per
-// request (so writes stay ordered), and the promises of callers waiting for a write.
+// Status writer actor: owns one status_coalescer per request (keyed by uid), one patch
+// in flight per request (so writes stay ordered), the per-request retry backoff, and the
+// promises of callers waiting for a write.
 #include "actors/status_writer_actor.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -24,14 +26,19 @@ struct waiting_write {
 };
 
 struct request_entry {
-  explicit request_entry(const status_writer_options& o)
-    : coalescer(o.flush_interval, o.heartbeat_interval, o.max_details) {}
+  request_entry(const status_writer_options& o, std::string uid, std::string name)
+    : uid(std::move(uid)),
+      name(std::move(name)),
+      coalescer(o.flush_interval, o.heartbeat_interval, o.max_details) {}
+  std::string uid;
+  std::string name; // the patch path; the uid in the body guards it
   status_coalescer coalescer;
   uint64_t taken = 0;        // patches taken from the coalescer
   uint64_t acknowledged = 0; // patches the API accepted
-  std::string unsent;        // a patch whose write failed, re-sent on the next tick
+  std::string unsent;        // a patch whose write failed, re-sent once retry_at passed
+  duration retry_delay{0};   // the backoff after the last transient failure; 0 after a write
+  timestamp retry_at{};      // nothing is sent for this request before
   bool in_flight = false;
-  bool gone = false; // deleted: nothing more is written
   std::vector<waiting_write> waiting;
 };
 
@@ -39,13 +46,22 @@ struct status_writer_state {
   static inline const char* name = "status-writer";
   status_writer_options options;
   api_client_actor api;
-  std::map<std::string, std::unique_ptr<request_entry>> requests;
-  /// Deleted requests (404 or atom::close): late results for them are dropped, so a
-  /// candidate finishing after the deletion writes nothing. atom::open clears the name.
+  std::map<std::string, std::unique_ptr<request_entry>> requests; // by uid
+  /// Requests whose writes stopped (deleted: 404/409/atom::close; or a patch rejected for
+  /// good): late results for them are dropped, so a candidate finishing afterwards writes
+  /// nothing. atom::open of the uid starts over.
   std::set<std::string> closed;
+  /// Shutdown: every pending update is written at once, and these callers hear when
+  /// nothing is left.
+  bool flushing = false;
+  std::vector<caf::typed_response_promise<bool>> flushes;
 };
 
 using writer_pointer = status_writer_actor::stateful_pointer<status_writer_state>;
+
+void count_patch(const char* result) {
+  k8s::default_metrics().counter_add("schedopt_status_patches_total", {{"result", result}});
+}
 
 void resolve_waiting(request_entry& e, bool written) {
   auto& w = e.waiting;
@@ -59,58 +75,129 @@ void resolve_waiting(request_entry& e, bool written) {
   }
 }
 
-void write(writer_pointer self, const std::string& name, bool force);
+void write(writer_pointer self, const std::string& uid, bool force);
 
-void on_written(writer_pointer self, const std::string& name, uint64_t patch_no) {
-  auto i = self->state.requests.find(name);
+/// Answers flush callers once no entry has anything left to write.
+void check_flushes(writer_pointer self) {
+  auto& st = self->state;
+  if (st.flushes.empty())
+    return;
+  for (auto& [uid, e] : st.requests)
+    if (e->in_flight || e->coalescer.dirty() || !e->unsent.empty())
+      return;
+  for (auto& p : st.flushes)
+    p.deliver(true);
+  st.flushes.clear();
+}
+
+/// No more writes for this uid: waiters hear false, late updates are dropped.
+void stop_writing(writer_pointer self, const std::string& uid) {
+  auto& st = self->state;
+  st.closed.insert(uid);
+  auto i = st.requests.find(uid);
+  if (i == st.requests.end())
+    return;
+  resolve_waiting(*i->second, false);
+  st.requests.erase(i);
+  check_flushes(self);
+}
+
+void on_written(writer_pointer self, const std::string& uid, uint64_t patch_no) {
+  auto i = self->state.requests.find(uid);
   if (i == self->state.requests.end())
     return;
   auto& e = *i->second;
   e.in_flight = false;
   e.acknowledged = std::max(e.acknowledged, patch_no);
   e.unsent.clear();
-  k8s::default_metrics().counter_add("schedopt_status_patches_total", {{"result", "written"}});
+  e.retry_delay = duration{0};
+  e.retry_at = timestamp{};
+  count_patch("written");
   resolve_waiting(e, true);
   if (e.coalescer.final_written() && e.waiting.empty() && !e.coalescer.dirty()) {
     self->state.requests.erase(i);
-    return;
+    return check_flushes(self);
   }
-  write(self, name, false);
+  write(self, uid, self->state.flushing);
+  check_flushes(self);
 }
 
-void on_failed(writer_pointer self, const std::string& name, std::string patch,
+void event_rejection(writer_pointer self, const request_entry& e, const std::string& message) {
+  auto& events = self->state.options.events;
+  if (!events)
+    return;
+  object_reference ref;
+  ref.api_version = "stork.libopenstorage.org/v1alpha1";
+  ref.kind = "SchedulingOptimization";
+  ref.name = e.name;
+  ref.uid = e.uid;
+  self->send(events, event_record{ref, "Warning", "StatusWriteRejected",
+                                  "status patch rejected by the API server: " + message});
+}
+
+void on_failed(writer_pointer self, const std::string& uid, std::string patch,
                const caf::error& err) {
-  auto i = self->state.requests.find(name);
+  auto i = self->state.requests.find(uid);
   if (i == self->state.requests.end())
     return;
   auto& e = *i->second;
   e.in_flight = false;
-  if (error_code(err) == ec::not_found) {
-    spdlog::info("request {} is gone; status writes for it stop", name);
-    e.gone = true;
-    resolve_waiting(e, false);
-    self->state.closed.insert(name);
-    self->state.requests.erase(i);
-    return;
+  auto message = error_message(err);
+  auto http_status = error_http_status(err);
+  auto kind = classify_patch_failure(error_code(err), http_status, message);
+  if (kind == patch_failure::too_large) {
+    if (e.coalescer.shrink_details()) {
+      // The failed patch is superseded: the coalescer holds everything it carried.
+      count_patch("shrunk");
+      spdlog::warn("status patch for request {} (uid {}) is too large for the API server ({}); "
+                   "re-sending with details cut to {}",
+                   e.name, uid, message, e.coalescer.current().vm_hyperconvergence->details.size());
+      e.unsent.clear();
+      return write(self, uid, true);
+    }
+    kind = patch_failure::rejected; // nothing left to cut: it cannot be made to fit
   }
-  // 409, 5xx and transport errors are retried on the next tick, never dropped.
-  k8s::default_metrics().counter_add("schedopt_status_patches_total", {{"result", "retried"}});
-  spdlog::warn("status patch for {} failed ({}); retrying", name, error_message(err));
+  switch (kind) {
+    case patch_failure::gone:
+      // 404, or 409: the name now holds another object (the uid precondition failed).
+      count_patch("gone");
+      spdlog::info("request {} (uid {}) is gone ({}); status writes for it stop", e.name, uid,
+                   message);
+      return stop_writing(self, uid);
+    case patch_failure::rejected:
+      count_patch("rejected");
+      spdlog::error("status patch for request {} (uid {}) rejected (HTTP {}): {}; not retried, "
+                    "status writes for it stop",
+                    e.name, uid, http_status, message);
+      event_rejection(self, e, message);
+      return stop_writing(self, uid);
+    default:
+      break;
+  }
+  auto& opts = self->state.options;
+  e.retry_delay = e.retry_delay == duration{0} ? opts.retry_initial
+                                               : std::min(e.retry_delay * 2, opts.retry_max);
+  e.retry_at = actor_now(self) + std::chrono::duration_cast<timestamp::duration>(e.retry_delay);
+  count_patch("retried");
+  spdlog::warn("status patch for request {} (uid {}) failed ({}); retrying in {} ms", e.name, uid,
+               message, std::chrono::duration_cast<std::chrono::milliseconds>(e.retry_delay).count());
   e.unsent = std::move(patch);
 }
 
-void write(writer_pointer self, const std::string& name, bool force) {
-  auto i = self->state.requests.find(name);
+void write(writer_pointer self, const std::string& uid, bool force) {
+  auto i = self->state.requests.find(uid);
   if (i == self->state.requests.end())
     return;
   auto& e = *i->second;
-  if (e.in_flight || e.gone)
-    return;
   auto now = actor_now(self);
+  // Backing off gates every write of this request, urgent ones too: the newest status
+  // goes out with the retry.
+  if (e.in_flight || now < e.retry_at)
+    return;
   std::string patch;
   uint64_t patch_no = e.taken;
   if (e.coalescer.due(now) || (force && e.coalescer.dirty())) {
-    patch = e.coalescer.take_patch(now);
+    patch = e.coalescer.take_patch(now, e.uid);
     patch_no = ++e.taken;
   } else if (!e.unsent.empty()) {
     patch = e.unsent;
@@ -118,36 +205,32 @@ void write(writer_pointer self, const std::string& name, bool force) {
     return;
   }
   if (self->state.options.dry_run) {
-    spdlog::debug("dry run: status patch for {}: {}", name, patch);
+    spdlog::debug("dry run: status patch for {}: {}", e.name, patch);
     e.acknowledged = patch_no;
     resolve_waiting(e, true);
     return;
   }
   e.in_flight = true;
-  k8s::patch_request req{k8s::resources::scheduling_optimizations, "", name, patch, true, false};
+  k8s::patch_request req{k8s::resources::scheduling_optimizations, "", e.name, patch, true, false};
   self->request(self->state.api, caf::infinite, std::move(req))
-    .then([=](const k8s::api_response&) { on_written(self, name, patch_no); },
-          [=](caf::error& err) { on_failed(self, name, patch, err); });
+    .then([=](const k8s::api_response&) { on_written(self, uid, patch_no); },
+          [=](caf::error& err) { on_failed(self, uid, patch, err); });
 }
 
-request_entry& entry_for(writer_pointer self, const std::string& name) {
-  auto& slot = self->state.requests[name];
-  if (!slot)
-    slot = std::make_unique<request_entry>(self->state.options);
-  return *slot;
-}
-
-/// The entry of a request that has not been closed (deleted); nullptr once it was, so a
-/// late update cannot recreate it.
-request_entry* open_entry(writer_pointer self, const std::string& name) {
-  if (self->state.closed.count(name))
+/// The entry of an opened request whose writes have not stopped; nullptr otherwise, so a
+/// late update cannot recreate it (and an update for an unknown uid has no name to use).
+request_entry* open_entry(writer_pointer self, const std::string& uid, const char* what) {
+  auto& st = self->state;
+  auto i = st.requests.find(uid);
+  if (i == st.requests.end() || st.closed.count(uid)) {
+    spdlog::debug("status writer: {} for request uid {} dropped ({})", what, uid,
+                  st.closed.count(uid) ? "writes stopped" : "never opened");
     return nullptr;
-  return &entry_for(self, name);
+  }
+  return i->second.get();
 }
 
-caf::result<bool> wait_for_write(writer_pointer self, const std::string& name, request_entry& e) {
-  if (e.gone)
-    return false;
+caf::result<bool> wait_for_write(writer_pointer self, request_entry& e) {
   // With nothing new to write (e.g. a resumed run re-entering its recorded stage) the
   // caller waits only for patches already taken, not for the next heartbeat.
   uint64_t needs = e.coalescer.dirty() ? e.taken + 1 : e.taken;
@@ -155,7 +238,7 @@ caf::result<bool> wait_for_write(writer_pointer self, const std::string& name, r
     return true;
   auto promise = self->make_response_promise<bool>();
   e.waiting.push_back({promise, needs});
-  write(self, name, true);
+  write(self, e.uid, true);
   return promise;
 }
 
@@ -168,10 +251,18 @@ void count_update(bool already_dirty) {
     m.counter_add("schedopt_status_updates_coalesced_total", {});
 }
 
+std::vector<std::string> uids_of(writer_pointer self) {
+  std::vector<std::string> uids;
+  for (auto& [uid, e] : self->state.requests)
+    uids.push_back(uid);
+  return uids;
+}
+
 status_writer_actor::behavior_type status_writer(writer_pointer self, api_client_actor api,
                                                  status_writer_options options) {
   auto& m = k8s::default_metrics();
-  m.describe_counter("schedopt_status_patches_total", "Status merge patches by result.");
+  m.describe_counter("schedopt_status_patches_total",
+                     "Status merge patches by result (written, retried, shrunk, rejected, gone).");
   m.describe_counter("schedopt_status_updates_total", "Status updates received by the status writer.");
   m.describe_counter("schedopt_status_updates_coalesced_total",
                      "Status updates folded into an already pending patch (no API call of their own).");
@@ -180,56 +271,63 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
   self->delayed_send(self, to_clock(options.tick_interval), atom::tick_v);
   return {
     [=](atom::open, const scheduling_optimization& so) -> scheduling_optimization_status {
-      self->state.closed.erase(so.metadata.name);
-      auto& e = entry_for(self, so.metadata.name);
+      auto& st = self->state;
+      const auto& uid = so.metadata.uid;
+      st.closed.erase(uid);
+      auto& slot = st.requests[uid];
+      if (!slot)
+        slot = std::make_unique<request_entry>(st.options, uid, so.metadata.name);
+      slot->name = so.metadata.name;
       if (!so.status.stage.empty())
-        e.coalescer.restore(so.status, actor_now(self));
-      e.coalescer.set_observed_generation(so.metadata.generation);
-      return e.coalescer.current();
+        slot->coalescer.restore(so.status, actor_now(self));
+      slot->coalescer.set_observed_generation(so.metadata.generation);
+      return slot->coalescer.current();
     },
     [=](const stage_change& c) -> caf::result<bool> {
-      auto* e = open_entry(self, c.request);
+      auto* e = open_entry(self, c.request, "stage change");
       if (!e)
         return false;
       count_update(e->coalescer.dirty());
       e->coalescer.set_observed_generation(c.observed_generation);
       e->coalescer.set_stage(c.stage, c.status, actor_now(self));
-      return wait_for_write(self, c.request, *e);
+      return wait_for_write(self, *e);
     },
-    [=](atom::reserve, const std::string& name, int64_t slots) {
-      if (auto* e = open_entry(self, name))
+    [=](atom::reserve, const std::string& uid, int64_t slots) {
+      if (auto* e = open_entry(self, uid, "detail reservation"))
         e->coalescer.reserve_details(static_cast<std::size_t>(std::max<int64_t>(0, slots)));
     },
     [=](const vm_result& r) {
-      auto* e = open_entry(self, r.request);
+      auto* e = open_entry(self, r.request, "vm result");
       if (!e)
         return;
       count_update(e->coalescer.dirty());
       e->coalescer.add_result(r.detail);
     },
     [=](const run_outcome& o) -> caf::result<bool> {
-      auto* e = open_entry(self, o.request);
+      auto* e = open_entry(self, o.request, "run outcome");
       if (!e)
         return false;
       count_update(e->coalescer.dirty());
       e->coalescer.finish(o.status, o.reason, actor_now(self));
-      return wait_for_write(self, o.request, *e);
+      return wait_for_write(self, *e);
     },
-    [=](atom::close, const std::string& name) {
-      self->state.closed.insert(name);
-      auto i = self->state.requests.find(name);
-      if (i != self->state.requests.end()) {
-        i->second->gone = true;
-        resolve_waiting(*i->second, false);
-        self->state.requests.erase(i);
-      }
+    [=](atom::close, const std::string& uid) { stop_writing(self, uid); },
+    [=](atom::flush) -> caf::result<bool> {
+      auto& st = self->state;
+      st.flushing = true;
+      auto promise = self->make_response_promise<bool>();
+      st.flushes.push_back(promise);
+      // One attempt at once for every request, backing off or not; failures back off again.
+      for (auto& [uid, e] : st.requests)
+        e->retry_at = timestamp{};
+      for (auto& uid : uids_of(self))
+        write(self, uid, true);
+      check_flushes(self);
+      return promise;
     },
     [=](atom::tick) {
-      std::vector<std::string> names;
-      for (auto& [name, e] : self->state.requests)
-        names.push_back(name);
-      for (auto& name : names)
-        write(self, name, false);
+      for (auto& uid : uids_of(self))
+        write(self, uid, self->state.flushing);
       self->delayed_send(self, to_clock(self->state.options.tick_interval), atom::tick_v);
     },
   };

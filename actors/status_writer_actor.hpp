@@ -1,5 +1,6 @@
 // The status writer: every request's status updates coalesced into merge patches on
 // the /status subresource (SPEC §3 "Status writer"); the policy is model/status_coalescer.
+// Requests are keyed by uid; every patch carries the uid as the API server's precondition.
 #pragma once
 
 #include <caf/actor_system.hpp>
@@ -13,8 +14,15 @@ struct status_writer_options {
   duration flush_interval = std::chrono::seconds(1);
   duration heartbeat_interval = std::chrono::seconds(30);
   std::size_t max_details = 100;
-  /// How often the writer checks what is due; also the retry delay after a failed write.
+  /// How often the writer checks what is due (and which retries have come due).
   duration tick_interval = std::chrono::milliseconds(100);
+  /// A transient failure (5xx, 429, transport) is retried after retry_initial, doubling
+  /// per failure of the same request up to retry_max; a written patch resets it.
+  duration retry_initial = std::chrono::milliseconds(200);
+  duration retry_max = std::chrono::seconds(30);
+  /// Where a rejected status patch (400/403/422) is evented as a Warning on the request;
+  /// unset (the default): logged only.
+  event_recorder_actor events;
   /// --dry-run: patches are computed and logged at debug level, never sent.
   bool dry_run = false;
 };

@@ -3,8 +3,12 @@
 #include "model/status_coalescer.hpp"
 
 #include <algorithm>
+#include <cctype>
+
+#include <nlohmann/json.hpp>
 
 #include "model/encode.hpp"
+#include "model/reason.hpp"
 
 namespace schedopt {
 
@@ -14,7 +18,37 @@ std::string key_of(const std::string& ns, const std::string& name) {
   return ns + "/" + name;
 }
 
+bool mentions_too_large(std::string_view message) {
+  std::string lower(message);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // "etcdserver: request is too large", "Request entity too large: limit is 3145728",
+  // "object is too large", "... exceeds the maximum ..." (apiserver and etcd wording).
+  return lower.find("too large") != std::string::npos
+         || lower.find("exceeds the maximum") != std::string::npos;
+}
+
 } // namespace
+
+patch_failure classify_patch_failure(ec code, int http_status, std::string_view message) {
+  if (http_status == 413 || mentions_too_large(message))
+    return patch_failure::too_large;
+  if (code == ec::not_found || http_status == 404 || http_status == 409 || code == ec::conflict)
+    return patch_failure::gone;
+  if (http_status == 401 || http_status == 408 || http_status == 429 || http_status >= 500)
+    return patch_failure::transient;
+  if (http_status >= 400)
+    return patch_failure::rejected;
+  switch (code) {
+    case ec::invalid_request:
+    case ec::invalid_value:
+    case ec::already_exists:
+    case ec::gone:
+      return patch_failure::rejected;
+    default: // transport, timeout, 5xx without a status, CAF errors (ec::none)
+      return patch_failure::transient;
+  }
+}
 
 status_coalescer::status_coalescer(duration flush_interval, duration heartbeat_interval,
                                    std::size_t max_details)
@@ -71,9 +105,10 @@ void status_coalescer::set_observed_generation(int64_t generation) {
 }
 
 void status_coalescer::set_reason(const std::string& reason) {
-  if (final_ || status_.reason == reason)
+  auto r = truncated_ ? noted(reason) : reason;
+  if (final_ || status_.reason == r)
     return;
-  status_.reason = reason;
+  status_.reason = std::move(r);
   touch();
 }
 
@@ -113,6 +148,8 @@ void status_coalescer::finish(const std::string& status, const std::string& reas
   if (status_.start_timestamp.empty())
     status_.start_timestamp = format_rfc3339(now);
   status_.finish_timestamp = format_rfc3339(now);
+  if (truncated_)
+    status_.reason = noted(status_.reason);
   final_ = true;
   urgent_ = true;
   touch();
@@ -147,7 +184,35 @@ std::optional<timestamp> status_coalescer::next_due() const {
   return next;
 }
 
-std::string status_coalescer::take_patch(timestamp now) {
+std::string status_coalescer::noted(const std::string& reason) const {
+  static constexpr std::string_view note = "details truncated: status too large";
+  if (reason.find(note) != std::string::npos)
+    return reason;
+  if (reason.empty())
+    return std::string{note};
+  // The note goes last so that clients splitting on the first ": " still find the kind;
+  // it survives the byte cap because the original reason is cut, not the note.
+  std::string suffix = " (" + std::string{note} + ")";
+  return truncate_utf8(reason, max_reason_bytes - suffix.size()) + suffix;
+}
+
+bool status_coalescer::shrink_details() {
+  if (!status_.vm_hyperconvergence || status_.vm_hyperconvergence->details.empty())
+    return false;
+  auto& details = status_.vm_hyperconvergence->details;
+  details.resize(details.size() / 2);
+  max_details_ = details.size();
+  reserved_ = 0;
+  truncated_ = true;
+  status_.reason = noted(status_.reason);
+  // The patch that failed never landed: what it carried must be written again.
+  final_written_ = false;
+  urgent_ = true;
+  dirty_ = true;
+  return true;
+}
+
+std::string status_coalescer::take_patch(timestamp now, std::string_view uid) {
   status_.last_update_timestamp = format_rfc3339(now);
   dirty_ = false;
   urgent_ = false;
@@ -155,7 +220,10 @@ std::string status_coalescer::take_patch(timestamp now) {
   if (final_)
     final_written_ = true;
   ++stats_.patches;
-  return status_merge_patch(status_);
+  if (uid.empty())
+    return status_merge_patch(status_);
+  nlohmann::json patch{{"metadata", {{"uid", std::string{uid}}}}, {"status", to_json(status_)}};
+  return patch.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 } // namespace schedopt

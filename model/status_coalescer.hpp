@@ -8,12 +8,25 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "model/duration.hpp"
+#include "model/error.hpp"
 #include "model/objects.hpp"
 #include "model/timestamp.hpp"
 
 namespace schedopt {
+
+/// What the status writer does with a failed status patch (SPEC §3 "Status writer").
+enum class patch_failure {
+  transient, // 5xx, 429, 401, 408, timeout, transport: re-sent with backoff, never dropped
+  too_large, // 413, or a message saying the request/object is too large: shrink, re-send
+  gone,      // 404, or 409 (the uid precondition failed: the name now holds another
+             // object; the patches carry no resourceVersion, so it is never a race)
+  rejected,  // 400, 403, 422 and other 4xx: the same patch can never succeed
+};
+
+patch_failure classify_patch_failure(ec code, int http_status, std::string_view message);
 
 struct coalescer_stats {
   int64_t updates = 0;   // mutations applied
@@ -48,12 +61,20 @@ public:
   /// every mutation is ignored.
   void finish(const std::string& status, const std::string& reason, timestamp now);
 
+  /// The last patch was too large for the API server: keeps the first half of the
+  /// details (counters untouched; later results add no details beyond that), notes the
+  /// cut in the reason and makes the status urgent again, even after Final was taken.
+  /// Returns false, changing nothing, when no detail is left to drop.
+  bool shrink_details();
+
   /// Must a patch be written now?
   bool due(timestamp now) const;
   /// When due() will next become true if nothing else changes (nullopt: never).
   std::optional<timestamp> next_due() const;
-  /// The `{"status":{...}}` merge patch with lastUpdateTimestamp = now; marks written.
-  std::string take_patch(timestamp now);
+  /// The `{"metadata":{"uid":...},"status":{...}}` merge patch with lastUpdateTimestamp
+  /// = now (no metadata without a uid); marks written. The uid is the API server's
+  /// precondition: the patch never lands on a re-created object of the same name.
+  std::string take_patch(timestamp now, std::string_view uid = {});
 
   const scheduling_optimization_status& current() const { return status_; }
   bool dirty() const { return dirty_; }
@@ -63,6 +84,7 @@ public:
 private:
   void touch();
   bool in_progress() const;
+  std::string noted(const std::string& reason) const;
 
   duration flush_interval_;
   duration heartbeat_interval_;
@@ -74,6 +96,7 @@ private:
   bool urgent_ = false;
   bool final_ = false;
   bool final_written_ = false;
+  bool truncated_ = false; // shrink_details() cut the details at least once
   std::optional<timestamp> last_write_;
   coalescer_stats stats_;
 };

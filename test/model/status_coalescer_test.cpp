@@ -1,5 +1,6 @@
 // SPEC §1/§3 status writer policy: flush interval, immediate stage changes, heartbeat,
-// detail cap with exact counters, resume without double counting.
+// detail cap with exact counters, resume without double counting, the uid precondition,
+// shrinking a status too large for the API server, and which patch failures are retried.
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>
@@ -208,6 +209,92 @@ BOOST_AUTO_TEST_CASE(restoring_a_final_status_writes_nothing) {
   c.set_reason("late");
   BOOST_CHECK(!c.due(t0 + 1h));
   BOOST_CHECK_EQUAL(c.current().reason, "");
+}
+
+BOOST_AUTO_TEST_CASE(patch_carries_the_uid_as_precondition) {
+  auto c = make();
+  c.set_stage(stage::evaluating, run_status::in_progress, t0);
+  auto p = nlohmann::json::parse(c.take_patch(t0, "uid-1"));
+  BOOST_CHECK_EQUAL(p.at("metadata").at("uid"), "uid-1");
+  BOOST_CHECK_EQUAL(p.at("metadata").size(), 1u); // no resourceVersion: uid only
+  BOOST_CHECK_EQUAL(p.at("status").at("stage"), "Evaluating");
+}
+
+BOOST_AUTO_TEST_CASE(shrink_halves_details_and_keeps_counters) {
+  auto c = make(100);
+  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  for (int i = 0; i < 10; ++i)
+    c.add_result(result("ok" + std::to_string(i), vm_status::successful));
+  for (int i = 0; i < 6; ++i)
+    c.add_result(result("sk" + std::to_string(i), vm_status::skipped, "NoTargetNode: x"));
+  c.add_result(result("f", vm_status::failed, "MigrationRunFailed: vmim=ns/f: boom"));
+  c.finish(run_status::partial_success, "7 candidates outstanding: 1 failed, 6 skipped", t0);
+  c.take_patch(t0); // answered 413
+  BOOST_CHECK(!c.due(t0));
+  BOOST_REQUIRE(c.shrink_details());
+  BOOST_CHECK(c.due(t0)); // Final must be written again, at once
+  auto s = status_of(c.take_patch(t0 + 1ms));
+  auto vh = s.at("vmHyperconvergence");
+  BOOST_CHECK_EQUAL(vh.at("details").size(), 8u); // 17 -> 8
+  BOOST_CHECK_EQUAL(vh.at("successful"), 10);
+  BOOST_CHECK_EQUAL(vh.at("skipped"), 6);
+  BOOST_CHECK_EQUAL(vh.at("failed"), 1);
+  BOOST_CHECK_EQUAL(s.at("stage"), "Final");
+  auto reason = s.at("reason").get<std::string>();
+  BOOST_CHECK_EQUAL(reason.rfind("7 candidates outstanding: 1 failed, 6 skipped", 0), 0u);
+  BOOST_CHECK_NE(reason.find("details truncated"), std::string::npos);
+  BOOST_CHECK(c.final_written());
+  // Each further shrink halves again; with nothing left to drop it says so.
+  std::vector<std::size_t> sizes;
+  while (c.shrink_details())
+    sizes.push_back(c.current().vm_hyperconvergence->details.size());
+  BOOST_CHECK_EQUAL(sizes.size(), 4u); // 8 -> 4 -> 2 -> 1 -> 0
+  BOOST_CHECK_EQUAL(sizes.back(), 0u);
+  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->successful, 10);
+  // The note is made once, not once per shrink.
+  auto r = c.current().reason;
+  BOOST_CHECK_EQUAL(r.find("details truncated"), r.rfind("details truncated"));
+}
+
+BOOST_AUTO_TEST_CASE(shrink_stops_later_results_from_growing_details_back) {
+  auto c = make(100);
+  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  for (int i = 0; i < 8; ++i)
+    c.add_result(result("a" + std::to_string(i), vm_status::successful));
+  BOOST_REQUIRE(c.shrink_details());
+  c.add_result(result("late", vm_status::failed, "MigrationRunFailed: vmim=ns/l: x"));
+  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->details.size(), 4u);
+  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->failed, 1);
+  c.finish(run_status::partial_success, "", t0);
+  BOOST_CHECK_NE(c.current().reason.find("details truncated"), std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(shrink_with_no_details_changes_nothing) {
+  auto c = make();
+  c.finish(run_status::successful, "", t0);
+  c.take_patch(t0);
+  BOOST_CHECK(!c.shrink_details());
+  BOOST_CHECK(!c.due(t0));
+  BOOST_CHECK_EQUAL(c.current().reason, "");
+}
+
+BOOST_AUTO_TEST_CASE(patch_failures_are_classified) {
+  using pf = patch_failure;
+  BOOST_CHECK(classify_patch_failure(ec::server_error, 503, "unavailable") == pf::transient);
+  BOOST_CHECK(classify_patch_failure(ec::too_many_requests, 429, "slow down") == pf::transient);
+  BOOST_CHECK(classify_patch_failure(ec::transport_error, 0, "connection refused") == pf::transient);
+  BOOST_CHECK(classify_patch_failure(ec::timeout, 504, "timeout") == pf::transient);
+  BOOST_CHECK(classify_patch_failure(ec::none, 0, "request_receiver_down") == pf::transient);
+  BOOST_CHECK(classify_patch_failure(ec::not_found, 404, "not found") == pf::gone);
+  BOOST_CHECK(classify_patch_failure(ec::conflict, 409, "Precondition failed: UID") == pf::gone);
+  BOOST_CHECK(classify_patch_failure(ec::invalid_request, 422, "spec.x: Invalid value") == pf::rejected);
+  BOOST_CHECK(classify_patch_failure(ec::invalid_request, 400, "bad patch") == pf::rejected);
+  BOOST_CHECK(classify_patch_failure(ec::unauthorized, 403, "forbidden") == pf::rejected);
+  BOOST_CHECK(classify_patch_failure(ec::invalid_request, 413, "") == pf::too_large);
+  BOOST_CHECK(classify_patch_failure(ec::invalid_request, 422,
+                                     "Request entity too large: limit is 3145728") == pf::too_large);
+  BOOST_CHECK(classify_patch_failure(ec::server_error, 500, "etcdserver: request is too large")
+              == pf::too_large);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
