@@ -47,8 +47,9 @@ caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
   writer.heartbeat_interval = cfg.status_heartbeat_interval;
   writer.max_details = static_cast<std::size_t>(cfg.max_non_hyperconverged_per_run);
   writer.dry_run = cfg.dry_run;
-  ctx.status = spawn_status_writer(sys, *api, writer);
   ctx.events = spawn_event_recorder(sys, *api);
+  writer.events = ctx.events; // a status patch the API rejects for good is evented
+  ctx.status = spawn_status_writer(sys, *api, writer);
   ctx.driver = *driver;
   ctx.driver_actor = *driver_actor;
   return stack;

@@ -26,17 +26,6 @@ scheduling_optimization request_named(const std::string& name, std::string uid =
 
 const std::string uid1 = "uid-so1";
 
-event_recorder_actor spawn_mock_events(caf::actor_system& sys,
-                                       std::shared_ptr<std::vector<event_record>> got) {
-  return sys.spawn([got](event_recorder_actor::pointer) -> event_recorder_actor::behavior_type {
-    return {
-      [=](const event_record& r) { got->push_back(r); },
-      [=](atom::flush) { return true; },
-      [=](atom::tick) {},
-    };
-  });
-}
-
 double patches_counted(const char* result) {
   return k8s::default_metrics().value("schedopt_status_patches_total", {{"result", result}});
 }
@@ -227,7 +216,7 @@ BOOST_AUTO_TEST_CASE(unavailable_api_is_retried_with_growing_gaps_never_dropped)
 BOOST_AUTO_TEST_CASE(unprocessable_patch_is_not_retried_and_the_waiter_hears_false) {
   auto events = std::make_shared<std::vector<event_record>>();
   status_writer_options opts;
-  opts.events = track(spawn_mock_events(sys, events));
+  opts.events = track(spawn_mock_event_recorder(sys, events));
   start(opts);
   advance(200ms);
   auto before = patches().size();
