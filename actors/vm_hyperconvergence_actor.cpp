@@ -320,6 +320,13 @@ void read_vm_annotations(kind_pointer self, std::string continue_token = {}) {
           if (!list)
             return fail_run(self, "cannot read VirtualMachines: " + list.err().message);
           auto& key = self->state.ctx.config.vm_cool_off_annotation;
+          for (auto& bad : list->skipped) {
+            // Its cool-off record is unknown; the VMIMs still count for it (SPEC §4).
+            spdlog::warn("virtualmachine {}/{} does not decode; skipped: {}", bad.namespace_,
+                         bad.name, bad.why.message);
+            k8s::default_metrics().counter_add("schedopt_decode_errors_total",
+                                               {{"resource", "virtualmachines"}});
+          }
           for (auto& vm : list->items) {
             auto record = cool_off_record_of(vm.metadata.annotations, key);
             if (!record.empty())
