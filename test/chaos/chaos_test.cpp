@@ -38,6 +38,9 @@ std::vector<std::string> controller_flags(int per_run_cap, std::vector<std::stri
 
 const std::vector<std::string> short_lease = {"--leader-elect", "--lease-duration", "3s",
                                               "--renew-deadline", "2s", "--retry-period", "500ms"};
+/// Bound on the wait for Final once the chaos is over (a healthy short run needs ~20 s).
+std::chrono::seconds final_timeout() { return std::chrono::seconds(sized(60, 600)); }
+
 constexpr long long lease_bound_ms = 3000 + 500; // leaseDuration + retryPeriod
 
 /// Creates `names` in order, a little apart so creationTimestamps order them too.
@@ -107,9 +110,10 @@ void kill_and_resume(const std::string& name, uint64_t seed, int vmis, std::size
   BOOST_TEST_MESSAGE(name << ": " << done_kills << " kills, all done; waiting for Final");
   BOOST_CHECK_MESSAGE(done_kills == kills, "the run ended after " << done_kills << " of " << kills
                                                                     << " kills: make the fleet larger");
-  bool final = wait_all_final(s.sim(), requests, std::chrono::seconds(sized(120, 600)));
+  auto stuck = wait_all_final(s.sim(), requests, final_timeout());
   violations v;
-  v.expect(final, "not every request reached Final in time");
+  v.expect(stuck.empty(), "not every request reached Final within " + std::to_string(final_timeout().count())
+                            + " s: " + stuck);
   int code = fleet.running().empty() ? -1 : fleet.running().back()->terminate();
   v.expect(code == 0, "the last controller exited " + std::to_string(code) + " on SIGTERM");
   auto audit = read_audit(s.sim());
@@ -202,8 +206,9 @@ void stop_leader_repeatedly(const std::string& name, uint64_t seed, int vmis, in
     if (leader.empty())
       break;
   }
-  bool final = wait_all_final(s.sim(), requests, std::chrono::seconds(sized(120, 600)));
-  v.expect(final, "not every request reached Final in time");
+  auto stuck = wait_all_final(s.sim(), requests, final_timeout());
+  v.expect(stuck.empty(), "not every request reached Final within " + std::to_string(final_timeout().count())
+                            + " s: " + stuck);
   for (auto* p : fleet.running()) {
     int code = p->terminate();
     v.expect(code == 0, "a replica exited " + std::to_string(code) + " on the final SIGTERM");
@@ -302,7 +307,7 @@ BOOST_AUTO_TEST_CASE(delete_recreate) {
                  + clock_text(fresh.created_ms));
       return stage_of(obj) == "Final";
     },
-    std::chrono::seconds(sized(120, 600)), 300ms);
+    final_timeout(), 300ms);
   v.expect(final, "the re-created request did not reach Final in time");
   int code = fleet.running().empty() ? -1 : fleet.running().back()->terminate();
   v.expect(code == 0, "the controller exited " + std::to_string(code) + " on SIGTERM");
