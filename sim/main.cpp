@@ -78,7 +78,7 @@ void serve_unlisted_types(object_store& store, resource_registry& registry) {
 
 int serve(const serve_options& o) {
   object_store store(o.watch_history);
-  auto crd_dir = o.crd_dir.empty() ? std::string(SCHEDOPT_DEPLOY_DIR) + "/crds" : o.crd_dir;
+  auto crd_dir = o.crd_dir.empty() ? std::string(SCHEDOPT_DEPLOY_DIR) + "/../sim/crds" : o.crd_dir;
   auto registry = load_registry(store, crd_dir);
   if (!registry)
     return fail(registry.err().message);

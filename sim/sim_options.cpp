@@ -69,7 +69,7 @@ std::string serve_usage() {
          "  --sdk-endpoint-out PATH      write the Portworx SDK gateway URL here\n"
          "  --sdk-token T                bearer token the SDK gateway requires (default: none)\n"
          "  --sdk-port N                 SDK gateway port (default 0, any free port)\n"
-         "  --crd-dir DIR                CRD manifests to serve (default: the source tree's deploy/crds)\n"
+         "  --crd-dir DIR                CRD manifests to serve (default: the source tree's sim/crds)\n"
          "  --watch-history N            watch events retained (default 10000; smaller forces 410s)\n"
          "\n"
          "Scenario:\n"

@@ -86,7 +86,7 @@ struct crd_file {
   std::unique_ptr<yaml_node> root;
   const yaml_node* version = nullptr; // spec.versions[0]
 
-  explicit crd_file(const std::string& name) : text(read_source_file("deploy/crds/" + name)) {
+  explicit crd_file(const std::string& name) : text(read_source_file("sim/crds/" + name)) {
     root = parse_keys(text);
     const yaml_node* versions = root->child("spec") ? root->child("spec")->child("versions") : nullptr;
     version = versions && !versions->children.empty() ? versions : nullptr;
@@ -266,18 +266,18 @@ BOOST_AUTO_TEST_CASE(samples_are_valid_requests) {
 }
 
 BOOST_AUTO_TEST_CASE(controller_runs_leader_elected_with_the_config_map) {
-  std::string deployment = read_source_file("deploy/controller/deployment.yaml");
+  std::string deployment = read_source_file("deploy/manager/deployment.yaml");
   BOOST_TEST(deployment.find(R"(command: ["schedopt", "run", "--leader-elect", "--config", "/etc/schedopt/config.yaml"])")
              != std::string::npos);
   BOOST_TEST(deployment.find("mountPath: /etc/schedopt") != std::string::npos);
   BOOST_TEST(deployment.find("serviceAccountName: schedopt") != std::string::npos);
-  std::string rbac = read_source_file("deploy/controller/rbac.yaml");
+  std::string rbac = read_source_file("deploy/rbac/rbac.yaml");
   for (const char* needle : {"schedulingoptimizations/status", "virtualmachineinstancemigrations",
                              "coordination.k8s.io", "persistentvolumes", "events"}) {
     BOOST_TEST_INFO("rbac " << needle);
     BOOST_TEST(rbac.find(needle) != std::string::npos);
   }
-  std::string config = read_source_file("deploy/controller/configmap.yaml");
+  std::string config = read_source_file("deploy/manager/configmap.yaml");
   for (const char* needle : {"coolOffPeriod: 1h", "maxParallelMigrations: 5", "maxParallelMigrationsLimit: 50",
                              "maxNonHyperconvergedPerRun: 100", "migrationTimeout: 30m", "statusFlushInterval: 1s",
                              "statusHeartbeatInterval: 30s", "pinTargetNode: true", "driver: portworx"}) {
