@@ -58,7 +58,7 @@ std::vector<tracked_request> create_requests(const sim_process& sim, const std::
 std::string stage_tally(const std::map<std::string, int>& tally) {
   std::string out;
   for (auto& [stage, n] : tally)
-    out += (out.empty() ? "" : ", ") + (stage.empty() ? std::string("unseen") : stage) + " " + std::to_string(n);
+    out += (out.empty() ? "" : "; ") + (stage.empty() ? std::string("unseen") : stage) + " " + std::to_string(n);
   return out.empty() ? "none" : out;
 }
 
@@ -94,15 +94,43 @@ void kill_and_resume(const std::string& name, uint64_t seed, int vmis, std::size
   controller_fleet fleet(s, controller_flags(per_run_cap));
   fleet.start();
 
+  // Three kinds of moment, in turn: a seeded pause into the run (mostly Migrating); the
+  // instant the next Pending request is promoted (its evaluation); a short seeded pause
+  // after the restart (informer sync, adoption, the resumed evaluation).
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> pause_ms(300, 3000);
+  std::uniform_int_distribution<int> early_ms(50, 500);
   std::map<std::string, int> tally;
+  std::set<std::string> promoted_seen = {requests.front().name};
   int done_kills = 0;
   for (int i = 0; i < kills; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(rng)));
+    std::string stage;
+    if (i % 3 == 1 && promoted_seen.size() < requests.size()) {
+      // Poll fast until a request we have not seen promoted leaves Pending.
+      eventually(
+        [&] {
+          for (auto& r : requests) {
+            if (promoted_seen.count(r.name))
+              continue;
+            auto st = stage_of(get_request(s.sim(), r.name));
+            if (st != "Pending" && !st.empty()) {
+              promoted_seen.insert(r.name);
+              stage = "at promotion/" + st;
+              return true;
+            }
+            return false; // only the oldest unseen one can be next
+          }
+          return false;
+        },
+        20s, 5ms);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(i % 3 == 2 ? early_ms(rng) : pause_ms(rng)));
+    }
     if (all_final(s.sim(), requests))
       break;
-    ++tally[running_stage(s.sim(), requests)];
+    if (stage.empty())
+      stage = (i % 3 == 2 ? "early/" : "") + running_stage(s.sim(), requests);
+    ++tally[stage];
     fleet.running().back()->kill_hard();
     ++done_kills;
     fleet.start();
