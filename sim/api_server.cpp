@@ -1,4 +1,4 @@
-// HTTP wiring of the simulated API server: authentication, faults, routing of
+// HTTP wiring of the simulated API server: authentication, authorization, faults, routing of
 // /api and /apis paths to the resource handlers, discovery and admin endpoints.
 #include "sim/api_server.hpp"
 
@@ -130,11 +130,20 @@ struct api_server::impl {
     res.set_content(body.dump(), "application/json");
   }
 
-  bool authorized(const httplib::Request& req) {
+  /// Who sent a request: the admin (empty user name), a ServiceAccount, or nobody known.
+  std::optional<user_info> authenticate(const httplib::Request& req) const {
     if (options.token.empty())
-      return true;
+      return user_info{};
     auto header = req.get_header_value("Authorization");
-    return header == "Bearer " + options.token;
+    const std::string bearer = "Bearer ";
+    if (header.rfind(bearer, 0) != 0)
+      return std::nullopt;
+    auto token = header.substr(bearer.size());
+    if (token == options.token)
+      return user_info{};
+    if (options.service_accounts)
+      return options.service_accounts->authenticate(store, token);
+    return std::nullopt;
   }
 
   void handle(const httplib::Request& req, httplib::Response& res) {
@@ -142,9 +151,17 @@ struct api_server::impl {
       res.set_content("ok", "text/plain");
       return;
     }
-    if (!authorized(req)) {
+    auto user = authenticate(req);
+    if (!user) {
       send(res, 401, status_failure(401, "Unauthorized", "Unauthorized"));
       return;
+    }
+    if (!user->name.empty()) {
+      auto denial = denial_of(options.authorization, store, *user, req);
+      if (!denial.is_null()) {
+        send(res, 403, denial);
+        return;
+      }
     }
     if (fault_injector::applies_to(req.path)) {
       if (options.faults.latency.count() > 0)

@@ -1,4 +1,5 @@
-// The simulator's HTTPS Kubernetes API server (SPEC §7): bearer-token auth, discovery,
+// The simulator's HTTPS Kubernetes API server (SPEC §7): bearer-token auth (admin and
+// ServiceAccount tokens), authorization (always-allow or RBAC), discovery,
 // CRUD with list paging and selectors, watch streams, PATCH flavours, /status, Tables,
 // injected faults, and the admin endpoints POST /admin/failover and GET /admin/audit.
 #pragma once
@@ -9,9 +10,11 @@
 #include <string>
 
 #include "model/error.hpp"
+#include "sim/authorization.hpp"
 #include "sim/discovery.hpp"
 #include "sim/faults.hpp"
 #include "sim/object_store.hpp"
+#include "sim/service_accounts.hpp"
 #include "sim/tls.hpp"
 
 namespace schedopt::sim {
@@ -19,7 +22,11 @@ namespace schedopt::sim {
 struct api_server_options {
   std::string host = "127.0.0.1";
   int port = 0; // 0: any free port
-  std::string token;  // required as "Authorization: Bearer <token>"
+  std::string token;  // the admin's, required as "Authorization: Bearer <token>"
+  /// Tokens of --service-account accounts, accepted besides the admin's (may be null).
+  std::shared_ptr<const service_account_tokens> service_accounts;
+  /// What non-admin callers may do; the admin token is always allowed everything.
+  authorization_mode authorization = authorization_mode::always_allow;
   fault_options faults;
   int threads = 64;   // long watches each hold one
   std::chrono::milliseconds bookmark_interval{1000};

@@ -42,6 +42,21 @@ std::vector<served_resource> builtin_resources() {
     builtin("", "Event", "events", "event", true, false, {"ev"}),
     builtin("", "ConfigMap", "configmaps", "configmap", true, false, {"cm"}),
     builtin("coordination.k8s.io", "Lease", "leases", "lease", true, false, {}),
+    // What an install of schedopt (deploy/) creates besides its CRDs, so `kubectl apply -k`
+    // of it succeeds; the RBAC kinds are also what --authorization rbac reads.
+    builtin("", "ServiceAccount", "serviceaccounts", "serviceaccount", true, false, {"sa"}),
+    builtin("", "Service", "services", "service", true, true, {"svc"}),
+    builtin("", "Secret", "secrets", "secret", true, false, {}),
+    builtin("apps", "Deployment", "deployments", "deployment", true, true, {"deploy"}),
+    builtin("policy", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,
+            true, {"pdb"}),
+    builtin("networking.k8s.io", "NetworkPolicy", "networkpolicies", "networkpolicy", true, false,
+            {"netpol"}),
+    builtin("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", "clusterrole", false, false, {}),
+    builtin("rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings",
+            "clusterrolebinding", false, false, {}),
+    builtin("rbac.authorization.k8s.io", "Role", "roles", "role", true, false, {}),
+    builtin("rbac.authorization.k8s.io", "RoleBinding", "rolebindings", "rolebinding", true, false, {}),
     builtin("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions",
             "customresourcedefinition", false, true, {"crd", "crds"}),
   };

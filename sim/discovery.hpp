@@ -18,8 +18,10 @@ struct served_resource {
   nlohmann::json printer_columns = nlohmann::json::array(); // CRD additionalPrinterColumns
 };
 
-/// Core types schedopt touches: namespaces, nodes, persistentvolumeclaims,
-/// persistentvolumes, events, configmaps, leases, customresourcedefinitions.
+/// Core types schedopt touches (namespaces, nodes, persistentvolumeclaims,
+/// persistentvolumes, events, configmaps, leases, customresourcedefinitions) and the
+/// kinds an install contains (serviceaccounts, services, secrets, deployments,
+/// poddisruptionbudgets, networkpolicies, RBAC roles and bindings).
 std::vector<served_resource> builtin_resources();
 
 class resource_registry {

@@ -12,6 +12,7 @@
 #include "sim/crd_loader.hpp"
 #include "sim/kubeconfig_writer.hpp"
 #include "sim/object_store.hpp"
+#include "sim/service_accounts.hpp"
 #include "sim/sim_options.hpp"
 #include "sim/tls.hpp"
 #include "sim/world.hpp"
@@ -100,6 +101,16 @@ int serve(const serve_options& o) {
   server_options.port = o.listen_port;
   server_options.token = o.token.empty() ? random_token() : o.token;
   server_options.faults = o.faults;
+  server_options.authorization = o.authorization;
+  auto accounts = std::make_shared<service_account_tokens>();
+  std::vector<std::string> account_tokens;
+  for (auto& sa : o.service_accounts) {
+    auto token = accounts->issue(store, sa.ns, sa.name);
+    if (!token)
+      return fail(token.err().message);
+    account_tokens.push_back(*token);
+  }
+  server_options.service_accounts = accounts;
   api_server server(store, std::move(*registry), server_options);
   server.set_failover_handler([&](const std::string& node) { return sim_world.failover(node); });
   if (auto started = server.start(*tls); !started)
@@ -108,6 +119,12 @@ int serve(const serve_options& o) {
                                       server_options.token);
       !written)
     return fail(written.err().message);
+  for (std::size_t i = 0; i < o.service_accounts.size(); ++i) {
+    auto& sa = o.service_accounts[i];
+    if (auto written = write_service_account_dir(sa.dir, account_tokens[i], tls->ca_cert_pem, sa.ns);
+        !written)
+      return fail(written.err().message);
+  }
   if (!o.sdk_endpoint_out.empty() && !write_file(o.sdk_endpoint_out, sim_world.sdk_url() + "\n"))
     return fail("cannot write \"" + o.sdk_endpoint_out + "\"");
 

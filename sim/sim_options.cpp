@@ -72,6 +72,15 @@ std::string serve_usage() {
          "  --crd-dir DIR                CRD manifests to serve (default: the source tree's sim/crds)\n"
          "  --watch-history N            watch events retained (default 10000; smaller forces 410s)\n"
          "\n"
+         "Authorization:\n"
+         "  --authorization MODE         always-allow (default: every valid token may do anything)\n"
+         "                               or rbac (ServiceAccount tokens get what stored RBAC objects\n"
+         "                               grant; the admin token of the kubeconfig is always allowed)\n"
+         "  --service-account NS/NAME    create this ServiceAccount (and namespace) and issue it a\n"
+         "                               token; repeatable, each followed by --service-account-dir\n"
+         "  --service-account-dir DIR    write the preceding account's token, ca.crt and namespace\n"
+         "                               here, as the kubelet mounts them\n"
+         "\n"
          "Scenario:\n"
          "  --nodes N                    nodes (default 6)\n"
          "  --vmis N                     running VMIs (default 40)\n"
@@ -168,6 +177,32 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
        o.watch_history = static_cast<std::size_t>(*n);
        return std::nullopt;
      }},
+    {"--authorization",
+     [&o](const std::string&, const std::string& v) -> std::optional<error> {
+       auto mode = parse_authorization_mode(v);
+       if (!mode)
+         return mode.err();
+       o.authorization = *mode;
+       return std::nullopt;
+     }},
+    {"--service-account",
+     [&o](const std::string& f, const std::string& v) -> std::optional<error> {
+       auto slash = v.find('/');
+       if (slash == std::string::npos || slash == 0 || slash + 1 == v.size()
+           || v.find('/', slash + 1) != std::string::npos)
+         return flag_error("invalid value \"" + v + "\" for " + f + ": expected NAMESPACE/NAME");
+       o.service_accounts.push_back({v.substr(0, slash), v.substr(slash + 1), {}});
+       return std::nullopt;
+     }},
+    {"--service-account-dir",
+     [&o](const std::string& f, const std::string& v) -> std::optional<error> {
+       if (o.service_accounts.empty() || !o.service_accounts.back().dir.empty())
+         return flag_error(f + " must follow a --service-account NAMESPACE/NAME of its own");
+       if (v.empty())
+         return flag_error("flag " + f + " needs a non-empty value");
+       o.service_accounts.back().dir = v;
+       return std::nullopt;
+     }},
     {"--nodes", int_flag(s.nodes, 1, 100000)},
     {"--vmis", int_flag(s.vmis, 0, 10000000)},
     {"--volumes-per-vmi", int_flag(s.volumes_per_vmi, 0, 64)},
@@ -226,6 +261,10 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
   }
   if (o.kubeconfig_out.empty())
     return flag_error("--kubeconfig-out PATH is required");
+  for (auto& sa : o.service_accounts)
+    if (sa.dir.empty())
+      return flag_error("--service-account " + sa.ns + "/" + sa.name
+                        + " needs a --service-account-dir DIR after it");
   if (o.faults.rate_5xx + o.faults.rate_429 > 1.0)
     return flag_error("--fault-5xx-rate plus --fault-429-rate must not exceed 1");
   return cmd;

@@ -6,10 +6,18 @@
 #include <vector>
 
 #include "model/error.hpp"
+#include "sim/authorization.hpp"
 #include "sim/faults.hpp"
 #include "sim/scenario.hpp"
 
 namespace schedopt::sim {
+
+/// --service-account NS/NAME with the --service-account-dir DIR that follows it.
+struct service_account_option {
+  std::string ns;
+  std::string name;
+  std::string dir;
+};
 
 struct serve_options {
   std::string listen_host = "127.0.0.1";
@@ -22,6 +30,8 @@ struct serve_options {
   std::string crd_dir;          // default: SCHEDOPT_DEPLOY_DIR/crds
   std::size_t watch_history = 10000;
   std::chrono::milliseconds failover_after{0}; // 0: never
+  authorization_mode authorization = authorization_mode::always_allow;
+  std::vector<service_account_option> service_accounts;
   scenario_options scenario;
   fault_options faults;
 };

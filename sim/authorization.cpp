@@ -1,0 +1,51 @@
+// Authorizer chain: admin-only simulator endpoints, bootstrap discovery grants, RBAC.
+#include "sim/authorization.hpp"
+
+#include <httplib.h>
+
+#include "sim/rbac_authorizer.hpp"
+
+namespace schedopt::sim {
+
+namespace {
+
+/// The nonResourceURLs rule of system:discovery plus system:public-info-viewer.
+const nlohmann::json& discovery_rule() {
+  static const nlohmann::json rule = {
+    {"verbs", {"get"}},
+    {"nonResourceURLs",
+     {"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*",
+      "/readyz", "/version", "/version/"}}};
+  return rule;
+}
+
+bool admin_only(const request_attributes& a) {
+  return !a.resource_request && (a.path == "/admin" || a.path.rfind("/admin/", 0) == 0);
+}
+
+} // namespace
+
+expected<authorization_mode> parse_authorization_mode(const std::string& text) {
+  if (text == "always-allow")
+    return authorization_mode::always_allow;
+  if (text == "rbac")
+    return authorization_mode::rbac;
+  return make_error(ec::config_error,
+                    "invalid value \"" + text + "\" for --authorization: expected always-allow or rbac");
+}
+
+nlohmann::json denial_of(authorization_mode mode, const object_store& store, const user_info& user,
+                         const httplib::Request& req) {
+  if (mode == authorization_mode::always_allow)
+    return nullptr;
+  auto attrs = attributes_of(req);
+  if (admin_only(attrs))
+    return forbidden_status(user, attrs);
+  if (!attrs.resource_request && rule_allows(discovery_rule(), attrs))
+    return nullptr;
+  if (rbac_allows(store, user, attrs))
+    return nullptr;
+  return forbidden_status(user, attrs);
+}
+
+} // namespace schedopt::sim
