@@ -2,13 +2,29 @@
 # Installs every build and test dependency of schedopt from Debian bookworm's packages.
 # Idempotent and non-interactive; run as root. kubectl is optional (conformance tests use it
 # when present and say so when they skip).
+#
+#   deploy/bootstrap.sh           build and test dependencies
+#   deploy/bootstrap.sh --image   also buildah and bubblewrap: the `image` target
+#                                 (deploy/image/build.sh) and test_deploy, which runs the
+#                                 image's root filesystem under bwrap (CI passes --image;
+#                                 SCHEDOPT_BOOTSTRAP_IMAGE=1 does the same)
 set -euo pipefail
+image=${SCHEDOPT_BOOTSTRAP_IMAGE:-0}
+for arg in "$@"; do
+  case $arg in
+    --image) image=1 ;;
+    *) echo "bootstrap.sh: unknown argument $arg (only --image)" >&2; exit 2 ;;
+  esac
+done
 packages=(
   g++ cmake ninja-build ccache pkg-config
   libcaf-dev libcurl4-openssl-dev libsimdjson-dev libspdlog-dev libboost-test-dev
   libcpp-httplib-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev
   python3 procps
 )
+if [[ $image == 1 ]]; then
+  packages+=(buildah bubblewrap binutils ca-certificates)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
