@@ -130,7 +130,8 @@ struct api_server::impl {
     res.set_content(body.dump(), "application/json");
   }
 
-  /// Who sent a request: the admin (empty user name), a ServiceAccount, or nobody known.
+  /// Who sent a request: the admin (empty user name; audited as system:admin), a
+  /// ServiceAccount, or nobody known.
   std::optional<user_info> authenticate(const httplib::Request& req) const {
     if (options.token.empty())
       return user_info{};
@@ -146,7 +147,8 @@ struct api_server::impl {
     return std::nullopt;
   }
 
-  void handle(const httplib::Request& req, httplib::Response& res) {
+  /// `user_name` receives who the request was authenticated as, for the audit.
+  void handle(const httplib::Request& req, httplib::Response& res, std::string& user_name) {
     if (is_public_path(req.path)) {
       res.set_content("ok", "text/plain");
       return;
@@ -156,6 +158,7 @@ struct api_server::impl {
       send(res, 401, status_failure(401, "Unauthorized", "Unauthorized"));
       return;
     }
+    user_name = user->name.empty() ? std::string{"system:admin"} : user->name;
     if (!user->name.empty()) {
       auto denial = denial_of(options.authorization, store, *user, req);
       if (!denial.is_null()) {
@@ -283,13 +286,17 @@ struct api_server::impl {
     std::optional<client_identity_scope> identity;
     if (mutating)
       identity.emplace(req.get_header_value("User-Agent"));
+    std::string user;
     try {
-      handle(req, res);
+      handle(req, res, user);
     } catch (const std::exception& e) {
       send(res, 500, status_failure(500, "InternalError", std::string{"Internal error occurred: "} + e.what()));
     }
-    if (mutating)
-      audit->record_write(describe_write(req, res, registry));
+    if (mutating) {
+      auto write = describe_write(req, res, registry);
+      write.user = std::move(user);
+      audit->record_write(std::move(write));
+    }
   }
 };
 

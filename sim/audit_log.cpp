@@ -160,6 +160,7 @@ json audit_log::to_json(uint64_t writes_since, uint64_t* next_since) const {
                       {"namespace", w.ns},
                       {"name", w.name},
                       {"identity", w.identity},
+                      {"user", w.user},
                       {"code", w.code}});
   }
   if (next_since != nullptr)

@@ -26,6 +26,7 @@ struct audit_write {
   std::string ns;
   std::string name;
   std::string identity; // the User-Agent header, verbatim
+  std::string user;     // who the token authenticated: system:admin, system:serviceaccount:<ns>:<n>; "" for none
   int code = 0;
 };
 

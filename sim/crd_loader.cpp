@@ -69,6 +69,17 @@ expected<loaded_crd> crd_from_json(const json& crd) {
   auto& vs = out.resource.versions;
   std::stable_partition(vs.begin(), vs.end(), [&](const std::string& v) { return v == type.version; });
   out.manifest = crd;
+  // What apiextensions-apiserver reports once a CRD is served; typed clients (e.g. the
+  // Python client) require acceptedNames and storedVersions in a status.
+  out.manifest["status"] = {
+    {"acceptedNames", names},
+    {"conditions",
+     json::array({{{"type", "NamesAccepted"}, {"status", "True"}, {"reason", "NoConflicts"},
+                   {"message", "no conflicts found"}, {"lastTransitionTime", "2026-01-01T00:00:00Z"}},
+                  {{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
+                   {"message", "the initial names have been accepted"},
+                   {"lastTransitionTime", "2026-01-01T00:00:00Z"}}})},
+    {"storedVersions", json::array({type.version})}};
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "sim/crd_loader.hpp"
 #include "sim/kubeconfig_writer.hpp"
 #include "sim/object_store.hpp"
+#include "sim/scenario_objects.hpp"
 #include "sim/service_accounts.hpp"
 #include "sim/sim_options.hpp"
 #include "sim/tls.hpp"
@@ -86,10 +87,7 @@ int serve(const serve_options& o) {
   world sim_world(store, o.scenario);
   serve_unlisted_types(store, *registry);
   for (auto ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
-    store.create("namespaces", {{"apiVersion", "v1"},
-                                {"kind", "Namespace"},
-                                {"metadata", {{"name", ns}}},
-                                {"status", {{"phase", "Active"}}}});
+    store.create("namespaces", namespace_object(ns));
   if (auto started = sim_world.start(o.sdk_port, o.sdk_token); !started)
     return fail("cannot start the simulated world: " + started.err().message);
 

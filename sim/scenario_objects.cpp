@@ -2,6 +2,8 @@
 // fields nobody reads are kept to a plausible handful so lists stay realistic in size.
 #include "sim/scenario_objects.hpp"
 
+#include <cstdint>
+
 namespace schedopt::sim {
 
 using json = nlohmann::json;
@@ -43,6 +45,27 @@ json vmi_spec(const vmi_plan& plan) {
           {"networks", json::array({{{"name", "default"}, {"pod", json::object()}}})},
           {"terminationGracePeriodSeconds", 180},
           {"volumes", volumes}};
+}
+
+/// 16 hex digits derived from a node name (FNV-1a with a salt), so a seed's nodes keep
+/// their machine ids from run to run as real nodes do.
+std::string node_hex(const std::string& name, unsigned salt) {
+  uint64_t h = 1469598103934665603ULL ^ (salt * 0x9e3779b97f4a7c15ULL);
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  static const char digits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4)
+    out[static_cast<std::size_t>(i)] = digits[h & 15];
+  return out;
+}
+
+std::string node_uuid(const std::string& name, unsigned salt) {
+  auto hex = node_hex(name, salt * 2) + node_hex(name, salt * 2 + 1);
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4)
+         + "-" + hex.substr(20, 12);
 }
 
 } // namespace
@@ -93,12 +116,15 @@ json node_object(const std::string& name, const std::string& ip) {
             {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", 10250}}}}},
             {"nodeInfo",
              {{"architecture", "amd64"},
+              {"bootID", node_uuid(name, 2)},
               {"containerRuntimeVersion", "containerd://1.7.22"},
               {"kernelVersion", "5.14.0-427.40.1.el9_4.x86_64"},
               {"kubeProxyVersion", "v1.30.6"},
               {"kubeletVersion", "v1.30.6"},
+              {"machineID", node_hex(name, 0) + node_hex(name, 1)},
               {"operatingSystem", "linux"},
-              {"osImage", "Red Hat Enterprise Linux CoreOS 9.4"}}}}}};
+              {"osImage", "Red Hat Enterprise Linux CoreOS 9.4"},
+              {"systemUUID", node_uuid(name, 3)}}}}}};
 }
 
 json pvc_object(const std::string& ns, const std::string& name, const std::string& pv_name,
