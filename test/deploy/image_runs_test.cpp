@@ -1,0 +1,330 @@
+// The image runs as a pod would: deploy/image/build.sh writes the OCI archive, its layer
+// is unpacked into a root filesystem, and `schedopt run --leader-elect --config
+// /etc/schedopt/config.yaml` (the Deployment's command, with the ConfigMap's config file)
+// runs in it under bubblewrap: the rootfs read-only as /, uid/gid 65532, every namespace
+// unshared but the network, no capabilities, tmpfs /tmp, and the ServiceAccount the
+// simulator issued mounted where the kubelet mounts it. Only KUBERNETES_SERVICE_HOST/PORT
+// point it at the simulator (in-cluster config, no kubeconfig), and the simulator enforces
+// RBAC with the objects of deploy/ (kubectl apply -k deploy/default when kubectl exists,
+// else deploy/rbac posted as JSON). Judged by the API objects: the request reaches Final
+// with migrations done, and the Lease names the replica.
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "e2e/e2e_fixture.hpp"
+
+namespace fs = std::filesystem;
+using namespace schedopt::e2e;
+namespace utf = boost::unit_test;
+
+namespace {
+
+const std::string source_dir = SCHEDOPT_SOURCE_DIR;
+
+std::string on_path(const std::string& tool) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (!dir.empty() && access((dir + "/" + tool).c_str(), X_OK) == 0)
+      return dir + "/" + tool;
+  return {};
+}
+
+/// Skips (reported as skipped by Boost.Test, and by CTest through the "test_deploy
+/// skipped:" line) when the image cannot be built or run here.
+boost::test_tools::assertion_result image_tools_present(utf::test_unit_id) {
+  std::string missing;
+  for (const char* tool : {"buildah", "bwrap", "tar"})
+    if (on_path(tool).empty())
+      missing += std::string(missing.empty() ? "" : ", ") + tool;
+  if (missing.empty())
+    return true;
+  std::cout << "test_deploy skipped: " << missing
+            << " missing (deploy/bootstrap.sh --image installs buildah and bubblewrap)" << std::endl;
+  boost::test_tools::assertion_result r(false);
+  r.message() << missing << " missing";
+  return r;
+}
+
+/// Output and exit code of a shell command (stderr merged).
+std::pair<int, std::string> run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p)
+    return {-1, "popen failed"};
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+    out.append(buf, n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    char tmpl[] = "/tmp/schedopt-deploy-test-XXXXXX";
+    path = mkdtemp(tmpl) ? tmpl : "/tmp/schedopt-deploy-test";
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+/// A process named `comm` among the descendants of `root` (bwrap's child's child), 0 if none.
+pid_t descendant_named(pid_t root, const std::string& comm) {
+  std::map<pid_t, std::pair<pid_t, std::string>> procs; // pid -> (ppid, comm)
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    pid_t pid = std::atoi(e.path().filename().c_str());
+    if (pid <= 0)
+      continue;
+    std::string stat = read_file(e.path() / "stat");
+    auto open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos)
+      continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    procs[pid] = {ppid, stat.substr(open + 1, close - open - 1)};
+  }
+  for (const auto& [pid, info] : procs) {
+    if (info.second != comm)
+      continue;
+    for (pid_t up = info.first; up > 1; up = procs.count(up) ? procs[up].first : 0)
+      if (up == root)
+        return pid;
+  }
+  return 0;
+}
+
+json blob(const fs::path& layout, const std::string& digest) {
+  return json::parse(read_file(layout / "blobs" / "sha256" / digest.substr(digest.find(':') + 1)));
+}
+
+/// The config.yaml the ConfigMap of deploy/manager carries (its block scalar, unindented).
+std::string config_map_file() {
+  std::istringstream in(read_file(source_dir + "/deploy/manager/configmap.yaml"));
+  std::string line, out;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (inside) {
+      if (line.rfind("    ", 0) != 0 && !line.empty())
+        break;
+      out += (line.size() > 4 ? line.substr(4) : std::string()) + "\n";
+    } else if (line.find("config.yaml: |") != std::string::npos) {
+      inside = true;
+    }
+  }
+  return out;
+}
+
+json yaml_to_json(const YAML::Node& n) {
+  switch (n.Type()) {
+  case YAML::NodeType::Map: {
+    json o = json::object();
+    for (const auto& kv : n)
+      o[kv.first.as<std::string>()] = yaml_to_json(kv.second);
+    return o;
+  }
+  case YAML::NodeType::Sequence: {
+    json a = json::array();
+    for (const auto& v : n)
+      a.push_back(yaml_to_json(v));
+    return a;
+  }
+  case YAML::NodeType::Scalar: {
+    if (n.Tag() == "!") // quoted
+      return n.as<std::string>();
+    bool b;
+    long long i;
+    if (YAML::convert<bool>::decode(n, b))
+      return b;
+    if (YAML::convert<long long>::decode(n, i))
+      return i;
+    return n.as<std::string>();
+  }
+  default:
+    return nullptr;
+  }
+}
+
+/// Posts every object of the given manifests as the simulator's admin (409 is fine: the
+/// simulator already made the ServiceAccount it issued a token for).
+void post_manifests(const sim_process& sim, const std::vector<std::string>& files) {
+  for (const auto& file : files) {
+    for (const auto& doc : YAML::LoadAll(read_file(source_dir + "/" + file))) {
+      json obj = yaml_to_json(doc);
+      if (!obj.is_object())
+        continue;
+      std::string api = obj.value("apiVersion", "");
+      std::string kind = obj.value("kind", "");
+      std::string plural;
+      for (char c : kind)
+        plural += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      plural += "s";
+      std::string path = (api == "v1" ? "/api/v1" : "/apis/" + api);
+      std::string ns = obj.value("/metadata/namespace"_json_pointer, std::string());
+      if (!ns.empty())
+        path += "/namespaces/" + ns;
+      path += "/" + plural;
+      auto reply = schedopt::test::http_request(sim, "POST", path, obj.dump(), "application/json");
+      BOOST_TEST_INFO(file << ": " << kind << " -> " << reply.body);
+      BOOST_REQUIRE(reply.status == 201 || reply.status == 409);
+    }
+  }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(image)
+
+BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
+                     *utf::precondition(image_tools_present) * utf::timeout(300)) {
+  temp_dir tmp;
+  const fs::path archive = tmp.path / "schedopt-image.tar";
+  const fs::path layout = tmp.path / "oci";
+  const fs::path rootfs = tmp.path / "rootfs";
+  const fs::path sa_dir = tmp.path / "serviceaccount";
+  const fs::path config_dir = tmp.path / "config";
+
+  // 1. The image, built by the same script as the `image` target.
+  auto built = run("'" + source_dir + "/deploy/image/build.sh' --binary '" + schedopt_binary() + "' --output '"
+                   + archive.string() + "'");
+  BOOST_REQUIRE_MESSAGE(built.first == 0, "build.sh failed:\n" + built.second);
+  BOOST_TEST_MESSAGE(built.second);
+
+  // 2. Its root filesystem, from the archive itself: index -> manifest -> config, layers.
+  fs::create_directories(layout);
+  fs::create_directories(rootfs);
+  auto untar = run("tar -xf '" + archive.string() + "' -C '" + layout.string() + "'");
+  BOOST_REQUIRE_MESSAGE(untar.first == 0, untar.second);
+  json index = json::parse(read_file(layout / "index.json"));
+  BOOST_REQUIRE_EQUAL(index["manifests"].size(), 1u);
+  json manifest = blob(layout, index["manifests"][0]["digest"]);
+  json config = blob(layout, manifest["config"]["digest"]);
+  BOOST_TEST(config["config"]["User"].get<std::string>() == "65532:65532");
+  BOOST_TEST(config["config"]["Entrypoint"] == json::parse(R"(["/usr/local/bin/schedopt", "run"])"));
+  auto labels = config["config"]["Labels"];
+  BOOST_TEST(labels.value("org.opencontainers.image.revision", "").size() >= 7u);
+  BOOST_TEST(!labels.value("org.opencontainers.image.version", "").empty());
+  BOOST_TEST(!labels.value("org.opencontainers.image.source", "").empty());
+  BOOST_TEST(config["rootfs"]["diff_ids"].size() == manifest["layers"].size());
+  for (auto& layer : manifest["layers"]) {
+    std::string digest = layer["digest"];
+    auto x = run("tar -xf '" + (layout / "blobs" / "sha256" / digest.substr(7)).string() + "' -C '"
+                 + rootfs.string() + "'");
+    BOOST_REQUIRE_MESSAGE(x.first == 0, x.second);
+  }
+  for (const char* f : {"usr/local/bin/schedopt", "etc/ssl/certs/ca-certificates.crt", "etc/passwd", "etc/group",
+                        "lib64/ld-linux-x86-64.so.2"})
+    BOOST_TEST(fs::exists(rootfs / f), f);
+  BOOST_TEST(read_file(rootfs / "etc/passwd").find("nonroot:x:65532:65532:") != std::string::npos);
+  BOOST_TEST(read_file(rootfs / "etc/group").find("nonroot:x:65532:") != std::string::npos);
+  BOOST_TEST(fs::is_directory(rootfs / "tmp"));
+
+  // 3. The cluster: RBAC enforced, the ServiceAccount schedopt/schedopt mounted as the
+  // kubelet would, and the RBAC objects of deploy/ applied by the admin.
+  scenario sc("portworx", {"--vmis", "12", "--misplaced", "0.5", "--migration-duration", "1s",
+                           "--authorization", "rbac", "--service-account", "schedopt/schedopt",
+                           "--service-account-dir", sa_dir.string()});
+  for (const char* f : {"token", "ca.crt", "namespace"})
+    BOOST_REQUIRE_MESSAGE(fs::exists(sa_dir / f), std::string("simulator wrote no ") + f);
+  BOOST_TEST(read_file(sa_dir / "namespace").rfind("schedopt", 0) == 0u);
+  if (!on_path("kubectl").empty()) {
+    auto applied = run("kubectl --kubeconfig '" + sc.sim().kubeconfig() + "' apply -k '" + source_dir
+                       + "/deploy/default'");
+    BOOST_REQUIRE_MESSAGE(applied.first == 0, "kubectl apply -k deploy/default:\n" + applied.second);
+    BOOST_TEST_MESSAGE("RBAC from kubectl apply -k deploy/default");
+  } else {
+    post_manifests(sc.sim(), {"deploy/rbac/serviceaccount.yaml", "deploy/rbac/rbac.yaml"});
+    BOOST_TEST_MESSAGE("kubectl missing: RBAC from deploy/rbac posted as JSON");
+  }
+  // Without the bindings the ServiceAccount may not even list requests.
+  auto denied = run("curl -s -o /dev/null -w '%{http_code}' --cacert '" + (sa_dir / "ca.crt").string()
+                    + "' -H \"Authorization: Bearer $(cat '" + (sa_dir / "token").string() + "')\" " + sc.sim().url()
+                    + "/api/v1/secrets");
+  if (denied.first == 0)
+    BOOST_TEST(denied.second == "403"); // the ClusterRole grants no Secrets
+
+  fs::create_directories(config_dir);
+  std::ofstream(config_dir / "config.yaml") << config_map_file();
+
+  // 4. The controller as the pod runs it.
+  std::string bwrap = on_path("bwrap");
+  setenv("SCHEDOPT_BINARY", bwrap.c_str(), 1);
+  std::vector<std::string> args = {
+    "--ro-bind", rootfs.string(), "/",
+    "--unshare-all", "--share-net", "--die-with-parent", "--hostname", "schedopt-image-test",
+    "--uid", "65532", "--gid", "65532", "--cap-drop", "ALL",
+    "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    "--ro-bind", sa_dir.string(), "/var/run/secrets/kubernetes.io/serviceaccount",
+    "--ro-bind", config_dir.string(), "/etc/schedopt",
+    "--clearenv",
+    "--setenv", "PATH", "/usr/local/bin",
+    "--setenv", "KUBERNETES_SERVICE_HOST", "127.0.0.1",
+    "--setenv", "KUBERNETES_SERVICE_PORT", std::to_string(sc.sim().port()),
+    "--setenv", "MALLOC_ARENA_MAX", "2",
+    "--setenv", "POD_NAME", "schedopt-image-test",
+    "--setenv", "POD_NAMESPACE", "schedopt",
+    "--",
+    "/usr/local/bin/schedopt", "run", "--leader-elect", "--config", "/etc/schedopt/config.yaml",
+    // The simulator's SDK gateway and a port of its own instead of :8080; the rest is the
+    // ConfigMap's.
+    "--portworx-endpoint", sc.sim().sdk_url(),
+    "--metrics-listen", "127.0.0.1:0",
+    "--status-flush-interval", "200ms"};
+  child_process ctl(args);
+  unsetenv("SCHEDOPT_BINARY");
+  struct dump_on_failure {
+    child_process& c;
+    ~dump_on_failure() {
+      if (std::uncaught_exceptions() > 0 || current_test_failed())
+        std::cerr << "---- schedopt (bwrap) log ----\n" << c.log_tail() << "---- end ----" << std::endl;
+    }
+  } dump{ctl};
+
+  // 5. Converges a request, judged by the API objects.
+  sc.create_request("from-image", scenario::enabled_spec());
+  json done = sc.wait_final("from-image", std::chrono::seconds(120));
+  BOOST_TEST(status_of_request(done) == "Successful", done.dump());
+  BOOST_TEST(counter(done, "successful") > 0, done.dump());
+  BOOST_TEST(sc.schedopt_vmims().size() > 0u);
+  json lease = get(sc.sim(), "/apis/coordination.k8s.io/v1/namespaces/schedopt/leases/schedopt-leader");
+  BOOST_TEST(lease.value("/spec/holderIdentity"_json_pointer, std::string()).find("schedopt-image-test")
+             != std::string::npos, lease.dump());
+  BOOST_TEST(ctl.running());
+  if (int port = ctl.metrics_port(); port > 0) {
+    BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status == 200);
+    BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/readyz").status == 200);
+  }
+  // The kubelet's SIGTERM goes to the container's process, schedopt itself (bwrap does
+  // not forward signals): it releases the Lease and exits 0, and bwrap exits with it.
+  pid_t inner = descendant_named(ctl.pid(), "schedopt");
+  BOOST_REQUIRE_MESSAGE(inner > 0, "no schedopt process under bwrap");
+  kill(inner, SIGTERM);
+  BOOST_TEST(ctl.wait_exit(std::chrono::seconds(20)) == 0);
+  json released = get(sc.sim(), "/apis/coordination.k8s.io/v1/namespaces/schedopt/leases/schedopt-leader");
+  BOOST_TEST(released.value("/spec/holderIdentity"_json_pointer, std::string())
+               != lease.value("/spec/holderIdentity"_json_pointer, std::string()), released.dump());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
