@@ -26,8 +26,8 @@ struct audit_write {
   std::string ns;
   std::string name;
   std::string identity; // the User-Agent header, verbatim
-  std::string user;     // who the token authenticated: system:admin, system:serviceaccount:<ns>:<n>; "" for none
   int code = 0;
+  std::string user; // whom the token authenticated (system:admin, system:serviceaccount:<ns>:<name>), "" for nobody
 };
 
 /// Names the HTTP client a thread is serving for as long as the scope lives, so a VMIM

@@ -137,7 +137,7 @@ BOOST_AUTO_TEST_CASE(caps_drop_the_oldest_and_since_pages_writes) {
   auto audit = std::make_shared<audit_log>(10, 3);
   for (int i = 0; i < 5; ++i)
     audit->record_write({std::chrono::system_clock::now(), "create", "configmaps", "", "default",
-                         "cm-" + std::to_string(i), "ua", 201});
+                         "cm-" + std::to_string(i), "ua", 201, ""});
   uint64_t next = 0;
   auto all = audit->to_json(0, &next);
   BOOST_TEST(next == 5u);

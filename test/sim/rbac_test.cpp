@@ -1,0 +1,362 @@
+// --authorization rbac on the wire: ServiceAccount tokens issued by --service-account get
+// exactly what the stored RBAC objects grant (cluster-wide, per namespace, per
+// subresource, per verb and resource name) and Kubernetes' 403 body otherwise; the
+// account directory holds what the kubelet mounts.
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "wire_fixture.hpp"
+#include "wire_http.hpp"
+
+using namespace schedopt::test;
+using nlohmann::json;
+
+namespace {
+
+/// The accounts the shared RBAC simulator issues, one per case so grants do not leak
+/// between cases; their directories live under one temp dir.
+const char* const accounts[] = {"schedopt/schedopt", "rbac/ns-user", "rbac/status-user",
+                                "rbac/watch-user", "rbac/files-user"};
+
+/// Removed at exit, after the simulator that writes into it (constructed later) is gone.
+struct temp_dir {
+  std::string path;
+  temp_dir() {
+    char tmpl[] = "/tmp/schedopt-sim-rbac-XXXXXX";
+    if (mkdtemp(tmpl) != nullptr)
+      path = tmpl;
+  }
+  ~temp_dir() {
+    if (!path.empty() && std::system(("rm -rf '" + path + "'").c_str()) != 0) {
+      // Leftover temp files are harmless.
+    }
+  }
+};
+
+const std::string& accounts_dir() {
+  static temp_dir dir;
+  return dir.path;
+}
+
+std::string account_dir(const std::string& account) {
+  auto flat = account;
+  for (auto& c : flat)
+    c = c == '/' ? '_' : c;
+  return accounts_dir() + "/" + flat;
+}
+
+sim_process& rbac_sim() {
+  static sim_process sim([] {
+    std::vector<std::string> args = {"--nodes", "3", "--vmis", "6", "--seed", "11",
+                                     "--authorization", "rbac"};
+    for (auto* a : accounts) {
+      args.insert(args.end(), {"--service-account", a, "--service-account-dir", account_dir(a)});
+    }
+    return args;
+  }());
+  return sim;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string token_of(const std::string& account) {
+  return read_file(account_dir(account) + "/token");
+}
+
+std::string user_of(const std::string& account) {
+  auto slash = account.find('/');
+  return "system:serviceaccount:" + account.substr(0, slash) + ":" + account.substr(slash + 1);
+}
+
+http_reply as(const std::string& account, const std::string& method, const std::string& path,
+              const std::string& body = {},
+              const std::string& content_type = "application/json") {
+  return http_request(rbac_sim(), method, path, body, content_type, token_of(account));
+}
+
+http_reply as_admin(const std::string& method, const std::string& path, const std::string& body = {}) {
+  return http_request(rbac_sim(), method, path, body);
+}
+
+void create_ok(const std::string& path, const json& body) {
+  auto reply = as_admin("POST", path, body.dump());
+  BOOST_REQUIRE_MESSAGE(reply.status == 201, path << ": " << reply.status << " " << reply.body);
+}
+
+const std::string rbac_api = "/apis/rbac.authorization.k8s.io/v1";
+
+void cluster_role(const std::string& name, const json& rules) {
+  create_ok(rbac_api + "/clusterroles",
+            {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRole"},
+             {"metadata", {{"name", name}}}, {"rules", rules}});
+}
+
+json sa_subject(const std::string& account) {
+  auto slash = account.find('/');
+  return json::array({{{"kind", "ServiceAccount"},
+                       {"name", account.substr(slash + 1)},
+                       {"namespace", account.substr(0, slash)}}});
+}
+
+void cluster_role_binding(const std::string& name, const std::string& role, const json& subjects) {
+  create_ok(rbac_api + "/clusterrolebindings",
+            {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRoleBinding"},
+             {"metadata", {{"name", name}}},
+             {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", role}}},
+             {"subjects", subjects}});
+}
+
+void ensure_namespace(const std::string& ns) {
+  auto reply = as_admin("POST", "/api/v1/namespaces",
+                        json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}.dump());
+  BOOST_REQUIRE(reply.status == 201 || reply.status == 409);
+}
+
+json forbidden(const std::string& message, const json& details) {
+  return {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
+          {"status", "Failure"}, {"message", message}, {"reason", "Forbidden"},
+          {"details", details}, {"code", 403}};
+}
+
+json vmim_body(const std::string& name, const std::string& vmi) {
+  return {{"apiVersion", "kubevirt.io/v1"}, {"kind", "VirtualMachineInstanceMigration"},
+          {"metadata", {{"name", name}}}, {"spec", {{"vmiName", vmi}}}};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(sim_rbac)
+
+BOOST_AUTO_TEST_CASE(unbound_service_account_gets_kubernetes_403_and_is_audited) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "schedopt/schedopt";
+  auto reply = as(account, "POST", "/apis/kubevirt.io/v1/namespaces/x/virtualmachineinstancemigrations",
+                  vmim_body("denied-vmim", "vm-1").dump());
+  BOOST_TEST(reply.status == 403);
+  BOOST_TEST(reply.json()
+             == forbidden("virtualmachineinstancemigrations.kubevirt.io is forbidden: User "
+                          "\"system:serviceaccount:schedopt:schedopt\" cannot create resource "
+                          "\"virtualmachineinstancemigrations\" in API group \"kubevirt.io\" in the "
+                          "namespace \"x\"",
+                          {{"group", "kubevirt.io"}, {"kind", "virtualmachineinstancemigrations"}}),
+             reply.body);
+  // Core group, a named object, cluster scope.
+  auto node = as(account, "GET", "/api/v1/nodes/nope");
+  BOOST_TEST(node.json()
+             == forbidden("nodes \"nope\" is forbidden: User \"system:serviceaccount:schedopt:schedopt\" "
+                          "cannot get resource \"nodes\" in API group \"\" at the cluster scope",
+                          {{"name", "nope"}, {"kind", "nodes"}}),
+             node.body);
+  // The denial is in the audit, with its code and user.
+  auto audit = as_admin("GET", "/admin/audit").json();
+  bool recorded = false;
+  for (auto& w : audit["writes"])
+    if (w["name"] == "denied-vmim" && w["code"] == 403 && w["user"] == user_of(account)
+        && w["verb"] == "create" && w["namespace"] == "x")
+      recorded = true;
+  BOOST_TEST(recorded, audit["writes"].dump());
+}
+
+BOOST_AUTO_TEST_CASE(cluster_role_binding_grants_cluster_wide) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "schedopt/schedopt";
+  auto vmis = as_admin("GET", "/apis/kubevirt.io/v1/virtualmachineinstances").json();
+  BOOST_REQUIRE(!vmis["items"].empty());
+  auto vmi = vmis["items"][0]["metadata"];
+  std::string ns = vmi["namespace"], name = vmi["name"];
+  auto path = "/apis/kubevirt.io/v1/namespaces/" + ns + "/virtualmachineinstancemigrations";
+  BOOST_TEST(as(account, "POST", path, vmim_body("before-grant", name).dump()).status == 403);
+
+  cluster_role("vmim-creator", json::array({{{"apiGroups", {"kubevirt.io"}},
+                                             {"resources", {"virtualmachineinstancemigrations"}},
+                                             {"verbs", {"create", "get"}}}}));
+  cluster_role_binding("vmim-creator", "vmim-creator", sa_subject(account));
+  auto created = as(account, "POST", path, vmim_body("after-grant", name).dump());
+  BOOST_TEST(created.status == 201, created.body);
+  BOOST_TEST(as(account, "GET", path + "/after-grant").status == 200);
+  // Granted verbs only: no delete, no list.
+  BOOST_TEST(as(account, "DELETE", path + "/after-grant").status == 403);
+  BOOST_TEST(as(account, "GET", path).status == 403);
+  // The admin token is never asked.
+  BOOST_TEST(as_admin("GET", "/admin/audit").status == 200);
+  BOOST_TEST(as(account, "GET", "/admin/audit").json()["message"]
+             == "forbidden: User \"system:serviceaccount:schedopt:schedopt\" cannot get path \"/admin/audit\"");
+}
+
+BOOST_AUTO_TEST_CASE(role_binding_grants_only_in_its_namespace) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "rbac/ns-user";
+  ensure_namespace("team-a");
+  ensure_namespace("team-b");
+  create_ok(rbac_api + "/namespaces/team-a/roles",
+            {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "Role"},
+             {"metadata", {{"name", "cm-reader"}, {"namespace", "team-a"}}},
+             {"rules", json::array({{{"apiGroups", {""}}, {"resources", {"configmaps"}},
+                                     {"verbs", {"get", "list"}}}})}});
+  // A ServiceAccount subject without a namespace means the RoleBinding's (team-a), so
+  // this one names team-a/ns-user, not rbac/ns-user.
+  create_ok(rbac_api + "/namespaces/team-a/rolebindings",
+            {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "RoleBinding"},
+             {"metadata", {{"name", "cm-reader-wrong-ns"}, {"namespace", "team-a"}}},
+             {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "cm-reader"}}},
+             {"subjects", json::array({{{"kind", "ServiceAccount"}, {"name", "ns-user"}}})}});
+  BOOST_TEST(as(account, "GET", "/api/v1/namespaces/team-a/configmaps").status == 403);
+  create_ok(rbac_api + "/namespaces/team-a/rolebindings",
+            {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "RoleBinding"},
+             {"metadata", {{"name", "cm-reader"}, {"namespace", "team-a"}}},
+             {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "cm-reader"}}},
+             {"subjects", sa_subject(account)}});
+  BOOST_TEST(as(account, "GET", "/api/v1/namespaces/team-a/configmaps").status == 200);
+  auto other = as(account, "GET", "/api/v1/namespaces/team-b/configmaps");
+  BOOST_TEST(other.json()
+             == forbidden("configmaps is forbidden: User \"system:serviceaccount:rbac:ns-user\" cannot "
+                          "list resource \"configmaps\" in API group \"\" in the namespace \"team-b\"",
+                          {{"kind", "configmaps"}}),
+             other.body);
+  auto everywhere = as(account, "GET", "/api/v1/configmaps");
+  BOOST_TEST(everywhere.json()["message"]
+             == "configmaps is forbidden: User \"system:serviceaccount:rbac:ns-user\" cannot list "
+                "resource \"configmaps\" in API group \"\" at the cluster scope");
+  BOOST_TEST(as(account, "POST", "/api/v1/namespaces/team-a/configmaps", configmap_body("nope")).status == 403);
+
+  // A RoleBinding to a ClusterRole grants its rules in the binding's namespace only; a
+  // Group subject names every ServiceAccount of a namespace.
+  cluster_role("secret-reader", json::array({{{"apiGroups", {""}}, {"resources", {"secrets"}},
+                                              {"verbs", {"get"}}}}));
+  create_ok(rbac_api + "/namespaces/team-b/rolebindings",
+            {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "RoleBinding"},
+             {"metadata", {{"name", "secret-reader"}, {"namespace", "team-b"}}},
+             {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", "secret-reader"}}},
+             {"subjects", json::array({{{"kind", "Group"}, {"name", "system:serviceaccounts:rbac"},
+                                        {"apiGroup", "rbac.authorization.k8s.io"}}})}});
+  BOOST_TEST(as(account, "GET", "/api/v1/namespaces/team-b/secrets/missing").status == 404);
+  BOOST_TEST(as("rbac/watch-user", "GET", "/api/v1/namespaces/team-b/secrets/missing").status == 404);
+  BOOST_TEST(as("schedopt/schedopt", "GET", "/api/v1/namespaces/team-b/secrets/missing").status == 403);
+  BOOST_TEST(as(account, "GET", "/api/v1/namespaces/team-a/secrets/missing").status == 403);
+}
+
+BOOST_AUTO_TEST_CASE(subresource_rules_are_their_own_resource) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "rbac/status-user";
+  auto name = unique_name("rbac-so");
+  BOOST_REQUIRE(as_admin("POST", schedopt_path, schedopt_body(name)).status == 201);
+  cluster_role("so-status-writer",
+               json::array({{{"apiGroups", {"stork.libopenstorage.org"}},
+                             {"resources", {"schedulingoptimizations"}},
+                             {"verbs", {"get", "list", "watch"}}},
+                            {{"apiGroups", {"stork.libopenstorage.org"}},
+                             {"resources", {"schedulingoptimizations/status"}},
+                             {"verbs", {"patch"}}}}));
+  cluster_role_binding("so-status-writer", "so-status-writer", sa_subject(account));
+  const std::string merge = "application/merge-patch+json";
+  auto status = as(account, "PATCH", schedopt_path + "/" + name + "/status",
+                   R"({"status":{"stage":"Pending"}})", merge);
+  BOOST_TEST(status.status == 200, status.body);
+  auto main = as(account, "PATCH", schedopt_path + "/" + name, R"({"metadata":{"labels":{"a":"b"}}})", merge);
+  BOOST_TEST(main.json()
+             == forbidden("schedulingoptimizations.stork.libopenstorage.org \"" + name
+                            + "\" is forbidden: User \"system:serviceaccount:rbac:status-user\" cannot "
+                              "patch resource \"schedulingoptimizations\" in API group "
+                              "\"stork.libopenstorage.org\" at the cluster scope",
+                          {{"name", name}, {"group", "stork.libopenstorage.org"},
+                           {"kind", "schedulingoptimizations"}}),
+             main.body);
+  auto put = as(account, "PUT", schedopt_path + "/" + name + "/status", schedopt_body(name));
+  BOOST_TEST(put.json()
+             == forbidden("schedulingoptimizations.stork.libopenstorage.org \"" + name
+                            + "\" is forbidden: User \"system:serviceaccount:rbac:status-user\" cannot "
+                              "update resource \"schedulingoptimizations/status\" in API group "
+                              "\"stork.libopenstorage.org\" at the cluster scope",
+                          {{"name", name}, {"group", "stork.libopenstorage.org"},
+                           {"kind", "schedulingoptimizations"}}),
+             put.body);
+  BOOST_TEST(as(account, "GET", schedopt_path + "/" + name).status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(watch_list_and_resource_names_are_distinct) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "rbac/watch-user";
+  auto nodes = as_admin("GET", "/api/v1/nodes").json()["items"];
+  BOOST_REQUIRE(nodes.size() >= 2);
+  std::string first = nodes[0]["metadata"]["name"], second = nodes[1]["metadata"]["name"];
+  cluster_role("node-lister", json::array({{{"apiGroups", {""}}, {"resources", {"nodes"}}, {"verbs", {"list"}}},
+                                           {{"apiGroups", {""}}, {"resources", {"nodes"}},
+                                            {"verbs", {"get", "watch"}}, {"resourceNames", {first}}}}));
+  cluster_role_binding("node-lister", "node-lister", sa_subject(account));
+  BOOST_TEST(as(account, "GET", "/api/v1/nodes").status == 200);
+  auto watch = as(account, "GET", "/api/v1/nodes?watch=true");
+  BOOST_TEST(watch.json()["message"]
+             == "nodes is forbidden: User \"system:serviceaccount:rbac:watch-user\" cannot watch resource "
+                "\"nodes\" in API group \"\" at the cluster scope",
+             watch.body);
+  BOOST_TEST(as(account, "GET", "/api/v1/watch/nodes").status == 403);
+  BOOST_TEST(as(account, "GET", "/api/v1/nodes/" + first).status == 200);
+  BOOST_TEST(as(account, "GET", "/api/v1/nodes/" + second).status == 403);
+  // A watch narrowed to one name by fieldSelector is a watch of that name (how informers
+  // of a single object ask); this one ends at once.
+  auto one = as(account, "GET", "/api/v1/nodes?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3D" + first);
+  BOOST_TEST(one.status == 200, one.body);
+  // deletecollection is its own verb.
+  auto wipe = as(account, "DELETE", "/api/v1/nodes");
+  BOOST_TEST(wipe.json()["message"]
+             == "nodes is forbidden: User \"system:serviceaccount:rbac:watch-user\" cannot deletecollection "
+                "resource \"nodes\" in API group \"\" at the cluster scope");
+}
+
+BOOST_AUTO_TEST_CASE(service_account_dir_holds_the_kubelet_files) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "rbac/files-user";
+  auto dir = account_dir(account);
+  BOOST_TEST(read_file(dir + "/namespace") == "rbac");
+  BOOST_TEST(read_file(dir + "/ca.crt") == read_file(sim.ca_file()));
+  BOOST_TEST(read_file(dir + "/ca.crt").rfind("-----BEGIN CERTIFICATE-----", 0) == 0);
+  auto token = read_file(dir + "/token");
+  BOOST_TEST(!token.empty());
+  BOOST_TEST(token.find('\n') == std::string::npos);
+  BOOST_TEST(std::count(token.begin(), token.end(), '.') == 2); // JWT-shaped
+  // The account and its namespace exist.
+  BOOST_TEST(as_admin("GET", "/api/v1/namespaces/rbac").status == 200);
+  BOOST_TEST(as_admin("GET", "/api/v1/namespaces/rbac/serviceaccounts/files-user").status == 200);
+  // Authenticated: discovery is open, resources are not.
+  BOOST_TEST(as(account, "GET", "/api").status == 200);
+  BOOST_TEST(as(account, "GET", "/apis").status == 200);
+  BOOST_TEST(as(account, "GET", "/apis/kubevirt.io/v1").status == 200);
+  BOOST_TEST(as(account, "GET", "/version").status == 200);
+  BOOST_TEST(as(account, "GET", "/api/v1/namespaces/rbac/configmaps").status == 403);
+  // A bound token dies with its account.
+  BOOST_TEST(as_admin("DELETE", "/api/v1/namespaces/rbac/serviceaccounts/files-user").status == 200);
+  BOOST_TEST(as(account, "GET", "/api").status == 401);
+}
+
+BOOST_AUTO_TEST_CASE(without_rbac_every_valid_token_may_do_anything) {
+  char tmpl[] = "/tmp/schedopt-sim-sa-XXXXXX";
+  BOOST_REQUIRE(mkdtemp(tmpl) != nullptr);
+  std::string dir = std::string(tmpl) + "/sa";
+  sim_process sim({"--nodes", "2", "--vmis", "2", "--service-account", "ops/bot", "--service-account-dir", dir});
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  auto token = read_file(dir + "/token");
+  auto created = http_request(sim, "POST", "/api/v1/namespaces/ops/configmaps", configmap_body("free"),
+                              "application/json", token);
+  BOOST_TEST(created.status == 201, created.body);
+  BOOST_TEST(http_request(sim, "GET", "/admin/audit", {}, "application/json", token).status == 200);
+  BOOST_TEST(http_request(sim, "GET", "/api", {}, "application/json", "sim-wrong").status == 401);
+  std::string cleanup = std::string("rm -rf '") + tmpl + "'";
+  BOOST_TEST(std::system(cleanup.c_str()) == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
