@@ -311,6 +311,15 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
   json lease = get(sc.sim(), "/apis/coordination.k8s.io/v1/namespaces/schedopt/leases/schedopt-leader");
   BOOST_TEST(lease.value("/spec/holderIdentity"_json_pointer, std::string()).find("schedopt-image-test")
              != std::string::npos, lease.dump());
+  // Events on the cluster-scoped request land in "default": the ClusterRole's events rule.
+  BOOST_TEST(eventually(
+    [&] {
+      for (auto& e : items(sc.sim(), "/api/v1/namespaces/default/events"))
+        if (e.value("/involvedObject/name"_json_pointer, std::string()) == "from-image")
+          return true;
+      return false;
+    },
+    std::chrono::seconds(10)));
   BOOST_TEST(ctl.running());
   if (int port = ctl.metrics_port(); port > 0) {
     BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status == 200);
