@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "temp_dir.hpp"
 #include "wire_fixture.hpp"
 #include "wire_http.hpp"
 
@@ -22,23 +23,10 @@ namespace {
 const char* const accounts[] = {"schedopt/schedopt", "rbac/ns-user", "rbac/status-user",
                                 "rbac/watch-user", "rbac/files-user"};
 
-/// Removed at exit, after the simulator that writes into it (constructed later) is gone.
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/schedopt-sim-rbac-XXXXXX";
-    if (mkdtemp(tmpl) != nullptr)
-      path = tmpl;
-  }
-  ~temp_dir() {
-    if (!path.empty() && std::system(("rm -rf '" + path + "'").c_str()) != 0) {
-      // Leftover temp files are harmless.
-    }
-  }
-};
-
+/// Static, so it is removed at exit after the simulator writing into it (constructed
+/// later) is gone.
 const std::string& accounts_dir() {
-  static temp_dir dir;
+  static temp_dir dir("schedopt-sim-rbac");
   return dir.path;
 }
 
@@ -344,9 +332,9 @@ BOOST_AUTO_TEST_CASE(service_account_dir_holds_the_kubelet_files) {
 }
 
 BOOST_AUTO_TEST_CASE(without_rbac_every_valid_token_may_do_anything) {
-  char tmpl[] = "/tmp/schedopt-sim-sa-XXXXXX";
-  BOOST_REQUIRE(mkdtemp(tmpl) != nullptr);
-  std::string dir = std::string(tmpl) + "/sa";
+  temp_dir base("schedopt-sim-sa");
+  BOOST_REQUIRE(!base.path.empty());
+  std::string dir = base.path + "/sa";
   sim_process sim({"--nodes", "2", "--vmis", "2", "--service-account", "ops/bot", "--service-account-dir", dir});
   BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
   auto token = read_file(dir + "/token");
@@ -355,8 +343,6 @@ BOOST_AUTO_TEST_CASE(without_rbac_every_valid_token_may_do_anything) {
   BOOST_TEST(created.status == 201, created.body);
   BOOST_TEST(http_request(sim, "GET", "/admin/audit", {}, "application/json", token).status == 200);
   BOOST_TEST(http_request(sim, "GET", "/api", {}, "application/json", "sim-wrong").status == 401);
-  std::string cleanup = std::string("rm -rf '") + tmpl + "'";
-  BOOST_TEST(std::system(cleanup.c_str()) == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
