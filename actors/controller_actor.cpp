@@ -2,6 +2,7 @@
 // (model/request_queue) and supervises that one request actor.
 #include "actors/controller_actor.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -28,6 +29,7 @@ struct controller_state {
   std::map<std::string, std::string> uid_by_name; // to spot a re-create seen as an update
   std::string active;                   // uid of the running request, "" when idle
   request_actor active_actor;
+  std::vector<caf::actor_addr> runs; // every request actor spawned (one per run)
   std::set<std::string> finished_uids;  // finished here; the informer may lag behind
   std::set<std::string> marked_pending; // uids already written as Pending
   bool started = false;
@@ -79,6 +81,7 @@ void reconsider(controller_pointer self) {
   st.active = so.metadata.uid;
   st.active_actor = spawn_request(self, st.ctx, so, decision.resume);
   self->monitor(st.active_actor);
+  st.runs.push_back(st.active_actor.address());
   spdlog::info("request {} (uid {}) promoted{}", so.metadata.name, so.metadata.uid,
                decision.resume ? " (resume)" : "");
 }
@@ -131,8 +134,12 @@ controller_actor::behavior_type controller(controller_pointer self, controller_c
   // The request actor is linked, so a shutdown of the controller tears its whole run
   // down (request, kind, supervisor, candidates, VMIM watches) and nothing is orphaned.
   // Its own end arrives as a down message (monitored) and never takes the controller.
+  // The link's exit message may arrive before or after the down message, so a run's
+  // own end is recognised by reason (normal) or by source (a request actor of ours).
   self->set_exit_handler([=](const caf::exit_msg& msg) {
-    if (msg.source == self->state.active_actor.address())
+    auto& runs = self->state.runs;
+    if (msg.reason == caf::exit_reason::normal
+        || std::find(runs.begin(), runs.end(), msg.source) != runs.end())
       return;
     self->quit(msg.reason);
   });

@@ -77,6 +77,14 @@ BOOST_AUTO_TEST_CASE(an_interrupted_run_replayed_last_is_resumed_first) {
   BOOST_CHECK((pending_written() == std::vector<std::string>{"uid-a"}));
 }
 
+BOOST_AUTO_TEST_CASE(a_request_created_later_runs_after_the_first_finished) {
+  requests->objects = {request("a", "uid-a", "2026-11-30T09:00:00Z")};
+  start();
+  requests->push_added(request("b", "uid-b", "2026-11-30T09:01:00Z"));
+  sched.run();
+  BOOST_CHECK((outcome_order() == std::vector<std::string>{"uid-a", "uid-b"}));
+}
+
 BOOST_AUTO_TEST_CASE(nothing_is_decided_before_the_list_is_synced) {
   requests->synced = false;
   requests->objects = {request("a", "uid-a", "2026-11-30T09:00:00Z")};
