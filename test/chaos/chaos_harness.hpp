@@ -541,11 +541,16 @@ inline end_state check_end_state(const sim_process& sim, const audit_record& aud
           if (successor_created < 0 || m.finished_ms < 0 || m.finished_ms >= successor_created - 1000)
             uncertain.insert(m.vmi_key());
         }
-      // Until the one-second grace after its deletion is over, a run may still create.
-      for (auto& m : vmims)
+      // Until the one-second grace after its deletion is over, a run may still create;
+      // the migrations in flight are left to finish, not aborted.
+      for (auto& m : vmims) {
         v.expect(r.deleted_ms < 0 || m.created_ms <= r.deleted_ms + 1000,
                  who + ": VMIM " + m.key() + " created at " + clock_text(m.created_ms)
                    + ", after the request was deleted at " + clock_text(r.deleted_ms));
+        v.expect(!m.deleted || m.phase == "Succeeded" || m.phase == "Failed",
+                 who + ": VMIM " + m.key() + " was deleted in phase \"" + m.phase
+                   + "\" after the request was deleted (in-flight migrations finish)");
+      }
     }
   }
 
@@ -609,6 +614,34 @@ inline end_state check_end_state(const sim_process& sim, const audit_record& aud
                + clock_text(ordered[i].first) + ".." + clock_text(ordered[i].last) + ") wrote in overlapping time");
   return out;
 }
+
+/// SPEC §4 "nothing the status already recorded is lost": a request's successful and
+/// failed counters never go down, whichever replica writes them.
+class counter_watch {
+public:
+  void sample(const sim_process& sim, const std::vector<tracked_request>& requests, violations& v) {
+    for (auto& r : requests) {
+      if (r.deleted_by_test)
+        continue;
+      auto obj = get_request(sim, r.name);
+      if (obj.is_null() || obj["metadata"].value("uid", "") != r.uid)
+        continue;
+      for (const char* c : {"successful", "failed"}) {
+        long long now = obj.value("/status/vmHyperconvergence"_json_pointer, json::object()).value(c, 0LL);
+        auto& seen = max_[r.uid + "/" + c];
+        v.expect(now >= seen, "request " + r.name + ": " + c + " went down from " + std::to_string(seen)
+                                + " to " + std::to_string(now));
+        seen = std::max(seen, now);
+      }
+      ++samples_;
+    }
+  }
+  std::size_t samples() const { return samples_; }
+
+private:
+  std::map<std::string, long long> max_;
+  std::size_t samples_ = 0;
+};
 
 /// One line per scenario, in the shape of a README table row.
 inline void print_summary(const std::string& scenario, uint64_t seed, const std::string& injected,
