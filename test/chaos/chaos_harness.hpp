@@ -241,6 +241,7 @@ struct audit_write {
 struct audit_record {
   std::vector<audit_vmim> vmims;
   std::vector<audit_write> writes;
+  long long dropped = 0; // entries past the simulator's caps (X-Audit-Dropped-*)
 
   std::vector<audit_vmim> of_request(const std::string& uid) const {
     std::vector<audit_vmim> out;
@@ -263,6 +264,9 @@ inline audit_record read_audit(const sim_process& sim) {
   auto doc = reply.json();
   BOOST_REQUIRE_MESSAGE(doc.is_object(), "GET /admin/audit is not a JSON object");
   audit_record out;
+  static const std::regex dropped_re("X-Audit-Dropped-[A-Za-z]+: *([0-9]+)", std::regex::icase);
+  for (std::sregex_iterator it(reply.headers.begin(), reply.headers.end(), dropped_re), end; it != end; ++it)
+    out.dropped += std::atoll((*it)[1].str().c_str());
   for (auto& m : doc.value("vmims", json::array())) {
     audit_vmim v;
     v.ns = m.value("namespace", "");
@@ -392,19 +396,41 @@ inline std::string stages_text(const sim_process& sim, const std::vector<tracked
   return out;
 }
 
-/// Waits until every request not deleted by the test is Final; the stages seen last
-/// when that did not happen within `timeout`, "" when it did.
+/// Waits until every request not deleted by the test is Final; "" when that happened,
+/// else the stages seen last. Gives up early when no controller made a non-Lease write
+/// for `stall` (a heartbeat is due every 30 s while a run is in progress), so a stuck
+/// queue fails in a minute, not at the full-run bound.
 inline std::string wait_all_final(const sim_process& sim, const std::vector<tracked_request>& requests,
-                                  std::chrono::seconds timeout) {
+                                  std::chrono::seconds timeout, std::chrono::seconds stall = 45s) {
+  std::string since = "0";
+  auto last_write = std::chrono::steady_clock::now();
+  bool stalled = false;
   bool done = schedopt::e2e::eventually(
     [&] {
+      bool all = true;
       for (auto& r : requests)
         if (!r.deleted_by_test && stage_of(get_request(sim, r.name)) != "Final")
-          return false;
-      return true;
+          all = false;
+      if (all)
+        return true;
+      auto reply = api(sim, "GET", "/admin/audit?since=" + since);
+      if (reply.status == 200) {
+        for (auto& w : reply.json().value("writes", json::array()))
+          if (w.value("identity", "").rfind("schedopt/", 0) == 0 && w.value("resource", "") != "leases")
+            last_write = std::chrono::steady_clock::now();
+        static const std::regex next_re("X-Audit-Next-Since: *([0-9]+)", std::regex::icase);
+        std::smatch m;
+        if (std::regex_search(reply.headers, m, next_re))
+          since = m[1].str();
+      }
+      stalled = std::chrono::steady_clock::now() - last_write > stall;
+      return stalled;
     },
-    timeout, 250ms);
-  return done ? "" : stages_text(sim, requests);
+    timeout, 500ms);
+  if (done && !stalled)
+    return "";
+  return stages_text(sim, requests)
+         + (stalled ? " (no controller write for " + std::to_string(stall.count()) + " s)" : "");
 }
 
 struct end_state {
@@ -431,6 +457,8 @@ inline end_state check_end_state(const sim_process& sim, const audit_record& aud
                                  std::chrono::milliseconds cool_off, violations& v) {
   end_state out;
   out.requests = requests.size();
+  v.expect(audit.dropped == 0, "the audit dropped " + std::to_string(audit.dropped)
+                                 + " entries past its caps: its counts cannot judge this run");
   std::map<std::string, std::set<std::string>> best;
   for (auto& t : truth)
     best[t.key()] = t.best;
