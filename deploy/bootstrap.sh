@@ -3,13 +3,12 @@
 # Idempotent and non-interactive; run as root. kubectl is optional (conformance tests use it
 # when present and say so when they skip).
 #
-#   deploy/bootstrap.sh           build and test dependencies
-#   deploy/bootstrap.sh --image   also buildah and bubblewrap: the `image` target
-#                                 (deploy/image/build.sh) and test_deploy, which runs the
-#                                 image's root filesystem under bwrap (CI passes --image;
-#                                 SCHEDOPT_BOOTSTRAP_IMAGE=1 does the same)
+#   deploy/bootstrap.sh   build and test dependencies, including buildah and bubblewrap:
+#                         the `image` target (deploy/image/build.sh) and test_deploy,
+#                         which runs the image's root filesystem under bwrap, need them.
+#                         (--image is still accepted and changes nothing.)
 set -euo pipefail
-image=${SCHEDOPT_BOOTSTRAP_IMAGE:-0}
+image=1 # the test suite builds and runs the image: always
 for arg in "$@"; do
   case $arg in
     --image) image=1 ;;
