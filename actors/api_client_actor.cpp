@@ -1,6 +1,8 @@
 // The API client actor: queue -> token bucket -> HTTP engine -> retries -> reply.
 #include "actors/api_client_actor.hpp"
 
+#include <atomic>
+
 #include <deque>
 #include <fstream>
 #include <map>
@@ -26,6 +28,13 @@
 namespace schedopt {
 
 namespace {
+
+std::atomic<std::chrono::steady_clock::rep> last_answer_ticks{0};
+
+void note_api_answer() {
+  last_answer_ticks = std::chrono::steady_clock::now().time_since_epoch().count();
+}
+
 
 using clock_type = std::chrono::steady_clock;
 
@@ -135,6 +144,7 @@ void dispatch(api_client_pointer self, pending_request& p) {
   if (p.is_watch) {
     auto sink = p.sink;
     on_data = [sink, id](std::string_view data) {
+      note_api_answer();
       if (auto strong = caf::actor_cast<caf::actor>(sink))
         caf::anon_send(strong, watch_chunk{id, std::string{data}});
     };
@@ -246,6 +256,8 @@ void on_completion(api_client_pointer self, http_completion& c) {
   p.in_flight = false;
   std::chrono::duration<double> took = clock_type::now() - p.started;
   record_metrics(p, c.http_status, took.count());
+  if (c.http_status > 0 && c.http_status < 500)
+    note_api_answer();
   if (p.is_watch) {
     caf::error err;
     if (c.transport_error == "cancelled")
@@ -386,6 +398,11 @@ k8s::tls_config tls_of(const k8s::cluster_config& cfg) {
 
 } // namespace
 
+std::chrono::steady_clock::time_point last_api_answer() {
+  return std::chrono::steady_clock::time_point{
+    std::chrono::steady_clock::duration{last_answer_ticks.load()}};
+}
+
 caf::expected<api_client_actor> spawn_api_client(caf::actor_system& sys,
                                                  const k8s::cluster_config& cfg,
                                                  api_client_options options) {
@@ -395,6 +412,8 @@ caf::expected<api_client_actor> spawn_api_client(caf::actor_system& sys,
     if (!file->empty() && !std::ifstream{*file})
       return to_caf_error(ec::config_error, "cluster config: cannot read " + *file);
   auto engine = std::make_shared<k8s::http_engine>(tls_of(cfg));
+  if (last_answer_ticks.load() == 0)
+    note_api_answer(); // the window starts now, not at the epoch
   return sys.spawn(api_client, std::move(engine), cfg, options);
 }
 

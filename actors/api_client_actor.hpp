@@ -26,6 +26,10 @@ struct api_client_options {
   std::string user_agent = "schedopt/0.1";
 };
 
+/// When the API server last answered this process at all (an HTTP status below 500, or
+/// watch bytes); the spawn time before the first answer. /healthz reads it.
+std::chrono::steady_clock::time_point last_api_answer();
+
 /// Spawns the client (and its HTTP engine thread). Fails with ec::config_error when the
 /// TLS material in `cfg` cannot be read.
 caf::expected<api_client_actor> spawn_api_client(caf::actor_system& sys,

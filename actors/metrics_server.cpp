@@ -35,13 +35,15 @@ expected<std::unique_ptr<metrics_server>> metrics_server::start(const std::strin
   srv.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(k8s::default_metrics().render(), "text/plain; version=0.0.4");
   });
-  srv.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok", "text/plain");
+  srv.Get("/healthz", [self](const httplib::Request&, httplib::Response& res) {
+    auto why = self->unhealthy_reason();
+    res.status = why.empty() ? 200 : 503;
+    res.set_content(why.empty() ? "ok" : "unhealthy: " + why, "text/plain");
   });
   srv.Get("/readyz", [self](const httplib::Request&, httplib::Response& res) {
-    bool ready = self->ready_;
-    res.status = ready ? 200 : 503;
-    res.set_content(ready ? "ok" : "not ready", "text/plain");
+    auto why = self->ready_ ? self->unhealthy_reason() : std::string{"informers not synced"};
+    res.status = why.empty() ? 200 : 503;
+    res.set_content(why.empty() ? "ok" : "not ready: " + why, "text/plain");
   });
   int bound = port == 0 ? srv.bind_to_any_port(host) : (srv.bind_to_port(host, port) ? port : -1);
   if (bound <= 0)
@@ -49,6 +51,16 @@ expected<std::unique_ptr<metrics_server>> metrics_server::start(const std::strin
   out->port_ = bound;
   out->impl_->thread = std::thread([self] { self->impl_->server.listen_after_bind(); });
   return out;
+}
+
+void metrics_server::set_health_check(std::function<std::string()> check) {
+  std::lock_guard<std::mutex> guard{health_mutex_};
+  health_check_ = std::move(check);
+}
+
+std::string metrics_server::unhealthy_reason() {
+  std::lock_guard<std::mutex> guard{health_mutex_};
+  return health_check_ ? health_check_() : std::string{};
 }
 
 metrics_server::~metrics_server() {

@@ -228,6 +228,9 @@ std::vector<setting_def> build_table() {
                    duration_field(&settings::retry_period, lower_bound::positive)));
   t.push_back(make("metricsListen", &settings::metrics_listen, "ADDR", ":8080",
                    "address of /metrics, /healthz and /readyz", apply_listen));
+  t.push_back(make("apiUnreachableWindow", &settings::api_unreachable_window, "DURATION", "2m",
+                   "/healthz fails when the API server has not answered for this long",
+                   duration_field(&settings::api_unreachable_window, lower_bound::positive)));
   t.push_back(make("dryRun", &settings::dry_run, "", "false",
                    "evaluate and report, never create VMIMs",
                    bool_field(&settings::dry_run)));

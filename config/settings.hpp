@@ -36,6 +36,8 @@ struct settings {
   duration renew_deadline = std::chrono::seconds(10);
   duration retry_period = std::chrono::seconds(2);
   std::string metrics_listen = ":8080";
+  /// /healthz fails once the API server has not answered for this long.
+  duration api_unreachable_window = std::chrono::minutes(2);
   bool dry_run = false;
   std::string log_format = "text"; // "text" or "json"
   std::string log_level = "info";  // trace, debug, info, warn, error, critical, off

@@ -19,6 +19,7 @@
 #include "actors/commands/scheduler_config.hpp"
 #include "actors/commands/process_signals.hpp"
 #include "actors/controller_actor.hpp"
+#include "actors/api_client_actor.hpp"
 #include "actors/controller_stack.hpp"
 #include "actors/leader_elector_actor.hpp"
 #include "actors/logging.hpp"
@@ -33,15 +34,14 @@ namespace {
 // Set before the lease is released on SIGTERM: the elector then reports stopped_leading
 // too, and that one is expected, not a loss.
 std::atomic<bool> releasing_for_shutdown{false};
+// Set on SIGTERM: the controller stopping then is the plan, not a failure.
+std::atomic<bool> termination_started{false};
 
-leadership_subscriber_actor::behavior_type leadership_gate(controller_actor controller,
-                                                           metrics_server* metrics) {
+leadership_subscriber_actor::behavior_type leadership_gate(controller_actor controller) {
   return {
     [=](atom::started_leading) {
       spdlog::info("leader election: this replica leads");
       k8s::default_metrics().gauge_set("schedopt_leader", {}, 1);
-      if (metrics)
-        metrics->set_ready(true);
       caf::anon_send(controller, atom::run_v);
     },
     [=](atom::stopped_leading) {
@@ -64,6 +64,7 @@ void shut_down(caf::actor_system& sys, const controller_stack& stack, controller
                leader_elector_actor elector) {
   using namespace std::chrono_literals;
   auto started = std::chrono::steady_clock::now();
+  termination_started = true;
   spdlog::info("shutting down: no new migrations; the ones in flight continue and are "
                "adopted by the next leader");
   // A watchdog, not the plan: every actor of a run is linked to the controller, so the
@@ -149,6 +150,25 @@ int run_command(const settings& cfg) {
       return 0;
   }
   auto controller = spawn_controller(sys, stack->ctx, stack->requests);
+  if (metrics) {
+    // Ready = informers synced and healthy, on every replica (SPEC §4); healthy = the
+    // controller actor lives and the API server answered within the window.
+    auto controller_alive = std::make_shared<std::atomic<bool>>(true);
+    controller->attach_functor([controller_alive](const caf::error&) { *controller_alive = false; });
+    auto window = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      cfg.api_unreachable_window);
+    metrics->set_health_check([controller_alive, window]() -> std::string {
+      if (!*controller_alive && !termination_started)
+        return "controller actor is not running";
+      auto silent = std::chrono::steady_clock::now() - last_api_answer();
+      if (silent > window)
+        return "API server has not answered for "
+               + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(silent).count())
+               + "s";
+      return "";
+    });
+    metrics->set_ready(true);
+  }
   leader_elector_actor elector;
   if (cfg.leader_elect) {
     leader_election_options le;
@@ -161,11 +181,9 @@ int run_command(const settings& cfg) {
     spdlog::info("leader election on lease {}/{} as {}", le.namespace_, le.lease_name,
                  le.identity);
     elector = spawn_leader_elector(sys, stack->ctx.api, le);
-    auto gate = sys.spawn(leadership_gate, controller, metrics.get());
+    auto gate = sys.spawn(leadership_gate, controller);
     caf::anon_send(elector, atom::subscribe_v, gate);
   } else {
-    if (metrics)
-      metrics->set_ready(true);
     caf::anon_send(controller, atom::run_v);
   }
   wait_for_termination_signal();
