@@ -46,10 +46,16 @@ void announce(elector_pointer self, bool leading) {
 }
 
 // A failed round: a leader that could not renew within the renew deadline steps down.
-void round_failed(elector_pointer self, const std::string& why) {
+// A conflict is the contest working (another replica wrote first): debug. Anything else
+// (403 from missing RBAC, an unreachable API) would leave a replica silently never
+// leading: warn.
+void round_failed(elector_pointer self, const std::string& why, bool contested = false) {
   auto& st = self->state;
   st.busy = false;
-  spdlog::debug("leader election: {}: {}", st.opts.identity, why);
+  if (contested)
+    spdlog::debug("leader election: {}: {}", st.opts.identity, why);
+  else
+    spdlog::warn("leader election: lease {}/{}: {}", st.opts.namespace_, st.opts.lease_name, why);
   if (st.logic->is_leader()
       && self->clock().now() - st.logic->last_renew() > st.opts.renew_deadline) {
     st.logic->lost();
@@ -73,7 +79,9 @@ void write(elector_pointer self, const k8s::lease_decision& d) {
     st.logic->written(*stored, self->clock().now());
     announce(self, st.logic->is_leader());
   };
-  auto on_err = [=](caf::error& err) { round_failed(self, error_message(err)); };
+  auto on_err = [=](caf::error& err) {
+    round_failed(self, error_message(err), error_code(err) == ec::conflict);
+  };
   if (d.action == k8s::lease_decision::create) {
     self->request(st.client, caf::infinite,
                   k8s::create_request{k8s::resources::leases, st.opts.namespace_, body})

@@ -214,7 +214,7 @@ std::vector<setting_def> build_table() {
   t.push_back(make("leaderElect", &settings::leader_elect, "", "false",
                    "take the Lease before working (on in deploy/)",
                    bool_field(&settings::leader_elect)));
-  t.push_back(make("leaseNamespace", &settings::lease_namespace, "NAMESPACE", "pod namespace, else default",
+  t.push_back(make("leaseNamespace", &settings::lease_namespace, "NAMESPACE", "pod namespace, else the kubeconfig context's (default)",
                    "namespace of the leader Lease",
                    string_field(&settings::lease_namespace, false)));
   t.push_back(make("leaseName", &settings::lease_name, "NAME", "schedopt-leader", "name of the leader Lease",

@@ -172,7 +172,9 @@ int run_command(const settings& cfg) {
   leader_elector_actor elector;
   if (cfg.leader_elect) {
     leader_election_options le;
-    le.namespace_ = cfg.lease_namespace.empty() ? "default" : cfg.lease_namespace;
+    // The pod's namespace in cluster (the service account's namespace file), else the
+    // kubeconfig context's namespace: where deploy/rbac grants the Lease.
+    le.namespace_ = cfg.lease_namespace.empty() ? cluster->namespace_ : cfg.lease_namespace;
     le.lease_name = cfg.lease_name;
     le.identity = identity;
     le.lease_duration = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.lease_duration);
