@@ -5,10 +5,15 @@
 #include <vector>
 
 #include "actors/commands/commands.hpp"
+#include "schedopt_version.hpp"
 
 int main(int argc, char** argv) {
   using namespace schedopt;
   std::vector<std::string> args(argv, argv + argc);
+  if (args.size() == 2 && args[1] == "--version") {
+    std::printf("schedopt %s (revision %s)\n", build_version, build_revision);
+    return 0;
+  }
   auto parsed = parse_command_line(args, process_environment());
   if (!parsed) {
     std::fprintf(stderr, "schedopt: %s\n", parsed.err().message.c_str());

@@ -204,7 +204,8 @@ std::string help_text(command c) {
            "  plan   " + summary(command::plan) + "\n"
            "  demo   " + summary(command::demo) + "\n"
            "\n"
-           "Run `schedopt <command> --help` for a command's flags.\n"
+           "Run `schedopt <command> --help` for a command's flags; `schedopt --version` prints\n"
+           "the version and git revision.\n"
            "Precedence: flags > SCHEDOPT_* environment > --config file > defaults.\n";
   struct row {
     std::string left;

@@ -17,6 +17,7 @@
 #include "sim/sim_options.hpp"
 #include "sim/tls.hpp"
 #include "sim/world.hpp"
+#include "schedopt_version.hpp"
 
 namespace {
 
@@ -175,6 +176,10 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 1 && args[0] == "--version") {
+    std::cout << "schedopt-sim " << build_version << " (revision " << build_revision << ")\n";
+    return 0;
+  }
   auto cmd = parse_sim_command_line(args);
   if (!cmd)
     return fail(cmd.err().message, 2);

@@ -53,7 +53,8 @@ std::string sim_usage() {
          "  serve    start the simulated cluster (see `schedopt-sim serve --help`)\n"
          "\n"
          "Flags:\n"
-         "  -h, --help   show this help\n";
+         "  -h, --help   show this help\n"
+         "  --version    print the version and git revision\n";
 }
 
 std::string serve_usage() {
