@@ -12,26 +12,13 @@
 #include "sim/api_server_handlers.hpp"
 #include "sim/api_server_status.hpp"
 #include "sim/audit_log.hpp"
+#include "sim/request_attributes.hpp"
 
 namespace schedopt::sim {
 
 namespace {
 
 using json = nlohmann::json;
-
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    auto next = path.find('/', i);
-    if (next == std::string::npos)
-      next = path.size();
-    if (next > i)
-      out.push_back(path.substr(i, next - i));
-    i = next + 1;
-  }
-  return out;
-}
 
 bool is_public_path(const std::string& path) {
   return path == "/healthz" || path == "/readyz" || path == "/livez";

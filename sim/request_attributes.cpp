@@ -11,9 +11,7 @@
 
 namespace schedopt::sim {
 
-namespace {
-
-std::vector<std::string> segments(const std::string& path) {
+std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> out;
   std::size_t i = 0;
   while (i < path.size()) {
@@ -26,6 +24,8 @@ std::vector<std::string> segments(const std::string& path) {
   }
   return out;
 }
+
+namespace {
 
 bool truthy(const std::string& v) {
   return v == "1" || v == "true" || v == "t" || v == "True" || v == "TRUE";
@@ -52,7 +52,7 @@ request_attributes attributes_of(const httplib::Request& req) {
   request_attributes a;
   a.path = req.path;
   a.verb = lower(req.method);
-  auto parts = segments(req.path);
+  auto parts = split_path(req.path);
   std::size_t at = 0;
   if (parts.size() >= 3 && parts[0] == "api") {
     a.version = parts[1];

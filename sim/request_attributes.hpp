@@ -14,6 +14,9 @@ struct Request;
 
 namespace schedopt::sim {
 
+/// The non-empty segments of a URL path ("/api/v1/nodes" -> api, v1, nodes).
+std::vector<std::string> split_path(const std::string& path);
+
 /// Who sent a request, as an authenticator names it.
 struct user_info {
   std::string name;                // "system:serviceaccount:<ns>:<name>"
