@@ -100,6 +100,18 @@ struct kind_fixture : actor_fixture {
     ctx.driver_actor = track(*driver);
   }
 
+  /// The informer reports `vmi`'s VMIM of request-uid-1 as Succeeded.
+  void vmim_succeeded(const std::string& vmi) {
+    vmim done;
+    done.metadata.name = vmi + "-schedopt-requid1";
+    done.metadata.namespace_ = "ns1";
+    done.metadata.labels[labels::request_uid] = "req-uid-1";
+    done.vmi_name = vmi;
+    done.phase = "Succeeded";
+    vmim_log->push_updated(done, done);
+    sched.run();
+  }
+
   scheduling_optimization request() const {
     scheduling_optimization so;
     so.metadata.name = "so1";
@@ -168,13 +180,7 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
   BOOST_REQUIRE_EQUAL(vmim_log->subscribers.size(), 1u);
   BOOST_CHECK_EQUAL(vmim_log->subscribers.front().object->second, "vm-a-schedopt-requid1");
 
-  vmim done;
-  done.metadata.name = "vm-a-schedopt-requid1";
-  done.metadata.namespace_ = "ns1";
-  done.vmi_name = "vm-a";
-  done.phase = "Succeeded";
-  vmim_log->push_updated(done, done);
-  sched.run();
+  vmim_succeeded("vm-a");
 
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->successful, 1);
@@ -302,12 +308,8 @@ BOOST_AUTO_TEST_CASE(an_adopted_vm_uses_one_slot_of_the_per_run_cap) {
   // vm-c's skip is recorded already: not sent again.
   for (auto& r : writer->results)
     BOOST_CHECK(r.detail.name != "vm-c");
-  for (auto* name : {"vm-a-schedopt-requid1", "vm-d-schedopt-requid1"}) {
-    vmim done = running_vmim_of(std::string{name}.substr(0, 4), "req-uid-1");
-    done.phase = "Succeeded";
-    vmim_log->push_updated(done, done);
-  }
-  sched.run();
+  vmim_succeeded("vm-a");
+  vmim_succeeded("vm-d");
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->successful, 2);
   BOOST_CHECK_EQUAL(result->value->skipped, 1);
@@ -342,10 +344,7 @@ BOOST_AUTO_TEST_CASE(a_resume_in_evaluating_does_not_count_recorded_skips_twice)
   sched.run();
   for (auto& r : writer->results)
     BOOST_CHECK(r.detail.name != "vm-c");
-  vmim done = running_vmim_of("vm-a", "req-uid-1");
-  done.phase = "Succeeded";
-  vmim_log->push_updated(done, done);
-  sched.run();
+  vmim_succeeded("vm-a");
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->skipped, 1);
   BOOST_CHECK_EQUAL(result->value->successful, 1);
