@@ -22,16 +22,18 @@ void read_either(decode_reader& r, const json_object& obj, std::string_view prot
 }
 
 
-} // namespace
-
-expected<sdk_volume> decode_sdk_volume_inspect(std::string_view json) {
-  decode_reader r;
-  auto root = r.parse_root(json);
-  auto vol = r.child(root, "volume");
+// One SdkVolumeInspectResponse {"volume": {...}, "name": ...}.
+expected<sdk_volume> read_volume_inspect(decode_reader& r, const json_object& response) {
+  auto vol = r.child(response, "volume");
   if (r.ok() && !vol.present)
-    return make_error(ec::missing_field, "volume: is required");
+    return make_error(ec::missing_field, decode_reader::join(response.path, "volume") + ": is required");
   sdk_volume out;
   r.read(vol, "id", out.id);
+  r.read(response, "name", out.name);
+  if (out.name.empty()) {
+    auto locator = r.child(vol, "locator");
+    r.read(locator, "name", out.name);
+  }
   std::set<std::string> ids;
   auto collect = [&](const json_object& set) {
     std::vector<std::string> nodes;
@@ -44,6 +46,70 @@ expected<sdk_volume> decode_sdk_volume_inspect(std::string_view json) {
   if (!r.ok())
     return r.failure();
   out.replica_node_ids.assign(ids.begin(), ids.end());
+  return out;
+}
+
+expected<sdk_node> read_node(decode_reader& r, const json_object& n) {
+  sdk_node out;
+  r.read(n, "id", out.id);
+  read_either(r, n, "scheduler_node_name", "schedulerNodeName", out.scheduler_node_name);
+  r.read(n, "hostname", out.hostname);
+  read_either(r, n, "mgmt_ip", "mgmtIp", out.mgmt_ip);
+  read_either(r, n, "data_ip", "dataIp", out.data_ip);
+  if (!r.ok())
+    return r.failure();
+  if (out.id.empty())
+    return make_error(ec::missing_field, decode_reader::join(n.path, "id") + ": is required");
+  return out;
+}
+
+} // namespace
+
+expected<sdk_volume> decode_sdk_volume_inspect(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  if (!r.ok())
+    return r.failure();
+  return read_volume_inspect(r, root);
+}
+
+expected<std::vector<sdk_volume>> decode_sdk_volume_inspect_with_filters(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  std::vector<sdk_volume> out;
+  std::optional<error> failed;
+  r.for_each(root, "volumes", [&](const json_object& item) {
+    if (failed)
+      return;
+    if (auto v = read_volume_inspect(r, item))
+      out.push_back(std::move(*v));
+    else
+      failed = v.err();
+  });
+  if (failed)
+    return *failed;
+  if (!r.ok())
+    return r.failure();
+  return out;
+}
+
+expected<std::vector<sdk_node>> decode_sdk_node_enumerate_with_filters(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  std::vector<sdk_node> out;
+  std::optional<error> failed;
+  r.for_each(root, "nodes", [&](const json_object& item) {
+    if (failed)
+      return;
+    if (auto n = read_node(r, item))
+      out.push_back(std::move(*n));
+    else
+      failed = n.err();
+  });
+  if (failed)
+    return *failed;
+  if (!r.ok())
+    return r.failure();
   return out;
 }
 
@@ -65,17 +131,9 @@ expected<sdk_node> decode_sdk_node_inspect(std::string_view json) {
   auto n = r.child(root, "node");
   if (r.ok() && !n.present)
     return make_error(ec::missing_field, "node: is required");
-  sdk_node out;
-  r.read(n, "id", out.id);
-  read_either(r, n, "scheduler_node_name", "schedulerNodeName", out.scheduler_node_name);
-  r.read(n, "hostname", out.hostname);
-  read_either(r, n, "mgmt_ip", "mgmtIp", out.mgmt_ip);
-  read_either(r, n, "data_ip", "dataIp", out.data_ip);
   if (!r.ok())
     return r.failure();
-  if (out.id.empty())
-    return make_error(ec::missing_field, "node.id: is required");
-  return out;
+  return read_node(r, n);
 }
 
 std::string sdk_error_message(std::string_view json) {
@@ -101,6 +159,10 @@ sdk_answer_kind classify_sdk_answer(int http_status, bool transport_failed) {
   if (http_status == 429 || (http_status >= 500 && http_status < 600 && http_status != 501))
     return sdk_answer_kind::transient;
   return sdk_answer_kind::permanent;
+}
+
+bool sdk_bulk_unsupported(int http_status, bool transport_failed) {
+  return !transport_failed && (http_status == 404 || http_status == 501);
 }
 
 std::optional<std::chrono::milliseconds> sdk_retry_delay(const sdk_retry_policy& policy,

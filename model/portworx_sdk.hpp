@@ -18,6 +18,7 @@ namespace schedopt {
 
 struct sdk_volume {
   std::string id;
+  std::string name; // locator name (the PV name for CSI volumes)
   std::vector<std::string> replica_node_ids; // union over replica sets
 };
 
@@ -31,6 +32,12 @@ struct sdk_node {
 
 /// `GET /v1/volumes/inspect/{id}` → {"volume": {...}}.
 expected<sdk_volume> decode_sdk_volume_inspect(std::string_view json);
+/// `POST /v1/volumes/inspectwithfilters` → {"volumes": [{"volume": {...}, "name": ...}]},
+/// every SdkVolumeInspectResponse as the per-volume inspect answers it; an absent
+/// `volumes` (grpc-gateway omits an empty list) is no volumes.
+expected<std::vector<sdk_volume>> decode_sdk_volume_inspect_with_filters(std::string_view json);
+/// `GET /v1/nodes/filters` (EnumerateWithFilters) → {"nodes": [{...}]}, whole nodes.
+expected<std::vector<sdk_node>> decode_sdk_node_enumerate_with_filters(std::string_view json);
 /// `GET /v1/nodes` → {"node_ids": [...]}.
 expected<std::vector<std::string>> decode_sdk_node_enumerate(std::string_view json);
 /// `GET /v1/nodes/inspect/{id}` → {"node": {...}}.
@@ -49,6 +56,11 @@ enum class sdk_answer_kind {
 
 /// `transport_failed`: curl reported an error (with or without a status line).
 sdk_answer_kind classify_sdk_answer(int http_status, bool transport_failed);
+
+/// A bulk call (inspectwithfilters, nodes/filters) answered 404 or 501: the gateway
+/// predates it (grpc-gateway's unknown pattern, or Unimplemented), so the driver falls
+/// back to per-object calls.
+bool sdk_bulk_unsupported(int http_status, bool transport_failed);
 
 struct sdk_retry_policy {
   std::chrono::milliseconds initial{100};

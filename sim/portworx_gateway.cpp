@@ -3,6 +3,7 @@
 // errors are {"error","code","message","details"} with the gRPC code's HTTP status.
 #include "sim/portworx_gateway.hpp"
 
+#include <map>
 #include <thread>
 
 #include <httplib.h>
@@ -86,6 +87,50 @@ json volume_inspect_json(const storage_volume& v, const storage_backend& storage
   return {{"volume", volume}, {"name", v.name}, {"labels", labels}};
 }
 
+// SdkVolumeInspectWithFiltersRequest {name, labels, ownership, group, options}: an
+// absent or empty filter matches every volume. The simulator's volumes have no owner,
+// so an ownership filter naming one matches none, as Portworx treats owned volumes.
+struct volume_filter {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  std::string owner;
+
+  bool matches(const storage_volume& v) const {
+    if (v.driver != portworx_csi_driver)
+      return false;
+    if (!name.empty() && name != v.name)
+      return false;
+    if (!owner.empty())
+      return false;
+    for (const auto& [key, value] : labels) {
+      if (key == "namespace" ? value != v.pvc_namespace
+                             : key == "pvc" ? value != v.pvc_name : true)
+        return false;
+    }
+    return true;
+  }
+};
+
+expected<volume_filter> parse_volume_filter(const std::string& body) {
+  volume_filter f;
+  if (body.empty())
+    return f;
+  auto doc = json::parse(body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    return make_error(ec::invalid_request, "unexpected request body: not a JSON object");
+  try {
+    if (auto i = doc.find("name"); i != doc.end() && !i->is_null())
+      f.name = i->get<std::string>();
+    if (auto i = doc.find("labels"); i != doc.end() && !i->is_null())
+      f.labels = i->get<std::map<std::string, std::string>>();
+    if (auto i = doc.find("ownership"); i != doc.end() && i->is_object())
+      f.owner = i->value("owner", "");
+  } catch (const json::exception& e) {
+    return make_error(ec::invalid_request, std::string{"unexpected request body: "} + e.what());
+  }
+  return f;
+}
+
 } // namespace
 
 struct portworx_gateway::impl {
@@ -145,6 +190,29 @@ struct portworx_gateway::impl {
       if (!v)
         return send_error(res, grpc_not_found, 404, "Volume id " + id + " not found");
       send_json(res, volume_inspect_json(*v, storage));
+    });
+    // One answer for many volumes; at 200,000 volumes the body is ~150 MB, so it is
+    // written volume by volume rather than built as one JSON document.
+    server.Post("/v1/volumes/inspectwithfilters", [this](const httplib::Request& req,
+                                                         httplib::Response& res) {
+      auto filter = parse_volume_filter(req.body);
+      if (!filter)
+        return send_error(res, grpc_invalid_argument, 400, filter.err().message);
+      std::string body = R"({"volumes":[)";
+      bool first = true;
+      for (const auto& v : storage.volumes()) {
+        if (!filter->matches(v))
+          continue;
+        if (!first)
+          body += ',';
+        first = false;
+        body += volume_inspect_json(v, storage).dump();
+      }
+      body += "]}";
+      if (first)
+        body = "{}"; // grpc-gateway omits an empty repeated field
+      res.status = 200;
+      res.set_content(std::move(body), "application/json");
     });
     // Unrouted paths answer as grpc-gateway does for an unknown pattern.
     server.set_error_handler([](const httplib::Request&, httplib::Response& res) {

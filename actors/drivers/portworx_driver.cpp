@@ -1,6 +1,7 @@
-// portworx: replica nodes from the OpenStorage SDK REST gateway of Portworx — volume
-// inspect for replica sets, node enumerate + inspect to map Portworx node ids onto
-// Kubernetes node names. Calls go through one k8s::http_engine, at most
+// portworx: replica nodes from the OpenStorage SDK REST gateway of Portworx — one
+// inspectwithfilters for every volume's replica sets and one nodes/filters enumerate to
+// map Portworx node ids onto Kubernetes node names; a gateway without them (404/501)
+// gets per-volume inspects and enumerate + per-node inspects. Calls go through one k8s::http_engine, at most
 // `max_concurrent` at a time. Transient failures (429, 5xx, transport) are retried with
 // backoff; a run fails only when a call's retries are spent or a 4xx says it is hopeless.
 #include <deque>
@@ -52,6 +53,9 @@ struct sdk_call {
   std::string path;
   std::function<void(const http_completion&, int attempts)> handler;
   int attempts = 0; // calls made so far
+  std::string method = "GET";
+  std::string body;
+  std::chrono::seconds timeout{30};
 };
 
 struct portworx_state {
@@ -66,6 +70,9 @@ struct portworx_state {
   std::deque<sdk_call> queued;              // waiting for a free slot
   std::map<uint64_t, sdk_call> backing_off; // waiting for their retry timer
   std::size_t running = 0;
+  // Learnt from a 404/501, so later runs go straight to the per-object calls.
+  bool no_bulk_volumes = false;
+  bool no_bulk_nodes = false;
 };
 
 using portworx_pointer = storage_driver_actor::stateful_pointer<portworx_state>;
@@ -93,9 +100,14 @@ void start_queued(portworx_pointer self) {
     if (sc.owner->failed)
       continue;
     k8s::http_request req;
+    req.method = sc.method;
     req.url = st.endpoint + sc.path;
-    req.timeout = std::chrono::seconds(30);
+    req.timeout = sc.timeout;
     req.headers.push_back("Accept: application/json");
+    if (!sc.body.empty()) {
+      req.body = sc.body;
+      req.headers.push_back("Content-Type: application/json");
+    }
     if (auto token = bearer_token(st); !token.empty())
       req.headers.push_back("Authorization: Bearer " + token);
     ++sc.attempts;
@@ -110,10 +122,32 @@ void start_queued(portworx_pointer self) {
   }
 }
 
+sdk_call make_call(const std::shared_ptr<lookup>& owner, std::string what, std::string path,
+                   std::function<void(const http_completion&, int)> handler) {
+  sdk_call sc;
+  sc.owner = owner;
+  sc.what = std::move(what);
+  sc.path = std::move(path);
+  sc.handler = std::move(handler);
+  return sc;
+}
+
 void call(portworx_pointer self, const std::shared_ptr<lookup>& owner, std::string what,
           std::string path, std::function<void(const http_completion&, int)> handler) {
-  self->state.queued.push_back(sdk_call{owner, std::move(what), std::move(path),
-                                        std::move(handler)});
+  self->state.queued.push_back(make_call(owner, std::move(what), std::move(path),
+                                         std::move(handler)));
+  start_queued(self);
+}
+
+/// A bulk POST: at 200,000 volumes the answer is ~150 MB, so it gets a longer timeout.
+void post(portworx_pointer self, const std::shared_ptr<lookup>& owner, std::string what,
+          std::string path, std::string body,
+          std::function<void(const http_completion&, int)> handler) {
+  auto sc = make_call(owner, std::move(what), std::move(path), std::move(handler));
+  sc.method = "POST";
+  sc.body = std::move(body);
+  sc.timeout = std::chrono::seconds(300);
+  self->state.queued.push_back(std::move(sc));
   start_queued(self);
 }
 
@@ -142,7 +176,7 @@ void on_answer(portworx_pointer self, sdk_call sc, const http_completion& c) {
   auto kind = classify_sdk_answer(c.http_status, !c.transport_error.empty());
   if (kind == sdk_answer_kind::transient && !sc.owner->failed) {
     if (auto delay = sdk_retry_delay(st.retry, sc.attempts, k8s::parse_retry_after(c.retry_after))) {
-      spdlog::warn("portworx: {} (GET {}): {}; retry {} of {} in {}ms", sc.what, sc.path,
+      spdlog::warn("portworx: {} ({} {}): {}; retry {} of {} in {}ms", sc.what, sc.method, sc.path,
                    describe_answer(c), sc.attempts, st.retry.max_attempts - 1, delay->count());
       // The timer is an http_completion to ourselves: the actor's interface is shared
       // with other components, and this id is never a transfer's.
@@ -225,12 +259,74 @@ void enumerate_nodes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
         if (!n)
           return fail(l, "driver failure: portworx: inspect node " + id + ": " + n.err().message);
         l->sdk_nodes.push_back(std::move(*n));
-        if (l->nodes_pending == 0)
-          inspect_volumes(self, l);
+        finish_if_done(l);
       });
     }
-    if (ids->empty())
-      inspect_volumes(self, l);
+    finish_if_done(l);
+  });
+}
+
+/// One EnumerateWithFilters for every node, whole; enumerate + inspect on old gateways.
+void enumerate_nodes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup>& l) {
+  if (self->state.no_bulk_nodes)
+    return enumerate_nodes(self, l);
+  call(self, l, "enumerate nodes", "/v1/nodes/filters", [=](const http_completion& c, int attempts) {
+    if (sdk_bulk_unsupported(c.http_status, !c.transport_error.empty())) {
+      spdlog::info("portworx: the SDK gateway has no GET /v1/nodes/filters (HTTP {}); "
+                   "enumerating and inspecting nodes one by one", c.http_status);
+      self->state.no_bulk_nodes = true;
+      return enumerate_nodes(self, l);
+    }
+    if (!answered_ok(c))
+      return fail(l, describe_failure("enumerate nodes", c, attempts));
+    auto nodes = decode_sdk_node_enumerate_with_filters(c.body);
+    if (!nodes)
+      return fail(l, "driver failure: portworx: enumerate nodes: " + nodes.err().message);
+    l->sdk_nodes = std::move(*nodes);
+    l->nodes_pending = 0;
+    finish_if_done(l);
+  });
+}
+
+/// One InspectWithFilters (no filter: every volume) instead of one inspect per volume;
+/// a queried volume missing from the answer is a per-volume error, as a 404 is.
+void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup>& l) {
+  if (self->state.no_bulk_volumes)
+    return inspect_volumes(self, l);
+  const std::string what = "inspect volumes";
+  post(self, l, what, "/v1/volumes/inspectwithfilters", "{}",
+       [=](const http_completion& c, int attempts) {
+    if (sdk_bulk_unsupported(c.http_status, !c.transport_error.empty())) {
+      spdlog::info("portworx: the SDK gateway has no POST /v1/volumes/inspectwithfilters "
+                   "(HTTP {}); inspecting volumes one by one", c.http_status);
+      self->state.no_bulk_volumes = true;
+      return inspect_volumes(self, l);
+    }
+    if (!answered_ok(c))
+      return fail(l, describe_failure(what, c, attempts));
+    auto volumes = decode_sdk_volume_inspect_with_filters(c.body);
+    if (!volumes)
+      return fail(l, "driver failure: portworx: inspect volumes: " + volumes.err().message);
+    std::map<std::string, const sdk_volume*> by_id, by_name;
+    for (auto& v : *volumes) {
+      by_id.emplace(v.id, &v);
+      if (!v.name.empty())
+        by_name.emplace(v.name, &v);
+    }
+    for (auto& pv : l->query.volumes) {
+      const sdk_volume* found = nullptr;
+      if (auto i = by_id.find(pv.volume_handle); i != by_id.end())
+        found = i->second;
+      else if (auto j = by_name.find(pv.volume_handle); j != by_name.end())
+        found = j->second; // a handle that names the volume
+      if (found)
+        l->volume_replicas[pv.metadata.name] = found->replica_node_ids;
+      else
+        l->answer.errors.emplace_back(pv.metadata.name, "portworx volume \"" + pv.volume_handle
+                                                          + "\" not found");
+    }
+    l->volumes_pending = 0;
+    finish_if_done(l);
   });
 }
 
@@ -247,7 +343,13 @@ storage_driver_actor::behavior_type portworx_driver(portworx_pointer self, setti
       auto l = std::make_shared<lookup>();
       l->promise = self->make_response_promise<replica_answer>();
       l->query = std::move(q);
-      enumerate_nodes(self, l);
+      // Nodes and volumes are asked for at once; each side stands for one pending call
+      // until its answer (or its fallback's calls) replaces the count.
+      l->nodes_pending = 1;
+      l->volumes_pending = l->query.volumes.empty() ? 0 : 1;
+      enumerate_nodes_in_bulk(self, l);
+      if (!l->query.volumes.empty() && !l->failed)
+        inspect_volumes_in_bulk(self, l);
       return l->promise;
     },
     [=](const http_completion& c) {

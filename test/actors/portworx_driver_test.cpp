@@ -29,11 +29,12 @@ struct canned {
 /// A tiny SDK gateway: per path, scripted answers first, then a default one; counts hits.
 struct gateway {
   gateway() {
-    server.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
+    auto respond = [this](const httplib::Request& req, httplib::Response& res) {
       canned a;
       {
         std::lock_guard<std::mutex> guard{mutex};
         ++hits[req.path];
+        bodies[req.path] = req.body;
         auto& script = scripted[req.path];
         if (!script.empty()) {
           a = script.front();
@@ -48,7 +49,9 @@ struct gateway {
       if (!a.retry_after.empty())
         res.set_header("Retry-After", a.retry_after);
       res.set_content(a.body, "application/json");
-    });
+    };
+    server.Get(".*", respond);
+    server.Post(".*", respond);
     // One request per connection: an idle keep-alive connection would hold stop() for
     // httplib's 5 s keep-alive timeout.
     server.set_keep_alive_max_count(1);
@@ -75,6 +78,17 @@ struct gateway {
     std::lock_guard<std::mutex> guard{mutex};
     return hits[path];
   }
+  int total_hits() {
+    std::lock_guard<std::mutex> guard{mutex};
+    int total = 0;
+    for (auto& [path, n] : hits)
+      total += n;
+    return total;
+  }
+  std::string body_of(const std::string& path) {
+    std::lock_guard<std::mutex> guard{mutex};
+    return bodies[path];
+  }
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port); }
 
   httplib::Server server;
@@ -82,6 +96,7 @@ struct gateway {
   std::thread thread;
   std::mutex mutex;
   std::map<std::string, int> hits;
+  std::map<std::string, std::string> bodies; // the last request body per path
   std::map<std::string, std::deque<canned>> scripted;
   std::map<std::string, canned> defaults;
 };
@@ -242,6 +257,135 @@ BOOST_AUTO_TEST_CASE(refused_connections_are_retried_as_transport_errors) {
   BOOST_REQUIRE(answer->error);
   BOOST_CHECK_NE(error_message(*answer->error).find("gave up after 5 attempts"),
                  std::string::npos);
+}
+
+// N volumes on two nodes, the second found by its InternalIP rather than its name.
+struct bulk_cluster {
+  static constexpr int volumes = 40;
+  replica_query query;
+  canned nodes_filters{200, R"({"nodes":[{"id":"px1","scheduler_node_name":"n1"},)"
+                            R"({"id":"px2","mgmt_ip":"10.0.0.2"}]})", ""};
+  canned inspect_all;
+
+  bulk_cluster() {
+    std::string body = R"({"volumes":[)";
+    for (int i = 0; i < volumes; ++i) {
+      auto id = std::to_string(1000 + i);
+      persistent_volume v;
+      v.metadata.name = "pv-" + id;
+      v.csi_driver = "pxd.portworx.com";
+      v.volume_handle = id;
+      query.volumes.push_back(v);
+      body += R"({"volume":{"id":")" + id + R"(","locator":{"name":"pv-)" + id
+              + R"("},"replica_sets":[{"nodes":[")" + (i % 2 ? "px2" : "px1")
+              + R"("]}]},"name":"pv-)" + id + R"("},)";
+    }
+    // A volume nobody asked about, as every volume of the cluster comes back.
+    body += R"({"volume":{"id":"9999","replica_sets":[{"nodes":["px1"]}]},"name":"other"}]})";
+    inspect_all = {200, body, ""};
+    node n1, n2;
+    n1.metadata.name = "n1";
+    n2.metadata.name = "n2";
+    n2.addresses.push_back({"InternalIP", "10.0.0.2"});
+    query.nodes = {n1, n2};
+  }
+};
+
+BOOST_AUTO_TEST_CASE(one_inspectwithfilters_and_one_enumerate_answer_every_volume) {
+  gateway gw;
+  bulk_cluster c;
+  gw.answer("/v1/nodes/filters", c.nodes_filters);
+  gw.answer("/v1/volumes/inspectwithfilters", c.inspect_all);
+  auto aut = spawn_driver(gw.endpoint());
+  auto q = c.query;
+  persistent_volume gone;
+  gone.metadata.name = "pv-gone";
+  gone.csi_driver = "pxd.portworx.com";
+  gone.volume_handle = "4242";
+  q.volumes.push_back(gone);
+  auto answer = ask<replica_answer>(sys, aut, q);
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE_MESSAGE(answer->value, "driver failed: " << error_message(*answer->error));
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspectwithfilters"), 1);
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/nodes/filters"), 1);
+  BOOST_CHECK_EQUAL(gw.total_hits(), 2); // no per-volume or per-node call
+  BOOST_CHECK_EQUAL(gw.body_of("/v1/volumes/inspectwithfilters"), "{}");
+  auto& r = answer->value->replicas;
+  BOOST_REQUIRE_EQUAL(r.size(), std::size_t{bulk_cluster::volumes});
+  std::map<std::string, std::vector<std::string>> by_pv(r.begin(), r.end());
+  BOOST_CHECK((by_pv["pv-1000"] == std::vector<std::string>{"n1"}));
+  BOOST_CHECK((by_pv["pv-1001"] == std::vector<std::string>{"n2"}));
+  BOOST_CHECK_EQUAL(by_pv.count("other"), 0u);
+  BOOST_REQUIRE_EQUAL(answer->value->errors.size(), 1u);
+  BOOST_CHECK_EQUAL(answer->value->errors[0].first, "pv-gone");
+  BOOST_CHECK_EQUAL(answer->value->errors[0].second, "portworx volume \"4242\" not found");
+}
+
+BOOST_AUTO_TEST_CASE(an_old_gateways_404_falls_back_to_per_volume_inspect) {
+  gateway gw; // inspectwithfilters and nodes/filters unrouted: 404 as grpc-gateway answers
+  bulk_cluster c;
+  gw.answer("/v1/nodes", {200, R"({"node_ids":["px1","px2"]})", ""});
+  gw.answer("/v1/nodes/inspect/px1", px1);
+  gw.answer("/v1/nodes/inspect/px2", {200, R"({"node":{"id":"px2","mgmt_ip":"10.0.0.2"}})", ""});
+  for (int i = 0; i < bulk_cluster::volumes; ++i) {
+    auto id = std::to_string(1000 + i);
+    gw.answer("/v1/volumes/inspect/" + id,
+              {200, R"({"volume":{"id":")" + id + R"(","replica_sets":[{"nodes":[")"
+                      + (i % 2 ? "px2" : "px1") + R"("]}]}})", ""});
+  }
+  auto aut = spawn_driver(gw.endpoint());
+  for (int run = 1; run <= 2; ++run) {
+    auto answer = ask<replica_answer>(sys, aut, c.query);
+    BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+    BOOST_REQUIRE_MESSAGE(answer->value, "driver failed: " << error_message(*answer->error));
+    auto& r = answer->value->replicas;
+    BOOST_REQUIRE_EQUAL(r.size(), std::size_t{bulk_cluster::volumes});
+    std::map<std::string, std::vector<std::string>> by_pv(r.begin(), r.end());
+    BOOST_CHECK((by_pv["pv-1001"] == std::vector<std::string>{"n2"}));
+    BOOST_CHECK(answer->value->errors.empty());
+    // The gateway is asked about bulk calls once, then per volume every run.
+    BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspectwithfilters"), 1);
+    BOOST_CHECK_EQUAL(gw.hits_of("/v1/nodes/filters"), 1);
+    BOOST_CHECK_EQUAL(gw.hits_of("/v1/nodes"), run);
+    BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspect/1000"), run);
+    BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspect/1039"), run);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_501_falls_back_too_but_a_503_is_retried) {
+  gateway gw;
+  bulk_cluster c;
+  gw.script("/v1/nodes/filters", unavailable);
+  gw.answer("/v1/nodes/filters", c.nodes_filters);
+  gw.answer("/v1/volumes/inspectwithfilters",
+            {501, R"({"error":"Method not implemented","code":12})", ""});
+  for (int i = 0; i < bulk_cluster::volumes; ++i) {
+    auto id = std::to_string(1000 + i);
+    gw.answer("/v1/volumes/inspect/" + id,
+              {200, R"({"volume":{"id":")" + id + R"(","replica_sets":[{"nodes":["px1"]}]}})", ""});
+  }
+  auto aut = spawn_driver(gw.endpoint());
+  auto answer = ask<replica_answer>(sys, aut, c.query);
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE_MESSAGE(answer->value, "driver failed: " << error_message(*answer->error));
+  BOOST_CHECK_EQUAL(answer->value->replicas.size(), std::size_t{bulk_cluster::volumes});
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/nodes/filters"), 2); // 503, then the nodes
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/nodes"), 0);
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspectwithfilters"), 1);
+  BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspect/1000"), 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_bulk_answer_that_does_not_decode_fails_the_run) {
+  gateway gw;
+  bulk_cluster c;
+  gw.answer("/v1/nodes/filters", c.nodes_filters);
+  gw.answer("/v1/volumes/inspectwithfilters", {200, R"({"volumes":[{"name":"x"}]})", ""});
+  auto aut = spawn_driver(gw.endpoint());
+  auto answer = ask<replica_answer>(sys, aut, c.query);
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE(answer->error);
+  BOOST_CHECK_EQUAL(error_message(*answer->error),
+                    "driver failure: portworx: inspect volumes: volumes[0].volume: is required");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -41,6 +41,15 @@ struct gateway_fixture {
     BOOST_CHECK_EQUAL(res->get_header_value("Content-Type"), "application/json");
     return json::parse(res->body);
   }
+
+  json post(const std::string& path, const std::string& body, int expected_status) {
+    httplib::Client client{"127.0.0.1", port};
+    auto res = client.Post(path.c_str(), body, "application/json");
+    BOOST_REQUIRE(res);
+    BOOST_CHECK_EQUAL(res->status, expected_status);
+    BOOST_CHECK_EQUAL(res->get_header_value("Content-Type"), "application/json");
+    return json::parse(res->body);
+  }
 };
 
 } // namespace
@@ -103,6 +112,43 @@ BOOST_AUTO_TEST_CASE(volume_inspect_reports_replica_nodes_by_portworx_id) {
   BOOST_CHECK_EQUAL(missing["code"], 5);
   BOOST_CHECK_EQUAL(missing["error"], "Volume id 12345 not found");
   BOOST_CHECK_EQUAL(missing["message"], "Volume id 12345 not found");
+}
+
+BOOST_AUTO_TEST_CASE(inspect_with_filters_answers_every_volume_in_one_call) {
+  gateway_fixture f;
+  auto all = f.post("/v1/volumes/inspectwithfilters", "{}", 200);
+  BOOST_REQUIRE_EQUAL(all["volumes"].size(), 20u);
+  for (const auto& item : all["volumes"]) {
+    auto volume = item["volume"];
+    auto id = volume["id"].get<std::string>();
+    // The same SdkVolumeInspectResponse as the per-volume inspect answers.
+    BOOST_CHECK_EQUAL(item, f.get("/v1/volumes/inspect/" + id, 200));
+    BOOST_CHECK_EQUAL(item["name"], volume["locator"]["name"]);
+    BOOST_CHECK(!volume["replica_sets"][0]["nodes"].empty());
+  }
+  // An empty body is an empty filter too (curl -X POST without -d).
+  BOOST_CHECK_EQUAL(f.post("/v1/volumes/inspectwithfilters", "", 200)["volumes"].size(), 20u);
+
+  auto first = all["volumes"][0];
+  json by_labels = {{"labels", first["labels"]}};
+  auto one = f.post("/v1/volumes/inspectwithfilters", by_labels.dump(), 200);
+  BOOST_REQUIRE_EQUAL(one["volumes"].size(), 1u);
+  BOOST_CHECK_EQUAL(one["volumes"][0]["volume"]["id"], first["volume"]["id"]);
+  json by_name = {{"name", first["name"]}};
+  BOOST_CHECK_EQUAL(f.post("/v1/volumes/inspectwithfilters", by_name.dump(), 200)["volumes"].size(), 1u);
+  json by_namespace = {{"labels", {{"namespace", first["labels"]["namespace"]}}}};
+  BOOST_CHECK_GE(f.post("/v1/volumes/inspectwithfilters", by_namespace.dump(), 200)["volumes"].size(), 1u);
+
+  // No match: grpc-gateway omits the empty repeated field.
+  BOOST_CHECK_EQUAL(f.post("/v1/volumes/inspectwithfilters", R"({"labels":{"pvc":"nope"}})", 200),
+                    json::object());
+  BOOST_CHECK_EQUAL(f.post("/v1/volumes/inspectwithfilters",
+                           R"({"ownership":{"owner":"support@mycompany.com"}})", 200),
+                    json::object());
+  auto bad = f.post("/v1/volumes/inspectwithfilters", "[1,", 400);
+  BOOST_CHECK_EQUAL(bad["code"], 3);
+  // Only POST is routed, as in api.proto.
+  BOOST_CHECK_EQUAL(f.get("/v1/volumes/inspectwithfilters", 404)["code"], 5);
 }
 
 BOOST_AUTO_TEST_CASE(token_is_required_when_set) {
