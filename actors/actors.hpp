@@ -90,6 +90,7 @@ using vmim_informer_actor = informer_actor<virtual_machine_instance_migration>;
 using pvc_informer_actor = informer_actor<persistent_volume_claim>;
 using pv_informer_actor = informer_actor<persistent_volume>;
 using node_informer_actor = informer_actor<node>;
+using longhorn_replica_informer_actor = informer_actor<longhorn_replica>;
 
 /// Hears when this replica gains or loses leadership.
 using leadership_subscriber_actor = caf::typed_actor<
@@ -158,6 +159,14 @@ using storage_driver_actor = caf::typed_actor<
   // internal: the driver's HTTP engine thread -> driver: one call to the storage
   // system finished (drivers that need no I/O ignore it).
   caf::reacts_to<http_completion>>;
+
+/// The longhorn storage driver: a storage driver that keeps the running replicas of
+/// its own informer of replicas.longhorn.io (handed out as storage_driver_actor).
+using longhorn_driver_actor = storage_driver_actor::extend_with<
+  informer_subscriber_actor<longhorn_replica>>::extend<
+  // internal: driver -> itself: queries waiting for the replica informer's first list
+  // that have waited too long fail.
+  caf::reacts_to<atom::timeout>>;
 
 /// One optimization kind's run for one request (vmHyperconvergence today).
 using optimization_kind_actor = caf::typed_actor<

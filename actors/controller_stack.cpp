@@ -29,7 +29,7 @@ caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
   auto api = spawn_api_client(sys, cluster, api_options);
   if (!api)
     return api.error();
-  auto driver_actor = driver->spawn(sys, cfg);
+  auto driver_actor = driver->spawn(sys, cfg, *api);
   if (!driver_actor)
     return driver_actor.error();
   controller_stack stack;

@@ -48,6 +48,10 @@ template <>
 const k8s::resource& resource_of<node>() {
   return k8s::resources::nodes;
 }
+template <>
+const k8s::resource& resource_of<longhorn_replica>() {
+  return k8s::resources::longhorn_replicas;
+}
 
 template <class T>
 struct informer_state {
@@ -446,5 +450,7 @@ template informer_actor<persistent_volume>
 spawn_informer<persistent_volume>(caf::actor_system&, api_client_actor, informer_options);
 template informer_actor<node> spawn_informer<node>(caf::actor_system&, api_client_actor,
                                                    informer_options);
+template informer_actor<longhorn_replica>
+spawn_informer<longhorn_replica>(caf::actor_system&, api_client_actor, informer_options);
 
 } // namespace schedopt

@@ -9,6 +9,7 @@
 
 #include "actors/controller_messages.hpp"
 #include "actors/k8s_messages.hpp"
+#include "actors/longhorn_inspect.hpp"
 #include "actors/model_inspect.hpp"
 #include "k8s/api_types.hpp"
 #include "model/objects.hpp"
@@ -90,5 +91,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_ATOM(schedopt, schedopt::atom, run, "run")
   CAF_ADD_ATOM(schedopt, schedopt::atom, progress, "progress")
   CAF_ADD_ATOM(schedopt, schedopt::atom, reserve, "reserve")
+
+  // -- longhorn storage driver (model/longhorn.hpp)
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::longhorn_replica))
+  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::longhorn_replica)
 
 CAF_END_TYPE_ID_BLOCK(schedopt)

@@ -196,8 +196,8 @@ std::vector<setting_def> build_table() {
   t.push_back(make("pinTargetNode", &settings::pin_target_node, "", "true",
                    "pin VMIMs to a replica node (spec.addedNodeSelector; KubeVirt >= 1.6)",
                    bool_field(&settings::pin_target_node)));
-  t.push_back(make("driver", &settings::driver, "NAME", "portworx", "storage driver: portworx or csi-topology",
-                   one_of(&settings::driver, {"portworx", "csi-topology"})));
+  t.push_back(make("driver", &settings::driver, "NAME", "portworx", "storage driver: portworx, csi-topology or longhorn",
+                   one_of(&settings::driver, {"portworx", "csi-topology", "longhorn"})));
   t.push_back(make("vmCoolOffAnnotation", &settings::vm_cool_off_annotation, "KEY",
                    "schedopt.libopenstorage.org/last-migration-time",
                    "annotation on the VirtualMachine (or owner-less VMI) holding the "

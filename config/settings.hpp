@@ -22,7 +22,7 @@ struct settings {
   duration status_flush_interval = std::chrono::seconds(1);
   duration status_heartbeat_interval = std::chrono::seconds(30);
   bool pin_target_node = true;
-  std::string driver = "portworx"; // "portworx" or "csi-topology"
+  std::string driver = "portworx"; // "portworx", "csi-topology" or "longhorn"
   std::string vm_cool_off_annotation = "schedopt.libopenstorage.org/last-migration-time";
 
   // -- process --

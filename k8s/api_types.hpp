@@ -41,6 +41,9 @@ inline const resource nodes{"", "v1", "nodes", false};
 inline const resource events{"", "v1", "events", true};
 inline const resource leases{"coordination.k8s.io", "v1", "leases", true};
 inline const resource configmaps{"", "v1", "configmaps", true};
+// Read by the longhorn storage driver.
+inline const resource longhorn_replicas{"longhorn.io", "v1beta2", "replicas", true};
+inline const resource longhorn_volumes{"longhorn.io", "v1beta2", "volumes", true};
 } // namespace resources
 
 // -- requests ---------------------------------------------------------------

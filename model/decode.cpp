@@ -5,8 +5,14 @@
 #include <algorithm>
 
 #include "model/decode_reader.hpp"
+#include "model/longhorn.hpp"
 
 namespace schedopt {
+
+namespace detail {
+// Defined in model/longhorn.cpp.
+void read_longhorn_replica(decode_reader& r, const json_object& root, longhorn_replica& out);
+} // namespace detail
 
 namespace {
 
@@ -240,6 +246,11 @@ void read_into(decode_reader& r, const json_object& root, scheduling_optimizatio
   }
 }
 
+void read_into(decode_reader& r, const json_object& root, longhorn_replica& replica) {
+  read_meta(r, root, replica.metadata);
+  detail::read_longhorn_replica(r, root, replica);
+}
+
 // Each field on its own: one of the wrong type must not hide the others.
 void read_identity(decode_reader& r, const json_object& obj, undecodable_object& out) {
   r.clear_failure();
@@ -352,6 +363,7 @@ SCHEDOPT_DECODER(lease)
 SCHEDOPT_DECODER(event)
 SCHEDOPT_DECODER(api_status)
 SCHEDOPT_DECODER(scheduling_optimization)
+SCHEDOPT_DECODER(longhorn_replica)
 
 #undef SCHEDOPT_DECODER
 

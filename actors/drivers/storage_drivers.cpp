@@ -9,6 +9,7 @@ const std::vector<storage_driver_entry>& storage_drivers() {
   static const std::vector<storage_driver_entry> drivers{
     portworx_driver_entry(),
     csi_topology_driver_entry(),
+    longhorn_driver_entry(),
   };
   return drivers;
 }

@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <caf/actor_system.hpp>
@@ -15,10 +17,40 @@
 
 namespace schedopt {
 
+/// Starts a driver. Drivers that read Kubernetes objects (longhorn) get the process's
+/// API client as a third argument; the others are written as (sys, cfg) and callers
+/// that have no API client (tests of those drivers) may leave it out.
+class storage_driver_spawner {
+public:
+  using function = std::function<caf::expected<storage_driver_actor>(
+    caf::actor_system&, const settings&, const api_client_actor&)>;
+
+  storage_driver_spawner() = default;
+
+  template <class F, std::enable_if_t<std::is_invocable_v<F&, caf::actor_system&, const settings&,
+                                                          const api_client_actor&>,
+                                      int> = 0>
+  storage_driver_spawner(F f) : fn_(std::move(f)) {}
+
+  template <class F,
+            std::enable_if_t<std::is_invocable_v<F&, caf::actor_system&, const settings&>, long> = 0>
+  storage_driver_spawner(F f)
+    : fn_([f = std::move(f)](caf::actor_system& sys, const settings& cfg,
+                             const api_client_actor&) mutable { return f(sys, cfg); }) {}
+
+  caf::expected<storage_driver_actor> operator()(caf::actor_system& sys, const settings& cfg,
+                                                 const api_client_actor& api = {}) const {
+    return fn_(sys, cfg, api);
+  }
+
+private:
+  function fn_;
+};
+
 struct storage_driver_entry {
   std::string name;
   std::function<bool(const persistent_volume&, const settings&)> owns;
-  std::function<caf::expected<storage_driver_actor>(caf::actor_system&, const settings&)> spawn;
+  storage_driver_spawner spawn;
 };
 
 /// Every built-in driver.
@@ -30,5 +62,6 @@ caf::expected<storage_driver_entry> find_storage_driver(const std::string& name)
 // Defined in one file per driver, listed in storage_drivers.cpp.
 storage_driver_entry portworx_driver_entry();
 storage_driver_entry csi_topology_driver_entry();
+storage_driver_entry longhorn_driver_entry();
 
 } // namespace schedopt
