@@ -7,12 +7,16 @@
 #                         the `image` target (deploy/image/build.sh) and test_deploy,
 #                         which runs the image's root filesystem under bwrap, need them.
 #                         (--image is still accepted and changes nothing.)
+#   deploy/bootstrap.sh --fuzz   also clang and libFuzzer, for the `fuzz` preset
+#                         (test/fuzz, README "Hostile input"); opt-in.
 set -euo pipefail
 image=1 # the test suite builds and runs the image: always
+fuzz=0
 for arg in "$@"; do
   case $arg in
     --image) image=1 ;;
-    *) echo "bootstrap.sh: unknown argument $arg (only --image)" >&2; exit 2 ;;
+    --fuzz) fuzz=1 ;;
+    *) echo "bootstrap.sh: unknown argument $arg (only --image, --fuzz)" >&2; exit 2 ;;
   esac
 done
 packages=(
@@ -23,6 +27,9 @@ packages=(
 )
 if [[ $image == 1 ]]; then
   packages+=(buildah bubblewrap binutils ca-certificates)
+fi
+if [[ $fuzz == 1 ]]; then
+  packages+=(clang libfuzzer-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -115,6 +115,12 @@ expected<timestamp> parse_rfc3339(std::string_view text) {
     return invalid(text, "trailing characters");
   int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
+  // A timestamp counts int64 nanoseconds: 1677-09-21 to 2262-04-11. Outside, the
+  // conversion below would overflow (e.g. Go's zero time, 0001-01-01T00:00:00Z).
+  constexpr int64_t limit =
+    std::chrono::duration_cast<std::chrono::seconds>(timestamp::duration::max()).count() - 1;
+  if (seconds < -limit || seconds > limit)
+    return invalid(text, "out of range (1678 to 2261)");
   auto since_epoch = std::chrono::seconds{seconds} + std::chrono::nanoseconds{nanos};
   return timestamp{std::chrono::duration_cast<timestamp::duration>(since_epoch)};
 }

@@ -79,4 +79,19 @@ BOOST_AUTO_TEST_CASE(format_then_parse_round_trips) {
   }
 }
 
+// Found by test/fuzz rfc3339 (corpus regression-year-0000): a time outside what int64
+// nanoseconds hold overflowed (UB) instead of failing.
+BOOST_AUTO_TEST_CASE(times_beyond_the_nanosecond_range_are_errors) {
+  for (const char* text : {"0000-01-01T00:00:00+01:00", "0001-01-01T00:00:00Z",
+                           "1677-09-21T00:12:43Z", "2262-04-11T23:47:17Z",
+                           "9999-12-31T23:59:59Z"}) {
+    auto t = parse_rfc3339(text);
+    BOOST_TEST_REQUIRE(!t, text);
+    BOOST_TEST(t.err().code == ec::invalid_timestamp);
+    BOOST_TEST(t.err().message.find("out of range") != std::string::npos, t.err().message);
+  }
+  BOOST_TEST(unix_seconds(*parse_rfc3339("1678-01-01T00:00:00Z")) == int64_t{-9214560000});
+  BOOST_TEST(unix_seconds(*parse_rfc3339("2261-12-31T23:59:59Z")) == int64_t{9214646399});
+}
+
 BOOST_AUTO_TEST_SUITE_END()

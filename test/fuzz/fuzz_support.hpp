@@ -1,0 +1,75 @@
+// Shared helpers of the libFuzzer targets (README "Hostile input").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include <unistd.h>
+
+/// An invariant the code under test promises; a violation aborts, so libFuzzer records
+/// the input as a crash like any sanitizer finding.
+#define FUZZ_CHECK(cond)                                                                    \
+  do {                                                                                      \
+    if (!(cond)) {                                                                          \
+      std::fprintf(stderr, "fuzz invariant violated: %s (%s:%d)\n", #cond, __FILE__,        \
+                   __LINE__);                                                               \
+      std::abort();                                                                         \
+    }                                                                                       \
+  } while (0)
+
+namespace schedopt::fuzz {
+
+inline std::string_view as_text(const uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+/// Whether `text` is well-formed UTF-8 (no truncated or overlong sequence, no surrogate).
+inline bool valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    auto c = static_cast<unsigned char>(text[i]);
+    std::size_t n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : 9;
+    if (n == 9 || i + n >= text.size()) // not a lead byte, or the sequence is cut
+      return false;
+    uint32_t cp = n == 0 ? c : c & (0x3F >> n);
+    for (std::size_t k = 1; k <= n; ++k) {
+      auto d = static_cast<unsigned char>(text[i + k]);
+      if ((d & 0xC0) != 0x80)
+        return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    static constexpr uint32_t min_of[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < min_of[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+/// A file in $TMPDIR private to this process, rewritten for every input: for the entry
+/// points that take a path (kubeconfig, --config).
+class scratch_file {
+public:
+  explicit scratch_file(const char* name) {
+    const char* dir = std::getenv("TMPDIR");
+    path_ = std::string{dir && *dir ? dir : "/tmp"} + "/schedopt-fuzz-" + name + "-"
+            + std::to_string(::getpid());
+  }
+  ~scratch_file() { ::unlink(path_.c_str()); }
+  const std::string& write(std::string_view bytes) {
+    std::FILE* f = std::fopen(path_.c_str(), "wb");
+    FUZZ_CHECK(f != nullptr);
+    FUZZ_CHECK(std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+    std::fclose(f);
+    return path_;
+  }
+
+private:
+  std::string path_;
+};
+
+} // namespace schedopt::fuzz

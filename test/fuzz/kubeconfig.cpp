@@ -1,0 +1,26 @@
+// kubeconfig (k8s/cluster_config): the bytes written to a file and loaded, for the
+// current context and for a named one. A value or a config_error, never a crash.
+#include <cstring>
+
+#include "fuzz_support.hpp"
+#include "k8s/cluster_config.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  using namespace schedopt;
+  auto text = fuzz::as_text(data, size);
+  // tokenFile is read: an operator's path, not hostile bytes. Keep the fuzzer off
+  // devices and pseudo-files that never end (/dev/zero, /proc/kmsg).
+  for (auto banned : {"/dev", "/proc", "/sys"})
+    if (text.find(banned) != std::string_view::npos)
+      return 0;
+  static fuzz::scratch_file file{"kubeconfig"};
+  const auto& path = file.write(text);
+  for (const char* context : {"", "c"}) {
+    auto cfg = k8s::load_kubeconfig(path, context);
+    if (!cfg)
+      FUZZ_CHECK(cfg.err().code == ec::config_error && !cfg.err().message.empty());
+    else
+      FUZZ_CHECK(!cfg->server.empty());
+  }
+  return 0;
+}

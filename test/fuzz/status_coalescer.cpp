@@ -1,0 +1,160 @@
+// The status coalescer (model/status_coalescer) driven by a random sequence of updates,
+// with its invariants asserted after every step: counters never decrease (a resume may
+// start them again from what was written), details never exceed the cap, every reason
+// is at most 256 bytes of whole UTF-8 sequences, due()/next_due() agree, and every
+// patch decodes back to the counters it was taken from.
+#include <algorithm>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz_support.hpp"
+#include "model/decode.hpp"
+#include "model/reason.hpp"
+#include "model/status_coalescer.hpp"
+
+namespace {
+
+using namespace schedopt;
+
+class input {
+public:
+  input(const uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  bool empty() const { return at_ >= size_; }
+  uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
+  template <class T>
+  T pick(std::initializer_list<T> items) {
+    return items.begin()[byte() % items.size()];
+  }
+  /// Valid UTF-8 of 1- to 4-byte sequences, up to ~600 bytes so the 256-byte cap bites.
+  std::string text() {
+    std::size_t n = byte();
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ byte();
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) {
+      h ^= h << 13, h ^= h >> 7, h ^= h << 17;
+      switch (h % 8) {
+        case 0: out += "\xC3\xA9"; break;         // é
+        case 1: out += "\xE2\x82\xAC"; break;     // €
+        case 2: out += "\xF0\x9F\x98\x80"; break; // 😀
+        default: out += static_cast<char>(0x20 + h % 95);
+      }
+    }
+    return out;
+  }
+
+private:
+  const uint8_t* data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
+
+void check_reason(const std::string& r) {
+  FUZZ_CHECK(r.size() <= max_reason_bytes);
+  FUZZ_CHECK(fuzz::valid_utf8(r));
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  using namespace std::chrono;
+  input in{data, size};
+  std::size_t cap = in.byte() % 40;
+  status_coalescer c{seconds{1 + in.byte() % 10}, seconds{1 + in.byte() % 60}, cap};
+  timestamp now = timestamp{} + seconds{1'800'000'000};
+  std::optional<scheduling_optimization_status> written;
+  vm_hyperconvergence_status floor_counts; // counters seen so far
+  coalescer_stats floor_stats;
+  auto reason = [&] {
+    return make_reason(in.pick({reason_kind::not_live_migratable, reason_kind::cooling_off,
+                                reason_kind::migration_run_failed, reason_kind::no_target_node}),
+                       in.text());
+  };
+  for (int steps = 0; !in.empty() && steps < 2000; ++steps) {
+    switch (in.byte() % 10) {
+      case 0:
+        c.set_stage(in.pick({stage::pending, stage::evaluating, stage::migrating}),
+                    in.pick({run_status::pending, run_status::in_progress}), now);
+        break;
+      case 1: c.set_observed_generation(in.byte()); break;
+      case 2: c.set_reason(reason()); break;
+      case 3: {
+        vm_detail d;
+        d.namespace_ = in.pick({"default", "ns-a", "ns-b"});
+        d.name = "vm-" + std::to_string(in.byte() % 64);
+        d.status = in.pick({vm_status::successful, vm_status::skipped, vm_status::failed});
+        if (d.status != std::string{vm_status::successful})
+          d.reason = reason();
+        c.add_result(d);
+        break;
+      }
+      case 4: c.reserve_details(in.byte() % 16); break;
+      case 5:
+        c.finish(in.pick({run_status::successful, run_status::partial_success,
+                          run_status::failed}),
+                 reason(), now);
+        break;
+      case 6:
+        if (c.shrink_details())
+          cap = c.current().vm_hyperconvergence->details.size();
+        break;
+      case 7: {
+        bool with_uid = in.byte() % 2;
+        auto patch = c.take_patch(now, with_uid ? "uid-1" : "");
+        // The object as the API server holds it after the merge: the patch plus a name.
+        auto merged = nlohmann::json::parse(patch);
+        merged["metadata"]["name"] = "so";
+        auto so = decode_scheduling_optimization(merged.dump());
+        if (!so)
+          std::fprintf(stderr, "patch %s does not decode: %s\n", patch.c_str(),
+                       so.err().message.c_str());
+        FUZZ_CHECK(so);
+        FUZZ_CHECK(so->status.reason == c.current().reason);
+        FUZZ_CHECK(so->status.stage == c.current().stage);
+        const auto& mine = c.current().vm_hyperconvergence;
+        const auto& theirs = so->status.vm_hyperconvergence;
+        FUZZ_CHECK(mine.has_value() == theirs.has_value());
+        if (mine) {
+          FUZZ_CHECK(theirs->successful == mine->successful && theirs->skipped == mine->skipped
+                     && theirs->failed == mine->failed);
+          FUZZ_CHECK(theirs->details.size() == mine->details.size());
+        }
+        written = so->status;
+        break;
+      }
+      case 8: now += milliseconds{in.byte() * 250}; break;
+      case 9:
+        // A successor resumes from what was last written (nothing, when nothing was).
+        c.restore(written.value_or(scheduling_optimization_status{}), now);
+        floor_counts = written && written->vm_hyperconvergence ? *written->vm_hyperconvergence
+                                                               : vm_hyperconvergence_status{};
+        if (written && written->vm_hyperconvergence)
+          cap = std::max(cap, written->vm_hyperconvergence->details.size());
+        break;
+    }
+    const auto& s = c.current();
+    check_reason(s.reason);
+    if (s.vm_hyperconvergence) {
+      const auto& vh = *s.vm_hyperconvergence;
+      FUZZ_CHECK(vh.successful >= floor_counts.successful && vh.skipped >= floor_counts.skipped
+                 && vh.failed >= floor_counts.failed);
+      floor_counts.successful = vh.successful;
+      floor_counts.skipped = vh.skipped;
+      floor_counts.failed = vh.failed;
+      FUZZ_CHECK(vh.details.size() <= cap);
+      FUZZ_CHECK(static_cast<int64_t>(vh.details.size())
+                 <= vh.successful + vh.skipped + vh.failed);
+      for (const auto& d : vh.details)
+        check_reason(d.reason);
+    }
+    const auto& st = c.stats();
+    FUZZ_CHECK(st.updates >= floor_stats.updates && st.patches >= floor_stats.patches
+               && st.coalesced >= floor_stats.coalesced && st.coalesced <= st.updates);
+    floor_stats = st;
+    if (auto t = c.next_due())
+      FUZZ_CHECK(c.due(std::max(*t, now)));
+    else
+      FUZZ_CHECK(!c.due(now));
+  }
+  return 0;
+}
