@@ -5,9 +5,10 @@
 #   test/fuzz/run.sh SECONDS [TARGET...]   default: every target in build-fuzz/fuzz-bin
 #
 # Build first: deploy/bootstrap.sh --fuzz && cmake --preset fuzz && cmake --build --preset fuzz
+# Dictionaries: dict/<target>.dict, dict/json.dict for the JSON decoders.
 # FUZZ_JOBS (default 2) targets run at once. Seeds come from test/fuzz/corpus/<target>
-# (read only); what a run learns goes to build-fuzz/fuzz-corpus/<target>, logs to
-# build-fuzz/fuzz-logs/<target>.log and crashing inputs to build-fuzz/fuzz-artifacts/.
+# (read only); what a run learns goes to $FUZZ_WORK_DIR/fuzz-corpus/<target> (default
+# build-fuzz), logs to fuzz-logs/<target>.log and crashing inputs to fuzz-artifacts/.
 # A crash input belongs in corpus/<target>/ (and a unit test) once it is fixed.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,43 +21,45 @@ targets=("$@")
 if ((${#targets[@]} == 0)); then
   for bin in "$build"/fuzz-bin/*; do targets+=("$(basename "$bin")"); done
 fi
-mkdir -p "$build/fuzz-corpus" "$build/fuzz-logs" "$build/fuzz-artifacts"
+work="${FUZZ_WORK_DIR:-$build}"
+mkdir -p "$work/fuzz-corpus" "$work/fuzz-logs" "$work/fuzz-artifacts"
 
 run_one() {
   local t=$1 seeds=()
   [[ -d "$here/corpus/$t" ]] && seeds=("$here/corpus/$t")
-  mkdir -p "$build/fuzz-corpus/$t"
-  local dict=()
-  [[ -f "$here/dict/$t.dict" ]] && dict=("-dict=$here/dict/$t.dict")
+  mkdir -p "$work/fuzz-corpus/$t"
+  local dict=() name=$t
+  case $t in decode_* | px_* | watch_stream) name=json ;; esac
+  [[ -f "$here/dict/$name.dict" ]] && dict=("-dict=$here/dict/$name.dict")
   if "$build/fuzz-bin/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 "${dict[@]}" -artifact_prefix="$build/fuzz-artifacts/$t-" \
-      "$build/fuzz-corpus/$t" "${seeds[@]}" >"$build/fuzz-logs/$t.log" 2>&1; then
+      -print_final_stats=1 "${dict[@]}" -artifact_prefix="$work/fuzz-artifacts/$t-" \
+      "$work/fuzz-corpus/$t" "${seeds[@]}" >"$work/fuzz-logs/$t.log" 2>&1; then
     local runs cov corpus
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz-logs/$t.log")
-    cov=$(grep -o 'cov: [0-9]*' "$build/fuzz-logs/$t.log" | tail -1 | cut -d' ' -f2)
-    corpus=$(find "$build/fuzz-corpus/$t" "${seeds[@]}" -type f | wc -l)
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/fuzz-logs/$t.log")
+    cov=$(grep -o 'cov: [0-9]*' "$work/fuzz-logs/$t.log" | tail -1 | cut -d' ' -f2)
+    corpus=$(find "$work/fuzz-corpus/$t" "${seeds[@]}" -type f | wc -l)
     printf '%-32s ok    runs %-10s cov %-6s corpus %s\n' "$t" "${runs:-?}" "${cov:-?}" "$corpus"
   else
-    printf '%-32s FAIL  see %s\n' "$t" "$build/fuzz-logs/$t.log"
+    printf '%-32s FAIL  see %s\n' "$t" "$work/fuzz-logs/$t.log"
     grep -E '^==[0-9]+==ERROR|^SUMMARY|fuzz invariant|runtime error|Test unit written' \
-      "$build/fuzz-logs/$t.log" | head -8 | sed 's/^/    /'
+      "$work/fuzz-logs/$t.log" | head -8 | sed 's/^/    /'
     return 1
   fi
 }
 
 for t in "${targets[@]}"; do
   [[ -x "$build/fuzz-bin/$t" ]] || { echo "run.sh: no target $build/fuzz-bin/$t" >&2; exit 2; }
-  rm -f "$build/fuzz-logs/$t.failed"
-  (run_one "$t" || touch "$build/fuzz-logs/$t.failed") &
+  rm -f "$work/fuzz-logs/$t.failed"
+  (run_one "$t" || touch "$work/fuzz-logs/$t.failed") &
   while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
 done
 wait
 failed=()
 for t in "${targets[@]}"; do
-  [[ -e "$build/fuzz-logs/$t.failed" ]] && failed+=("$t")
+  [[ -e "$work/fuzz-logs/$t.failed" ]] && failed+=("$t")
 done
 if ((${#failed[@]})); then
-  echo "fuzz: FAILED: ${failed[*]} (crashing inputs in $build/fuzz-artifacts)"
+  echo "fuzz: FAILED: ${failed[*]} (crashing inputs in $work/fuzz-artifacts)"
   exit 1
 fi
 echo "fuzz: ${#targets[@]} targets, ${seconds} s each, no findings"
