@@ -244,6 +244,10 @@ std::vector<setting_def> build_table() {
                    apply_qps));
   t.push_back(make("apiBurst", &settings::api_burst, "INT", "30", "client-side API burst",
                    int_field(&settings::api_burst, 1)));
+  t.push_back(make("workers", &settings::workers, "INT", "0",
+                   "actor system worker threads; 0: the container's CPU quota (cgroup v2 "
+                   "cpu.max, rounded up), else the host's cores",
+                   int_field(&settings::workers, 0)));
   // Storage drivers.
   t.push_back(make("portworxEndpoint", &settings::portworx_endpoint, "URL", "http://portworx-api.kube-system:9021",
                    "Portworx OpenStorage SDK REST gateway (portworx-api service, port 9021)",

@@ -43,6 +43,8 @@ struct settings {
   std::string log_level = "info";  // trace, debug, info, warn, error, critical, off
   double api_qps = 20;
   int64_t api_burst = 30;
+  /// CAF worker threads; 0: the cgroup v2 CPU quota (cpu.max), else the host's cores.
+  int64_t workers = 0;
 
   // -- storage drivers --
   std::string portworx_endpoint = "http://portworx-api.kube-system:9021";

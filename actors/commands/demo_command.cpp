@@ -155,7 +155,7 @@ int demo_command(const settings& given, const demo_options& d, const std::string
   }
   caf::actor_system_config sys_cfg;
   register_schedopt_types(sys_cfg);
-  use_work_sharing_scheduler(sys_cfg);
+  use_work_sharing_scheduler(sys_cfg, cfg.workers);
   caf::actor_system sys{sys_cfg};
   auto stack = start_controller_stack(sys, cfg, *cluster);
   if (!stack) {

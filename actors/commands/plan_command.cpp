@@ -25,7 +25,7 @@ int plan_command(const settings& given, const plan_options& plan) {
   }
   caf::actor_system_config sys_cfg;
   register_schedopt_types(sys_cfg);
-  use_work_sharing_scheduler(sys_cfg);
+  use_work_sharing_scheduler(sys_cfg, cfg.workers);
   caf::actor_system sys{sys_cfg};
   auto stack = start_controller_stack(sys, cfg, *cluster);
   if (!stack) {

@@ -136,7 +136,7 @@ int run_command(const settings& cfg) {
   }
   caf::actor_system_config sys_cfg;
   register_schedopt_types(sys_cfg);
-  use_work_sharing_scheduler(sys_cfg);
+  use_work_sharing_scheduler(sys_cfg, cfg.workers);
   caf::actor_system sys{sys_cfg};
   auto identity = replica_identity();
   auto stack = start_controller_stack(sys, cfg, *cluster, identity);

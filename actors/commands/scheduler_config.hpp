@@ -1,6 +1,8 @@
 // The CAF scheduler the schedopt commands run on.
 #pragma once
 
+#include <cstdint>
+
 #include <caf/actor_system_config.hpp>
 
 namespace schedopt {
@@ -10,6 +12,8 @@ namespace schedopt {
 /// sleeps while idle, which cost ~17 % of a core on a 2-core machine with nothing to do.
 /// Sharing workers block on a condition variable; the actors' throughput is unchanged at
 /// this load (tens of messages per migration).
-void use_work_sharing_scheduler(caf::actor_system_config& cfg);
+/// Workers: `workers_setting` when > 0, else the cgroup v2 CPU quota (/sys/fs/cgroup/
+/// cpu.max, rounded up), else the host's cores (model/worker_count.hpp). Returns the count.
+unsigned use_work_sharing_scheduler(caf::actor_system_config& cfg, int64_t workers_setting = 0);
 
 } // namespace schedopt
