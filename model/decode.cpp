@@ -3,8 +3,10 @@
 #include "model/decode.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/decode_reader.hpp"
+#include "model/quantity.hpp"
 #include "model/longhorn.hpp"
 
 namespace schedopt {
@@ -76,9 +78,63 @@ void read_migration_state(decode_reader& r, const json_object& status,
   out = std::move(s);
 }
 
+// A quantity is a string ("4Gi", "500m") or, as YAML sends it, a bare number. Text
+// that is no quantity reads as absent: the API server would not have stored it.
+void read_quantity(const json_object& obj, std::string_view key, int64_t scale,
+                   std::optional<int64_t>& out) {
+  if (!obj.present)
+    return;
+  auto found = obj.value.at_key(key);
+  if (found.error())
+    return;
+  simdjson::dom::element e = found.value_unsafe();
+  if (e.is_string()) {
+    out = parse_quantity(e.get_string().value_unsafe(), scale);
+  } else if (e.is_number()) {
+    double d = e.get_double().value_unsafe(); // converts integers as well
+    if (d >= 0 && d * static_cast<double>(scale) < 9.0e18)
+      out = static_cast<int64_t>(std::ceil(d * static_cast<double>(scale) - 1e-9));
+  }
+}
+
+void read_resources(const json_object& obj, resource_list& out) {
+  read_quantity(obj, "cpu", 1000, out.cpu_millis);
+  read_quantity(obj, "memory", 1, out.memory_bytes);
+}
+
+void read_requirements(decode_reader& r, const json_object& term, std::string_view key,
+                       std::vector<node_selector_requirement>& out) {
+  r.for_each(term, key, [&](const json_object& o) {
+    node_selector_requirement req;
+    r.read(o, "key", req.key);
+    r.read(o, "operator", req.op);
+    r.read(o, "values", req.values);
+    out.push_back(std::move(req));
+  });
+}
+
 void read_into(decode_reader& r, const json_object& root, virtual_machine_instance& vmi) {
   read_meta(r, root, vmi.metadata);
   auto spec = r.child(root, "spec");
+  r.read(spec, "nodeSelector", vmi.node_selector);
+  auto required = r.child(r.child(r.child(spec, "affinity"), "nodeAffinity"),
+                          "requiredDuringSchedulingIgnoredDuringExecution");
+  r.for_each(required, "nodeSelectorTerms", [&](const json_object& o) {
+    node_selector_term term;
+    read_requirements(r, o, "matchExpressions", term.match_expressions);
+    read_requirements(r, o, "matchFields", term.match_fields);
+    vmi.required_node_affinity.push_back(std::move(term));
+  });
+  r.for_each(spec, "tolerations", [&](const json_object& o) {
+    toleration t;
+    r.read(o, "key", t.key);
+    r.read(o, "operator", t.op);
+    r.read(o, "value", t.value);
+    r.read(o, "effect", t.effect);
+    vmi.tolerations.push_back(std::move(t));
+  });
+  read_resources(r.child(r.child(r.child(spec, "domain"), "resources"), "requests"),
+                 vmi.requests);
   r.for_each(spec, "volumes", [&](const json_object& o) {
     vmi_volume v;
     r.read(o, "name", v.name);
@@ -152,8 +208,17 @@ void read_into(decode_reader& r, const json_object& root, persistent_volume& pv)
 
 void read_into(decode_reader& r, const json_object& root, node& n) {
   read_meta(r, root, n.metadata);
-  r.read(r.child(root, "spec"), "unschedulable", n.unschedulable);
+  auto spec = r.child(root, "spec");
+  r.read(spec, "unschedulable", n.unschedulable);
+  r.for_each(spec, "taints", [&](const json_object& o) {
+    taint t;
+    r.read(o, "key", t.key);
+    r.read(o, "value", t.value);
+    r.read(o, "effect", t.effect);
+    n.taints.push_back(std::move(t));
+  });
   auto status = r.child(root, "status");
+  read_resources(r.child(status, "allocatable"), n.allocatable);
   std::vector<condition> conditions;
   read_conditions(r, status, conditions);
   for (const auto& c : conditions)

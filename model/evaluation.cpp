@@ -6,6 +6,7 @@
 
 #include "model/cool_off.hpp"
 #include "model/reason.hpp"
+#include "model/target_choice.hpp"
 
 namespace schedopt {
 
@@ -83,16 +84,6 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
   return out;
 }
 
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& s : items) {
-    if (!out.empty())
-      out += sep;
-    out += s;
-  }
-  return out;
-}
-
 const condition* find_condition(const virtual_machine_instance& vmi, const char* type) {
   for (const auto& c : vmi.conditions)
     if (c.type == type)
@@ -102,7 +93,7 @@ const condition* find_condition(const virtual_machine_instance& vmi, const char*
 
 // Returns the skip reason, or "" when every filter lets the candidate through.
 std::string first_blocking_filter(const virtual_machine_instance& vmi,
-                                  const placement_verdict& pv, const evaluation_input& in) {
+                                  const target_set& targets, const evaluation_input& in) {
   std::string key = vmi_key(vmi.metadata.namespace_, vmi.metadata.name);
   if (auto* c = find_condition(vmi, "LiveMigratable"); c && c->status == "False")
     return make_reason(reason_kind::not_live_migratable,
@@ -115,10 +106,8 @@ std::string first_blocking_filter(const virtual_machine_instance& vmi,
     return make_reason(reason_kind::cooling_off,
                        "eligible after "
                          + format_rfc3339(eligible_after(it->second, in.cool_off_period)));
-  if (pv.target_nodes.empty())
-    return make_reason(reason_kind::no_target_node,
-                       "none of the best nodes (" + join(pv.best_nodes, ", ")
-                         + ") is Ready and schedulable");
+  if (targets.nodes.empty())
+    return make_reason(reason_kind::no_target_node, no_target_detail(targets.best_refusals));
   return {};
 }
 
@@ -157,8 +146,11 @@ evaluation_result evaluate(const evaluation_input& in) {
   for (const auto& v : in.volumes)
     volumes[vmi_key(v.namespace_, v.name)] = &v;
   std::map<std::string, node_readiness> readiness;
-  for (const auto& n : in.nodes)
+  std::map<std::string, const node*> nodes;
+  for (const auto& n : in.nodes) {
     readiness[n.metadata.name] = node_readiness{n.ready, !n.unschedulable};
+    nodes[n.metadata.name] = &n;
+  }
 
   evaluation_result out;
   auto& counts = out.counts;
@@ -211,14 +203,21 @@ evaluation_result evaluate(const evaluation_input& in) {
     placement_verdict pv = score_placement(replica_sets, ev.node, readiness);
     ev.verdict = to_string(pv.verdict);
     ev.best_nodes = pv.best_nodes;
-    ev.target_nodes = pv.target_nodes;
+    ev.target_nodes = pv.target_nodes; // not a candidate: informational only
+    target_set targets;
+    if (is_candidate(pv)) {
+      targets = admissible_targets(*vmi, replica_sets, nodes, in.usage);
+      ev.target_nodes = targets.nodes;
+      ev.target_score = targets.score;
+      ev.refusals = targets.best_refusals;
+    }
     switch (pv.verdict) {
       case placement::hyperconverged: ++counts.hyperconverged; break;
       case placement::semi: ++counts.semi; break;
       case placement::non: ++counts.non; break;
     }
     if (is_candidate(pv)) {
-      if (auto reason = first_blocking_filter(*vmi, pv, in); !reason.empty()) {
+      if (auto reason = first_blocking_filter(*vmi, targets, in); !reason.empty()) {
         skip(ev, std::move(reason));
       } else if (counts.eligible < cap) {
         ev.disp = disposition::eligible;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/duration.hpp"
+#include "model/node_admission.hpp"
 #include "model/objects.hpp"
 #include "model/scoring.hpp"
 #include "model/timestamp.hpp"
@@ -59,6 +60,9 @@ struct evaluation_input {
   std::vector<vmi_volumes> volumes; // step 1 output
   replica_map replicas;
   std::vector<node> nodes;
+  /// Requests already on each node (usage_by_node over every listed VMI and VMIM, not
+  /// only the ones evaluated); a node absent from it has nothing running.
+  std::map<std::string, node_usage> usage;
   std::map<std::string, std::string> in_flight;    // see in_flight_migrations_by_vmi
   std::map<std::string, timestamp> last_migration; // VMI key -> latest schedopt migration
                                                    // (cool_off.hpp latest_migration_time)
@@ -82,9 +86,13 @@ struct vmi_evaluation {
   std::string node;    // where it runs now (source node)
   std::string verdict; // "hyperconverged", "semi", "non", "none" (no driver volume), "error"
   std::vector<std::string> best_nodes;
-  std::vector<std::string> target_nodes; // Ready, schedulable, best, not current
+  /// SPEC §2.5: nodes of the best score level the VMI may run on, else of the next
+  /// level above its current node's (target_choice.hpp admissible_targets)
+  std::vector<std::string> target_nodes;
   disposition disp = disposition::not_candidate;
   std::string reason; // "<Enum>: <detail>" when skipped, else empty
+  int target_score = 0;              // the level target_nodes score; 0 when none
+  std::vector<std::string> refusals; // "<node>: <why>" per refused best node
 };
 
 struct evaluation_counts {

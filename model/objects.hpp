@@ -64,9 +64,42 @@ struct migration_state {
   std::string failure_reason;
 };
 
+/// A Kubernetes quantity as the model keeps it: CPU in millicores, memory in bytes;
+/// nullopt when the object does not say.
+struct resource_list {
+  std::optional<int64_t> cpu_millis;
+  std::optional<int64_t> memory_bytes;
+};
+
+/// One requirement of a node selector term (matchExpressions or matchFields).
+struct node_selector_requirement {
+  std::string key;
+  std::string op; // In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+};
+
+/// Terms are ORed; inside a term every requirement must hold.
+struct node_selector_term {
+  std::vector<node_selector_requirement> match_expressions;
+  std::vector<node_selector_requirement> match_fields; // key metadata.name only
+};
+
+struct toleration {
+  std::string key;
+  std::string op; // Equal (default) or Exists
+  std::string value;
+  std::string effect; // empty: every effect
+};
+
 struct virtual_machine_instance {
   object_meta metadata;
   std::vector<vmi_volume> volumes;
+  string_map node_selector; // spec.nodeSelector
+  /// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution terms;
+  /// empty: no required node affinity.
+  std::vector<node_selector_term> required_node_affinity;
+  std::vector<toleration> tolerations; // spec.tolerations
+  resource_list requests;              // spec.domain.resources.requests
   std::string phase;     // status.phase
   std::string node_name; // status.nodeName
   std::vector<condition> conditions;
@@ -120,11 +153,19 @@ struct node_address {
   std::string address;
 };
 
+struct taint {
+  std::string key;
+  std::string value;
+  std::string effect; // NoSchedule, PreferNoSchedule, NoExecute
+};
+
 struct node {
   object_meta metadata;
   bool ready = false;         // condition Ready == True
   bool unschedulable = false; // spec.unschedulable
   std::vector<node_address> addresses;
+  std::vector<taint> taints; // spec.taints
+  resource_list allocatable; // status.allocatable; absent: not checked
 };
 
 struct lease {

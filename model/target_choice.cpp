@@ -1,9 +1,65 @@
-// Least-loaded target node, so parallel migrations spread over the replica nodes.
+// Admissible target nodes by score level, and the least-loaded of them, so parallel
+// migrations spread over the replica nodes.
 #include "model/target_choice.hpp"
+
+#include <functional>
 
 #include "model/vmim_outcome.hpp"
 
 namespace schedopt {
+
+target_set admissible_targets(const virtual_machine_instance& vmi,
+                              const std::vector<std::set<std::string>>& replica_nodes,
+                              const std::map<std::string, const node*>& nodes,
+                              const std::map<std::string, node_usage>& usage) {
+  std::map<std::string, int> scores;
+  for (const auto& replicas : replica_nodes)
+    for (const auto& n : replicas)
+      ++scores[n];
+  int current = 0;
+  if (auto it = scores.find(vmi.node_name); it != scores.end())
+    current = it->second;
+  std::map<int, std::vector<std::string>, std::greater<>> levels; // best first
+  for (const auto& [name, score] : scores)
+    if (score > current && name != vmi.node_name)
+      levels[score].push_back(name); // names come sorted from `scores`
+
+  target_set out;
+  static const node_usage nothing;
+  bool best = true;
+  for (const auto& [score, names] : levels) {
+    for (const auto& name : names) {
+      std::optional<std::string> why;
+      auto n = nodes.find(name);
+      if (n == nodes.end() || !n->second) {
+        why = "not found";
+      } else {
+        auto u = usage.find(name);
+        why = refusal(vmi, *n->second, u == usage.end() ? nothing : u->second);
+      }
+      if (!why)
+        out.nodes.push_back(name);
+      else if (best)
+        out.best_refusals.push_back(name + ": " + *why);
+    }
+    best = false;
+    if (!out.nodes.empty()) {
+      out.score = score;
+      break;
+    }
+  }
+  return out;
+}
+
+std::string no_target_detail(const std::vector<std::string>& refusals) {
+  std::string out;
+  for (const auto& r : refusals) {
+    if (!out.empty())
+      out += "; ";
+    out += r;
+  }
+  return out;
+}
 
 std::optional<std::string> choose_target(const std::vector<std::string>& targets,
                                          const std::map<std::string, int64_t>& in_flight) {

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "model/evaluation.hpp"
+#include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace std::chrono_literals;
@@ -203,7 +204,7 @@ BOOST_AUTO_TEST_CASE(filters_apply_in_spec_order) {
     {not_migratable, "NotLiveMigratable: DisksNotLiveMigratable"},
     {in_progress, "MigrationInProgress: vmim=ns/someone-elses"},
     {cooling, "CoolingOff: eligible after 2026-11-30T12:30:00Z"},
-    {no_target, "NoTargetNode: none of the best nodes (n1, n2) is Ready and schedulable"},
+    {no_target, "NoTargetNode: n1: not Ready; n2: cordoned"},
     {none, ""},
   };
   for (const auto& [first, expected] : rows) {
@@ -326,6 +327,118 @@ BOOST_AUTO_TEST_CASE(in_flight_map_ignores_final_migrations) {
   BOOST_CHECK_EQUAL(m.at("ns/a"), "m-running");
   BOOST_CHECK_EQUAL(m.at("ns/c"), "m-new");
   BOOST_CHECK(m.count("ns/b") == 0);
+}
+
+
+// SPEC §2.5: a best node the VMI may not run on is no target; the next score level
+// above the current node's is used instead, and the skip names every refused best node.
+BOOST_AUTO_TEST_CASE(targets_honour_the_vmis_constraints_and_fall_back_a_level) {
+  world w;
+  w.in.nodes.push_back(make_node("n4"));
+  // Two volumes: n1 and n2 hold both (score 2), n3 one (score 1), n4 none (current).
+  auto& v = w.add("vm", "n4", {"n1", "n2", "n3"});
+  v.volumes.push_back({"b-vol", "claim-b", ""});
+  w.pvcs["ns/claim-b"] = pvc("ns", "claim-b", "pv-b");
+  w.pvs["pv-b"] = pv("pv-b");
+  w.in.replicas.nodes["pv-b"] = {"n1", "n2"};
+  v.node_selector["disk"] = "ssd";
+  for (auto& n : w.in.nodes)
+    if (n.metadata.name != "n1")
+      n.metadata.labels["disk"] = "ssd";
+  w.in.nodes[1].taints.push_back({"dedicated", "db", "NoSchedule"});
+  auto r = w.run();
+  const auto& e = w.find(r, "vm");
+  BOOST_CHECK(e.disp == disposition::eligible);
+  BOOST_CHECK(e.verdict == "non");
+  BOOST_CHECK(e.best_nodes == (std::vector<std::string>{"n1", "n2"}));
+  BOOST_CHECK(e.target_nodes == std::vector<std::string>{"n3"});
+  BOOST_CHECK_EQUAL(e.target_score, 1);
+  BOOST_CHECK(e.refusals
+              == (std::vector<std::string>{"n1: nodeSelector disk=ssd not matched",
+                                           "n2: taint dedicated=db:NoSchedule not tolerated"}));
+
+  // n3 refused as well: nothing above the current node's score is left.
+  w.vmis.back().tolerations.push_back({"other", "Exists", "", ""});
+  w.in.nodes[2].unschedulable = true;
+  r = w.run();
+  const auto& skipped = w.find(r, "vm");
+  BOOST_CHECK(skipped.disp == disposition::skipped);
+  BOOST_CHECK_EQUAL(skipped.reason,
+                    "NoTargetNode: n1: nodeSelector disk=ssd not matched; "
+                    "n2: taint dedicated=db:NoSchedule not tolerated");
+}
+
+// The fallback never goes to a level at or below the current node's score.
+BOOST_AUTO_TEST_CASE(fallback_stays_above_the_current_nodes_score) {
+  world w;
+  // Scores: n1 2, n2 1 (current), n3 1.
+  auto& v = w.add("vm", "n2", {"n1", "n2", "n3"});
+  v.volumes.push_back({"b-vol", "claim-b", ""});
+  w.pvcs["ns/claim-b"] = pvc("ns", "claim-b", "pv-b");
+  w.pvs["pv-b"] = pv("pv-b");
+  w.in.replicas.nodes["pv-b"] = {"n1"};
+  w.in.nodes[0].ready = false;
+  auto r = w.run();
+  const auto& e = w.find(r, "vm");
+  BOOST_CHECK(e.verdict == "semi");
+  BOOST_CHECK(e.target_nodes.empty());
+  BOOST_CHECK_EQUAL(e.reason, "NoTargetNode: n1: not Ready");
+}
+
+// Room is allocatable minus the requests of everything placed on the node (VMIs that
+// are not evaluated this run included) and of schedopt migrations pinned there.
+BOOST_AUTO_TEST_CASE(room_counts_what_runs_and_what_is_migrating_there) {
+  world w;
+  auto gi = int64_t{1} << 30;
+  auto& v = w.add("vm", "n3", {"n1", "n2"});
+  v.requests.memory_bytes = 8 * gi;
+  v.requests.cpu_millis = 2000;
+  for (auto& n : w.in.nodes) {
+    n.allocatable.memory_bytes = 16 * gi;
+    n.allocatable.cpu_millis = 4000;
+  }
+  auto other = vmi("ns", "resident", "n1", {});
+  other.requests.memory_bytes = 14 * gi;
+  auto moving = vmi("ns", "moving", "n3", {});
+  moving.requests.cpu_millis = 2500;
+  virtual_machine_instance_migration m;
+  m.metadata.namespace_ = "ns";
+  m.metadata.labels[labels::managed_by] = labels::managed_by_value;
+  m.vmi_name = "moving";
+  m.phase = "Scheduling";
+  m.added_node_selector[labels::hostname] = "n2";
+  w.in.usage = usage_by_node({v, other, moving}, {m});
+  auto r = w.run();
+  BOOST_CHECK_EQUAL(w.find(r, "vm").reason,
+                    "NoTargetNode: n1: 2Gi memory free, needs 8Gi; n2: 1500m CPU free, needs 2");
+  m.phase = "Succeeded"; // final: no longer counted
+  w.in.usage = usage_by_node({v, other, moving}, {m});
+  r = w.run();
+  BOOST_CHECK(w.find(r, "vm").target_nodes == std::vector<std::string>{"n2"});
+}
+
+// The detail lists every refused best node but the reason stays within 256 bytes,
+// cut on a UTF-8 boundary.
+BOOST_AUTO_TEST_CASE(no_target_detail_is_capped_on_a_utf8_boundary) {
+  world w;
+  std::set<std::string> replicas;
+  w.in.nodes.clear();
+  for (int i = 0; i < 30; ++i) {
+    auto name = "nöööö-" + std::to_string(100 + i); // 13 bytes
+    replicas.insert(name);
+    w.in.nodes.push_back(make_node(name, false));
+  }
+  w.in.nodes.push_back(make_node("home"));
+  w.add("vm", "home", replicas);
+  auto r = w.run();
+  const auto& reason = w.find(r, "vm").reason;
+  BOOST_CHECK(reason.rfind("NoTargetNode: nöööö-100: not Ready; nöööö-101: not Ready", 0) == 0);
+  // 14 + 9 entries of 26 bytes = 248; byte 256 falls inside the 4th "ö" of the 10th
+  // entry, whose first byte is dropped too.
+  BOOST_CHECK_EQUAL(reason.size(), 255u);
+  std::string tail = "; nööö";
+  BOOST_CHECK_EQUAL(reason.substr(reason.size() - tail.size()), tail);
+  BOOST_CHECK_EQUAL(w.find(r, "vm").refusals.size(), 30u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -54,4 +54,51 @@ BOOST_AUTO_TEST_CASE(counts_only_non_final_schedopt_migrations) {
   BOOST_CHECK_EQUAL(load.at("n2"), 1);
 }
 
+
+// SPEC §2.5 target sets: best level first, else the next level above the current
+// node's; refusals per best node, a missing node included.
+BOOST_AUTO_TEST_CASE(admissible_targets_by_score_level) {
+  auto make = [](const std::string& name, bool ready = true) {
+    node n;
+    n.metadata.name = name;
+    n.ready = ready;
+    return n;
+  };
+  std::vector<node> cluster = {make("a"), make("b", false), make("c"), make("d"), make("home")};
+  std::map<std::string, const node*> nodes;
+  for (const auto& n : cluster)
+    nodes[n.metadata.name] = &n;
+  virtual_machine_instance vmi;
+  vmi.node_name = "home";
+  // Scores: a 3, b 3, ghost 3, c 2, d 1, home 1.
+  std::vector<std::set<std::string>> replicas = {
+    {"a", "b", "ghost", "c", "d"}, {"a", "b", "ghost", "c", "home"}, {"a", "b", "ghost"}};
+
+  auto t = admissible_targets(vmi, replicas, nodes, {});
+  BOOST_CHECK(t.nodes == std::vector<std::string>{"a"});
+  BOOST_CHECK_EQUAL(t.score, 3);
+  BOOST_CHECK(t.best_refusals == (std::vector<std::string>{"b: not Ready", "ghost: not found"}));
+
+  cluster[0].unschedulable = true; // a cordoned: fall back to c (score 2)
+  t = admissible_targets(vmi, replicas, nodes, {});
+  BOOST_CHECK(t.nodes == std::vector<std::string>{"c"});
+  BOOST_CHECK_EQUAL(t.score, 2);
+  BOOST_CHECK_EQUAL(no_target_detail(t.best_refusals),
+                    "a: cordoned; b: not Ready; ghost: not found");
+
+  cluster[2].ready = false; // c gone too; d scores what home scores: no target
+  t = admissible_targets(vmi, replicas, nodes, {});
+  BOOST_CHECK(t.nodes.empty());
+  BOOST_CHECK_EQUAL(t.score, 0);
+  BOOST_CHECK_EQUAL(t.best_refusals.size(), 3u); // only best nodes are reported
+
+  // Room: usage by node name.
+  cluster[0].unschedulable = false;
+  cluster[0].allocatable.memory_bytes = 4 << 20;
+  vmi.requests.memory_bytes = 3 << 20;
+  t = admissible_targets(vmi, replicas, nodes, {{"a", node_usage{0, 2 << 20}}});
+  BOOST_CHECK(t.nodes.empty());
+  BOOST_CHECK_EQUAL(t.best_refusals.front(), "a: 2Mi memory free, needs 3Mi");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

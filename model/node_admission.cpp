@@ -1,0 +1,171 @@
+// Node admission rules, checked in the order an operator fixes them: node state first,
+// then the VMI's placement constraints, then capacity.
+#include "model/node_admission.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include "model/quantity.hpp"
+#include "model/vmim_outcome.hpp"
+
+namespace schedopt {
+
+namespace {
+
+std::optional<int64_t> as_integer(const std::string& s) {
+  if (s.empty())
+    return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end != s.c_str() + s.size())
+    return std::nullopt;
+  return v;
+}
+
+bool is_placed(const virtual_machine_instance& vmi) {
+  return !vmi.node_name.empty() && vmi.phase != "Succeeded" && vmi.phase != "Failed";
+}
+
+void add(node_usage& u, const resource_list& r) {
+  u.cpu_millis += r.cpu_millis.value_or(0);
+  u.memory_bytes += r.memory_bytes.value_or(0);
+}
+
+} // namespace
+
+std::map<std::string, node_usage>
+usage_by_node(const std::vector<virtual_machine_instance>& vmis,
+              const std::vector<virtual_machine_instance_migration>& vmims) {
+  std::map<std::string, node_usage> out;
+  std::map<std::string, const virtual_machine_instance*> by_key;
+  for (const auto& v : vmis) {
+    by_key[v.metadata.namespace_ + "/" + v.metadata.name] = &v;
+    if (is_placed(v))
+      add(out[v.node_name], v.requests);
+  }
+  for (const auto& m : vmims) {
+    if (!is_schedopt_migration(m) || is_final_phase(m.phase))
+      continue;
+    auto pin = m.added_node_selector.find(labels::hostname);
+    if (pin == m.added_node_selector.end())
+      continue;
+    auto v = by_key.find(m.metadata.namespace_ + "/" + m.vmi_name);
+    if (v == by_key.end() || v->second->node_name == pin->second)
+      continue;
+    add(out[pin->second], v->second->requests);
+  }
+  return out;
+}
+
+std::optional<std::string> unmatched_node_selector(const string_map& selector, const node& n) {
+  for (const auto& [key, value] : selector) {
+    auto it = n.metadata.labels.find(key);
+    if (it == n.metadata.labels.end() || it->second != value)
+      return key + "=" + value;
+  }
+  return std::nullopt;
+}
+
+bool matches(const node_selector_requirement& req, const node& n, bool field) {
+  std::optional<std::string> actual;
+  if (field) {
+    if (req.key == "metadata.name")
+      actual = n.metadata.name;
+  } else if (auto it = n.metadata.labels.find(req.key); it != n.metadata.labels.end()) {
+    actual = it->second;
+  }
+  auto listed = [&] {
+    return actual
+           && std::find(req.values.begin(), req.values.end(), *actual) != req.values.end();
+  };
+  if (req.op == "In")
+    return listed();
+  if (req.op == "NotIn")
+    return !listed();
+  if (req.op == "Exists")
+    return actual.has_value();
+  if (req.op == "DoesNotExist")
+    return !actual.has_value();
+  if (req.op == "Gt" || req.op == "Lt") {
+    if (!actual || req.values.size() != 1)
+      return false;
+    auto have = as_integer(*actual);
+    auto bound = as_integer(req.values.front());
+    if (!have || !bound)
+      return false;
+    return req.op == "Gt" ? *have > *bound : *have < *bound;
+  }
+  return false; // an operator Kubernetes does not know selects nothing
+}
+
+bool matches_required_affinity(const std::vector<node_selector_term>& terms, const node& n) {
+  if (terms.empty())
+    return true;
+  for (const auto& term : terms) {
+    if (term.match_expressions.empty() && term.match_fields.empty())
+      continue;
+    bool all = true;
+    for (const auto& r : term.match_expressions)
+      all = all && matches(r, n, false);
+    for (const auto& r : term.match_fields)
+      all = all && matches(r, n, true);
+    if (all)
+      return true;
+  }
+  return false;
+}
+
+bool tolerates(const toleration& t, const taint& taint) {
+  if (!t.effect.empty() && t.effect != taint.effect)
+    return false;
+  if (t.op == "Exists")
+    return t.key.empty() || t.key == taint.key;
+  // Equal, the default operator
+  return t.key == taint.key && t.value == taint.value;
+}
+
+const taint* untolerated_taint(const std::vector<toleration>& tolerations, const node& n) {
+  for (const auto& taint : n.taints) {
+    if (taint.effect != "NoSchedule" && taint.effect != "NoExecute")
+      continue;
+    bool covered = std::any_of(tolerations.begin(), tolerations.end(),
+                               [&](const toleration& t) { return tolerates(t, taint); });
+    if (!covered)
+      return &taint;
+  }
+  return nullptr;
+}
+
+std::string describe(const taint& t) {
+  return t.key + (t.value.empty() ? "" : "=" + t.value) + ":" + t.effect;
+}
+
+std::optional<std::string> refusal(const virtual_machine_instance& vmi, const node& n,
+                                   const node_usage& used) {
+  if (!n.ready)
+    return "not Ready";
+  if (n.unschedulable)
+    return "cordoned";
+  if (auto pair = unmatched_node_selector(vmi.node_selector, n))
+    return "nodeSelector " + *pair + " not matched";
+  if (!matches_required_affinity(vmi.required_node_affinity, n))
+    return std::string{"required node affinity not matched"};
+  if (auto* t = untolerated_taint(vmi.tolerations, n))
+    return "taint " + describe(*t) + " not tolerated";
+  if (n.allocatable.memory_bytes && vmi.requests.memory_bytes) {
+    auto free = std::max<int64_t>(0, *n.allocatable.memory_bytes - used.memory_bytes);
+    if (free < *vmi.requests.memory_bytes)
+      return format_memory(free) + " memory free, needs "
+             + format_memory(*vmi.requests.memory_bytes);
+  }
+  if (n.allocatable.cpu_millis && vmi.requests.cpu_millis) {
+    auto free = std::max<int64_t>(0, *n.allocatable.cpu_millis - used.cpu_millis);
+    if (free < *vmi.requests.cpu_millis)
+      return format_cpu(free) + " CPU free, needs " + format_cpu(*vmi.requests.cpu_millis);
+  }
+  return std::nullopt;
+}
+
+} // namespace schedopt

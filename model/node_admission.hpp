@@ -1,0 +1,56 @@
+// SPEC §2.5: may a VMI run on a node? The scheduler's rules schedopt mirrors, one check
+// each (readiness, cordon, nodeSelector, required node affinity, taints, room), and the
+// first refusal worded for a NoTargetNode detail.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/objects.hpp"
+
+namespace schedopt {
+
+/// Requests of what runs on (or is migrating to) a node.
+struct node_usage {
+  int64_t cpu_millis = 0;
+  int64_t memory_bytes = 0;
+};
+
+/// Per node: the requests of every VMI placed there (status.nodeName, not Succeeded or
+/// Failed) plus those of VMIs a non-final schedopt VMIM is pinned toward
+/// (spec.addedNodeSelector hostname), unless the VMI already runs there.
+std::map<std::string, node_usage>
+usage_by_node(const std::vector<virtual_machine_instance>& vmis,
+              const std::vector<virtual_machine_instance_migration>& vmims);
+
+/// The first spec.nodeSelector pair the node's labels lack, as "key=value"; nullopt
+/// when every pair matches.
+std::optional<std::string> unmatched_node_selector(const string_map& selector, const node& n);
+
+/// One requirement against the node's labels (match_fields: against metadata.name).
+bool matches(const node_selector_requirement& req, const node& n, bool field);
+
+/// Required node affinity: some term whose every requirement holds. No terms: true.
+/// A term without requirements matches nothing, as in Kubernetes.
+bool matches_required_affinity(const std::vector<node_selector_term>& terms, const node& n);
+
+bool tolerates(const toleration& t, const taint& taint);
+
+/// The first NoSchedule or NoExecute taint no toleration covers; nullptr when none.
+const taint* untolerated_taint(const std::vector<toleration>& tolerations, const node& n);
+
+/// "key=value:Effect", or "key:Effect" for a taint without value.
+std::string describe(const taint& t);
+
+/// Why `vmi` may not run on `n` with `used` already there, e.g. `not Ready`, `cordoned`,
+/// `nodeSelector kubernetes.io/arch=arm64 not matched`, `required node affinity not
+/// matched`, `taint dedicated=db:NoSchedule not tolerated`, `2Gi memory free, needs
+/// 8Gi`, `500m CPU free, needs 2`; nullopt when it may. An allocatable amount the node
+/// does not report, or a request the VMI does not make, is not checked.
+std::optional<std::string> refusal(const virtual_machine_instance& vmi, const node& n,
+                                   const node_usage& used);
+
+} // namespace schedopt
