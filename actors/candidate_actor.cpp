@@ -2,12 +2,16 @@
 // record from model/cool_off.
 #include "actors/candidate_actor.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/logging.hpp"
 #include "actors/system_config.hpp"
 #include "actors/vmim_watch_actor.hpp"
 #include "k8s/metrics.hpp"
@@ -26,10 +30,47 @@ struct candidate_state {
   supervisor_actor supervisor;
   candidate_plan plan;
   std::string target;
+  std::string vmim;                    // the VMIM followed, once created or adopted
+  std::optional<timestamp> vmim_created; // its creationTimestamp
   bool finished = false;
 };
 
 using candidate_pointer = candidate_actor::stateful_pointer<candidate_state>;
+
+/// The keys of every log line about this candidate.
+log_fields vm_fields(const candidate_state& st) {
+  return {{"request", st.plan.request_name},
+          {"namespace", st.plan.vmi.metadata.namespace_},
+          {"vmi", st.plan.vmi.metadata.name},
+          {"vmim", st.vmim}};
+}
+
+log_fields vm_fields(const candidate_state& st, log_fields more) {
+  auto out = vm_fields(st);
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
+void describe_migration_metrics() {
+  static bool described = [] {
+    k8s::default_metrics().describe_histogram(
+      "schedopt_migration_duration_seconds",
+      "Seconds from a schedopt VMIM's creation to its final outcome, by outcome.",
+      {5, 10, 30, 60, 120, 300, 600, 1800, 3600});
+    return true;
+  }();
+  (void) described;
+}
+
+/// What `kubectl describe vmi` shows: why the VM moved, or why it did not.
+void record_vmi_event(candidate_pointer self, const char* type, const char* reason,
+                      std::string message) {
+  auto& st = self->state;
+  if (!st.ctx.events)
+    return;
+  self->send(st.ctx.events,
+             event_record{vmi_reference(st.plan.vmi), type, reason, std::move(message)});
+}
 
 void finish(candidate_pointer self, const std::string& status, const std::string& reason) {
   auto& st = self->state;
@@ -42,11 +83,23 @@ void finish(candidate_pointer self, const std::string& status, const std::string
   self->send(st.supervisor, migration_finished{vmi.namespace_, vmi.name, st.target});
   self->send(st.kind, candidate_done{vmi.namespace_, vmi.name, status});
   k8s::default_metrics().counter_add("schedopt_migrations_total", {{"outcome", status}});
-  if (status == vm_status::failed)
-    spdlog::warn("vm {}/{}: {}", vmi.namespace_, vmi.name, reason);
-  else
-    spdlog::info("vm {}/{}: migrated to {}", vmi.namespace_, vmi.name,
-                 st.target.empty() ? "a node KubeVirt chose" : st.target);
+  if (st.vmim_created) {
+    describe_migration_metrics();
+    auto took = std::chrono::duration<double>(actor_now(self) - *st.vmim_created).count();
+    auto outcome = status == vm_status::successful ? "successful" : "failed";
+    k8s::default_metrics().observe("schedopt_migration_duration_seconds",
+                                   {{"outcome", outcome}}, std::max(0.0, took));
+  }
+  if (status == vm_status::failed) {
+    log_kv(spdlog::level::warn, "migration failed", vm_fields(st, {{"error", reason}}));
+    record_vmi_event(self, "Warning", "MigrationFailed",
+                     "live migration" + (st.vmim.empty() ? std::string{} : " " + st.vmim)
+                       + " for request " + st.plan.request_name + " failed: " + reason);
+  } else {
+    log_kv(spdlog::level::info,
+           "migrated to " + (st.target.empty() ? std::string{"a node KubeVirt chose"} : st.target),
+           vm_fields(st, {{"node", st.target}}));
+  }
   self->quit();
 }
 
@@ -63,8 +116,10 @@ timestamp deadline_of(candidate_pointer self, const virtual_machine_instance_mig
 void start_watching(candidate_pointer self, const virtual_machine_instance_migration& vmim,
                     bool known) {
   auto& st = self->state;
-  spdlog::debug("vm {}/{}: watching vmim {}", st.plan.vmi.metadata.namespace_,
-                st.plan.vmi.metadata.name, vmim.metadata.name);
+  st.vmim = vmim.metadata.name;
+  if (auto created = parse_rfc3339(vmim.metadata.creation_timestamp))
+    st.vmim_created = *created;
+  log_kv(spdlog::level::debug, "watching vmim", vm_fields(st));
   vmim_watch_target t{st.plan.vmi.metadata.namespace_, vmim.metadata.name,
                       deadline_of(self, vmim), std::nullopt};
   if (known)
@@ -85,10 +140,9 @@ void restore_cool_off_then_fail(candidate_pointer self, const std::string& reaso
     .then([=](const k8s::api_response&) { finish(self, vm_status::failed, reason); },
           [=](caf::error& err) {
             // Costs the VM one cool-off window at most; the result is reported anyway.
-            spdlog::warn("vm {}/{}: cool-off record on {} {} not restored: {}",
-                         self->state.plan.vmi.metadata.namespace_,
-                         self->state.plan.vmi.metadata.name, holder.kind, holder.name,
-                         error_message(err));
+            log_kv(spdlog::level::warn,
+                   "cool-off record on " + holder.kind + " " + holder.name + " not restored",
+                   vm_fields(self->state, {{"error", error_message(err)}}));
             finish(self, vm_status::failed, reason);
           });
 }
@@ -138,9 +192,14 @@ void create_migration(candidate_pointer self) {
                         create_failed_reason("unreadable create response: "
                                              + created.err().message));
         }
-        spdlog::debug("vm {}/{}: created vmim {}", self->state.plan.vmi.metadata.namespace_,
-                      self->state.plan.vmi.metadata.name, created->metadata.name);
         start_watching(self, *created, false);
+        auto& st = self->state;
+        log_kv(spdlog::level::debug, "created vmim", vm_fields(st, {{"node", st.target}}));
+        record_vmi_event(self, "Normal", "Migrating",
+                         "live migration " + st.vmim + " from " + st.plan.vmi.node_name + " to "
+                           + (st.target.empty() ? std::string{"a node KubeVirt chooses"}
+                                                : st.target)
+                           + " for request " + st.plan.request_name);
       },
       [=](caf::error& err) { adopt_or_fail(self, name, err); });
 }
@@ -157,10 +216,9 @@ void record_cool_off_then_create(candidate_pointer self) {
   self->request(st.ctx.api, caf::infinite, std::move(req))
     .then([=](const k8s::api_response&) { create_migration(self); },
           [=](caf::error& err) {
-            spdlog::warn("vm {}/{}: cannot record cool-off on {} {}: {}",
-                         self->state.plan.vmi.metadata.namespace_,
-                         self->state.plan.vmi.metadata.name, holder.kind, holder.name,
-                         error_message(err));
+            log_kv(spdlog::level::warn,
+                   "cannot record cool-off on " + holder.kind + " " + holder.name,
+                   vm_fields(self->state, {{"error", error_message(err)}}));
             create_migration(self);
           });
 }

@@ -11,6 +11,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/logging.hpp"
 #include "actors/request_actor.hpp"
 #include "k8s/metrics.hpp"
 #include "model/request_queue.hpp"
@@ -82,8 +83,8 @@ void reconsider(controller_pointer self) {
   st.active_actor = spawn_request(self, st.ctx, so, decision.resume);
   self->monitor(st.active_actor);
   st.runs.push_back(st.active_actor.address());
-  spdlog::info("request {} (uid {}) promoted{}", so.metadata.name, so.metadata.uid,
-               decision.resume ? " (resume)" : "");
+  log_kv(spdlog::level::info, decision.resume ? "request promoted (resume)" : "request promoted",
+         {{"request", so.metadata.name}, {"uid", so.metadata.uid}});
 }
 
 /// The request with this uid is gone: stop its run, or stop writing for it.
@@ -108,7 +109,8 @@ void remember(controller_pointer self, const scheduling_optimization& so) {
   // Deleted and re-created under the same name while the watch was away: the informer
   // reports it as an update, but it is another request.
   if (auto n = st.uid_by_name.find(so.metadata.name); n != st.uid_by_name.end() && n->second != uid) {
-    spdlog::info("request {} was re-created (uid {} -> {})", so.metadata.name, n->second, uid);
+    log_kv(spdlog::level::info, "request was re-created (uid " + n->second + " -> " + uid + ")",
+           {{"request", so.metadata.name}, {"uid", uid}});
     forget(self, n->second);
   }
   st.uid_by_name[so.metadata.name] = uid;
@@ -125,7 +127,10 @@ controller_actor::behavior_type controller(controller_pointer self, controller_c
     if (down.source != st.active_actor.address())
       return;
     if (down.reason && down.reason != caf::exit_reason::normal)
-      spdlog::error("request {} run ended abnormally: {}", st.active, to_string(down.reason));
+      log_kv(spdlog::level::err, "request run ended abnormally",
+             {{"request", st.requests.count(st.active) ? st.requests[st.active].metadata.name : ""},
+              {"uid", st.active},
+              {"error", to_string(down.reason)}});
     st.finished_uids.insert(st.active);
     st.active.clear();
     st.active_actor = nullptr;

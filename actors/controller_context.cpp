@@ -13,4 +13,15 @@ object_reference request_reference(const scheduling_optimization& so) {
   return ref;
 }
 
+object_reference vmi_reference(const virtual_machine_instance& vmi) {
+  object_reference ref;
+  ref.api_version = "kubevirt.io/v1";
+  ref.kind = "VirtualMachineInstance";
+  ref.name = vmi.metadata.name;
+  ref.namespace_ = vmi.metadata.namespace_;
+  ref.uid = vmi.metadata.uid;
+  ref.resource_version = vmi.metadata.resource_version;
+  return ref;
+}
+
 } // namespace schedopt

@@ -28,4 +28,7 @@ struct controller_context {
 /// The object reference Events about a request point at.
 object_reference request_reference(const scheduling_optimization& so);
 
+/// The object reference Events about a VM's migration point at (`kubectl describe vmi`).
+object_reference vmi_reference(const virtual_machine_instance& vmi);
+
 } // namespace schedopt

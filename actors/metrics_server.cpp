@@ -6,8 +6,27 @@
 #include <httplib.h>
 
 #include "k8s/metrics.hpp"
+#include "schedopt_version.hpp"
 
 namespace schedopt {
+
+namespace {
+
+/// What every /metrics answer carries besides the controller's own series: the build
+/// and the standard process_* metrics (read from /proc at each scrape). Once per process.
+void register_standard_metrics() {
+  static bool registered = [] {
+    auto& m = k8s::default_metrics();
+    m.describe_gauge("schedopt_build_info", "1, labelled with the version and git revision.");
+    m.gauge_set("schedopt_build_info", {{"version", build_version}, {"revision", build_revision}},
+                1);
+    k8s::register_process_metrics(m);
+    return true;
+  }();
+  (void) registered;
+}
+
+} // namespace
 
 struct metrics_server::impl {
   httplib::Server server;
@@ -27,6 +46,7 @@ expected<std::unique_ptr<metrics_server>> metrics_server::start(const std::strin
   } catch (...) {
     return make_error(ec::config_error, "--metrics-listen \"" + listen + "\": bad port");
   }
+  register_standard_metrics();
   std::unique_ptr<metrics_server> out{new metrics_server};
   out->impl_ = std::make_unique<impl>();
   auto* self = out.get();

@@ -5,6 +5,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/logging.hpp"
 #include "actors/optimization_kinds.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/metrics.hpp"
@@ -34,8 +35,8 @@ void finalize(request_pointer self, const run_summary& summary) {
   if (st.stopped)
     return self->quit();
   auto outcome = decide_outcome(summary);
-  spdlog::info("request {}: Final {}{}{}", name_of(self), outcome.status,
-               outcome.reason.empty() ? "" : ": ", outcome.reason);
+  log_kv(spdlog::level::info, "request Final " + outcome.status,
+         {{"request", name_of(self)}, {"reason", outcome.reason}});
   k8s::default_metrics().counter_add("schedopt_requests_total", {{"status", outcome.status}});
   self->request(st.ctx.status, caf::infinite, run_outcome{uid_of(self), outcome.status,
                                                           outcome.reason})
@@ -54,8 +55,8 @@ void finalize(request_pointer self, const run_summary& summary) {
         self->quit();
       },
       [=](caf::error& err) {
-        spdlog::error("request {}: final status not written: {}", name_of(self),
-                      error_message(err));
+        log_kv(spdlog::level::err, "final status not written",
+               {{"request", name_of(self)}, {"error", error_message(err)}});
         self->quit();
       });
 }
@@ -112,10 +113,11 @@ request_actor::behavior_type request_behavior(request_pointer self, controller_c
         bool running = recorded.stage == stage::evaluating || recorded.stage == stage::migrating;
         st.resume = running;
         if (running) {
-          spdlog::info("request {}: resuming in stage {}", name_of(self), recorded.stage);
+          log_kv(spdlog::level::info, "request resuming in stage " + recorded.stage,
+                 {{"request", name_of(self)}});
           return run_kinds(self);
         }
-        spdlog::info("request {}: started", name_of(self));
+        log_kv(spdlog::level::info, "request started", {{"request", name_of(self)}});
         self->send(st.ctx.events, event_record{request_reference(st.request), "Normal",
                                                "Started", "optimization started"});
         stage_change change{uid_of(self), stage::evaluating, run_status::in_progress,
@@ -128,14 +130,16 @@ request_actor::behavior_type request_behavior(request_pointer self, controller_c
           });
       },
       [=](caf::error& err) {
-        spdlog::error("request {}: {}", name_of(self), error_message(err));
+        log_kv(spdlog::level::err, "request not opened",
+               {{"request", name_of(self)}, {"error", error_message(err)}});
         self->quit();
       });
   return {
     [=](atom::stop) {
       auto& st = self->state;
-      spdlog::info("request {} deleted mid-run: no new migrations; in-flight ones finish",
-                   name_of(self));
+      log_kv(spdlog::level::info,
+             "request deleted mid-run: no new migrations; in-flight ones finish",
+             {{"request", name_of(self)}});
       st.stopped = true;
       self->send(st.ctx.status, atom::close_v, uid_of(self));
       if (st.kind)

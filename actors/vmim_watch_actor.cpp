@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/logging.hpp"
 #include "actors/system_config.hpp"
 #include "model/vmim_outcome.hpp"
 
@@ -92,15 +93,16 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
       if (st.reported)
         return;
       auto configured = st.ctx.config.migration_timeout;
-      spdlog::warn("vmim {}/{} not final after {}; deleting it", st.ns, st.vmim,
-                   format_go_duration(configured));
+      log_kv(spdlog::level::warn,
+             "vmim not final after " + format_go_duration(configured) + "; deleting it",
+             {{"namespace", st.ns}, {"vmim", st.vmim}});
       k8s::delete_request del{k8s::resources::vmims, st.ns, st.vmim, "", "", ""};
       self->request(st.ctx.api, caf::infinite, std::move(del))
         .then([](const k8s::api_response&) {},
               [st_ns = st.ns, st_name = st.vmim](caf::error& err) {
                 if (error_code(err) != ec::not_found)
-                  spdlog::warn("deleting timed-out vmim {}/{} failed: {}", st_ns, st_name,
-                               error_message(err));
+                  log_kv(spdlog::level::warn, "deleting timed-out vmim failed",
+                         {{"namespace", st_ns}, {"vmim", st_name}, {"error", error_message(err)}});
               });
       report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, configured));
     },

@@ -3,6 +3,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <dirent.h>
+#include <unistd.h>
 
 namespace schedopt::k8s {
 
@@ -41,6 +46,20 @@ std::string format_labels(const metric_labels& labels, const std::string& extra_
     out += extra_key + "=\"" + extra_value + "\"";
   }
   out += '}';
+  return out;
+}
+
+/// HELP text escapes backslash and newline (label values also escape the quote).
+std::string escape_help(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
   return out;
 }
 
@@ -110,6 +129,17 @@ void metrics_registry::gauge_add(const std::string& name, const metric_labels& l
   get(name, kind::gauge).values[labels].value += value;
 }
 
+void metrics_registry::counter_set(const std::string& name, const metric_labels& labels,
+                                   double value) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  get(name, kind::counter).values[labels].value = value;
+}
+
+void metrics_registry::add_collector(collector c) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  collectors_.push_back(std::move(c));
+}
+
 void metrics_registry::observe(const std::string& name, const metric_labels& labels,
                                double value) {
   std::lock_guard<std::mutex> guard{mtx_};
@@ -143,11 +173,18 @@ uint64_t metrics_registry::count(const std::string& name, const metric_labels& l
 }
 
 std::string metrics_registry::render() const {
+  std::vector<collector> collectors;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    collectors = collectors_;
+  }
+  for (auto& c : collectors)
+    c(const_cast<metrics_registry&>(*this));
   std::lock_guard<std::mutex> guard{mtx_};
   std::string out;
   for (auto& [name, f] : families_) {
     if (!f.help.empty())
-      out += "# HELP " + name + " " + f.help + "\n";
+      out += "# HELP " + name + " " + escape_help(f.help) + "\n";
     out += "# TYPE " + name + " "
            + (f.type == kind::counter ? "counter" : f.type == kind::gauge ? "gauge" : "histogram")
            + "\n";
@@ -175,6 +212,63 @@ metrics_registry& default_metrics() {
 
 std::vector<double> default_latency_buckets() {
   return {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+}
+
+namespace {
+
+/// Seconds since the epoch at boot (the btime line of /proc/stat), 0 when unknown.
+double boot_time_seconds() {
+  std::ifstream in("/proc/stat");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("btime ", 0) == 0)
+      return std::strtod(line.c_str() + 6, nullptr);
+  return 0;
+}
+
+void collect_process_metrics(metrics_registry& m) {
+  std::ifstream in("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  auto close = stat.rfind(')');
+  if (close != std::string::npos) {
+    std::istringstream fields(stat.substr(close + 1));
+    std::vector<std::string> f; // f[0] is field 3 (state)
+    for (std::string w; fields >> w;)
+      f.push_back(w);
+    double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+    double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+    if (f.size() > 21 && ticks > 0) {
+      double utime = std::strtod(f[11].c_str(), nullptr);  // field 14
+      double stime = std::strtod(f[12].c_str(), nullptr);  // field 15
+      double start = std::strtod(f[19].c_str(), nullptr);  // field 22
+      double rss = std::strtod(f[21].c_str(), nullptr);    // field 24 (pages)
+      m.counter_set("process_cpu_seconds_total", {}, (utime + stime) / ticks);
+      m.gauge_set("process_resident_memory_bytes", {}, rss * page);
+      static const double boot = boot_time_seconds();
+      if (boot > 0)
+        m.gauge_set("process_start_time_seconds", {}, boot + start / ticks);
+    }
+  }
+  if (DIR* d = opendir("/proc/self/fd")) {
+    double n = 0;
+    while (auto* e = readdir(d))
+      if (e->d_name[0] != '.')
+        ++n;
+    closedir(d);
+    m.gauge_set("process_open_fds", {}, n - 1); // not the descriptor reading the directory
+  }
+}
+
+} // namespace
+
+void register_process_metrics(metrics_registry& m) {
+  m.describe_counter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.");
+  m.describe_gauge("process_resident_memory_bytes", "Resident memory size in bytes.");
+  m.describe_gauge("process_open_fds", "Number of open file descriptors.");
+  m.describe_gauge("process_start_time_seconds",
+                   "Start time of the process since unix epoch in seconds.");
+  m.add_collector(collect_process_metrics);
 }
 
 } // namespace schedopt::k8s

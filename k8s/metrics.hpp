@@ -2,6 +2,7 @@
 // rendered in the text exposition format; one default instance serves /metrics.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,8 @@ public:
   void counter_add(const std::string& name, const metric_labels& labels, double value = 1);
   void gauge_set(const std::string& name, const metric_labels& labels, double value);
   void gauge_add(const std::string& name, const metric_labels& labels, double value);
+  /// Sets a counter mirrored from elsewhere (e.g. the kernel's CPU time); for collectors.
+  void counter_set(const std::string& name, const metric_labels& labels, double value);
   void observe(const std::string& name, const metric_labels& labels, double value);
 
   /// Current value of a counter or gauge (0 when absent); for tests and health checks.
@@ -31,7 +34,12 @@ public:
   /// Number of observations of a histogram series.
   uint64_t count(const std::string& name, const metric_labels& labels = {}) const;
 
-  /// Text exposition format 0.0.4, metrics sorted by name.
+  /// A function render() calls first (outside the registry's lock) to refresh values
+  /// computed at scrape time, such as the process_* metrics.
+  using collector = std::function<void(metrics_registry&)>;
+  void add_collector(collector c);
+
+  /// Text exposition format 0.0.4, metrics sorted by name; runs the collectors first.
   std::string render() const;
 
 private:
@@ -52,6 +60,7 @@ private:
 
   mutable std::mutex mtx_;
   std::map<std::string, family> families_;
+  std::vector<collector> collectors_;
 };
 
 /// The process-wide registry.
@@ -59,5 +68,10 @@ metrics_registry& default_metrics();
 
 /// Prometheus' default latency buckets (seconds).
 std::vector<double> default_latency_buckets();
+
+/// Registers a collector for the standard process metrics, read from /proc at each
+/// scrape: process_resident_memory_bytes, process_cpu_seconds_total, process_open_fds,
+/// process_start_time_seconds (Linux; nothing is set where /proc is missing).
+void register_process_metrics(metrics_registry& m);
 
 } // namespace schedopt::k8s

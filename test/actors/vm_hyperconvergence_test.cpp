@@ -9,6 +9,7 @@
 #include "actor_fixture.hpp"
 #include "actors/vm_hyperconvergence_actor.hpp"
 #include "actors/clock.hpp"
+#include "k8s/metrics.hpp"
 #include "model/cool_off.hpp"
 #include "model/timestamp.hpp"
 #include "model/vmim_outcome.hpp"
@@ -251,6 +252,76 @@ BOOST_AUTO_TEST_CASE(a_rejected_create_with_nothing_stored_fails_with_the_api_me
   BOOST_CHECK_EQUAL(patches[1].name, "vm-a");
   BOOST_CHECK(restored.at(default_cool_off_annotation).is_null());
   BOOST_CHECK(restored.at(std::string{default_cool_off_annotation} + "-request-uid").is_null());
+}
+
+// `kubectl describe vmi` says why the VM moved: a Normal Migrating event on the VMI at
+// create, a Warning MigrationFailed with the reason when the VMIM fails; the VMIM's
+// creation-to-outcome time lands in schedopt_migration_duration_seconds{outcome}.
+BOOST_AUTO_TEST_CASE(migration_events_on_the_vmi_and_the_duration_histogram) {
+  auto created_at = format_rfc3339(std::chrono::system_clock::now() - 45s);
+  api->respond = [created_at](const api_call& c) -> api_answer {
+    if (c.verb == "create") {
+      auto body = json::parse(c.body);
+      body["metadata"]["creationTimestamp"] = created_at;
+      return k8s::api_response{201, body.dump()};
+    }
+    return k8s::api_response{200, "{}"};
+  };
+  auto& m = k8s::default_metrics();
+  auto failed_before = m.count("schedopt_migration_duration_seconds", {{"outcome", "failed"}});
+  caf::scoped_actor parent{sys};
+  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
+  sched.run();
+  auto on_vmi = [&](const std::string& reason) {
+    std::vector<event_record> out;
+    for (auto& e : *events)
+      if (e.involved.kind == "VirtualMachineInstance" && e.reason == reason)
+        out.push_back(e);
+    return out;
+  };
+  auto migrating = on_vmi("Migrating");
+  BOOST_REQUIRE_EQUAL(migrating.size(), 1u);
+  BOOST_CHECK_EQUAL(migrating.front().type, "Normal");
+  BOOST_CHECK_EQUAL(migrating.front().involved.name, "vm-a");
+  BOOST_CHECK_EQUAL(migrating.front().involved.namespace_, "ns1");
+  BOOST_CHECK_EQUAL(migrating.front().involved.uid, "uid-vm-a");
+  BOOST_CHECK_EQUAL(migrating.front().involved.api_version, "kubevirt.io/v1");
+  BOOST_CHECK_EQUAL(migrating.front().message,
+                    "live migration vm-a-schedopt-requid1 from n3 to n1 for request so1");
+  BOOST_CHECK(on_vmi("MigrationFailed").empty());
+
+  vmim failed;
+  failed.metadata.name = "vm-a-schedopt-requid1";
+  failed.metadata.namespace_ = "ns1";
+  failed.metadata.labels[labels::request_uid] = "req-uid-1";
+  failed.metadata.creation_timestamp = created_at;
+  failed.vmi_name = "vm-a";
+  failed.phase = "Failed";
+  vmim_log->push_updated(failed, failed);
+  sched.run();
+
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->failed, 1);
+  auto failures = on_vmi("MigrationFailed");
+  BOOST_REQUIRE_EQUAL(failures.size(), 1u);
+  BOOST_CHECK_EQUAL(failures.front().type, "Warning");
+  BOOST_CHECK_EQUAL(failures.front().involved.name, "vm-a");
+  BOOST_TEST(failures.front().message.find("live migration vm-a-schedopt-requid1 for request so1 "
+                                           "failed: MigrationRunFailed")
+               == 0u, failures.front().message);
+  BOOST_CHECK_EQUAL(m.count("schedopt_migration_duration_seconds", {{"outcome", "failed"}}),
+                    failed_before + 1);
+  auto text = m.render();
+  BOOST_CHECK(text.find("# TYPE schedopt_migration_duration_seconds histogram\n")
+              != std::string::npos);
+  // 45 s: above the 30 s bucket, within the 60 s one.
+  BOOST_CHECK(text.find("schedopt_migration_duration_seconds_bucket{outcome=\"failed\",le=\"60\"} "
+                        + std::to_string(failed_before + 1) + "\n")
+              != std::string::npos);
+  BOOST_CHECK(text.find("schedopt_migration_duration_seconds_bucket{outcome=\"failed\",le=\"30\"} "
+                        + std::to_string(failed_before + 1) + "\n")
+              == std::string::npos);
 }
 
 // -- resume (SPEC §4): every candidate accounted for exactly once -------------------
