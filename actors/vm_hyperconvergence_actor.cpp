@@ -13,6 +13,7 @@
 
 #include "actors/candidate_actor.hpp"
 #include "actors/clock.hpp"
+#include "actors/logging.hpp"
 #include "actors/supervisor_actor.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/metrics.hpp"
@@ -77,7 +78,8 @@ void reply(kind_pointer self) {
 }
 
 void fail_run(kind_pointer self, std::string why) {
-  spdlog::error("request {}: {}", self->state.request.metadata.name, why);
+  log_kv(spdlog::level::err, "run failed",
+         {{"request", self->state.request.metadata.name}, {"error", why}});
   self->state.result.run_failure = std::move(why);
   reply(self);
 }
@@ -108,7 +110,9 @@ std::map<std::string, timestamp> last_migrations(kind_state& st,
     if (parsed)
       record = *parsed;
     else
-      spdlog::warn("vm {}: ignoring cool-off record: {}", key, parsed.err().message);
+      log_kv(spdlog::level::warn, "ignoring cool-off record",
+             {{"request", st.request.metadata.name}, {"namespace", vmi.metadata.namespace_},
+              {"vmi", vmi.metadata.name}, {"error", parsed.err().message}});
     auto latest = latest_migration_time(record, by_vmi[key]);
     if (latest)
       out[key] = *latest;
@@ -134,12 +138,14 @@ void start_engine(kind_pointer self, std::vector<candidate_plan> plans) {
   auto par = clamp_parallelism(spec.max_parallel_migrations, cfg.max_parallel_migrations,
                                cfg.max_parallel_migrations_limit);
   if (par.clamped) {
-    spdlog::warn("request {}: {}", st.request.metadata.name, par.message);
+    log_kv(spdlog::level::warn, par.message, {{"request", st.request.metadata.name}});
     self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
                                            "ParallelismClamped", par.message});
   }
-  spdlog::info("request {}: migration engine with {} workers for {} candidates",
-               st.request.metadata.name, par.effective, plans.size());
+  log_kv(spdlog::level::info,
+         "migration engine with " + std::to_string(par.effective) + " workers for "
+           + std::to_string(plans.size()) + " candidates",
+         {{"request", st.request.metadata.name}});
   if (plans.empty())
     return reply(self);
   st.supervisor = spawn_supervisor( // linked, like every candidate
@@ -187,6 +193,7 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
   in.volumes = volumes;
   in.replicas = std::move(replicas);
   in.nodes = st.in.nodes;
+  in.usage = usage_by_node(st.in.vmis, st.in.vmims); // every VMI, evaluated or not
   in.in_flight = in_flight_migrations_by_vmi(st.in.vmims);
   in.last_migration = last_migrations(st, ours_keys);
   in.now = actor_now(self);
@@ -195,12 +202,15 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
     std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - ledger.slots_used(ours_keys));
   auto result = evaluate(in);
   publish_counts(result.counts);
-  spdlog::info("request {}: {} VMIs considered: {} hyperconverged, {} semi, {} non; "
-               "{} eligible, {} skipped, {} outstanding{}",
-               st.request.metadata.name, result.counts.considered, result.counts.hyperconverged,
-               result.counts.semi, result.counts.non, result.counts.eligible,
-               result.counts.skipped, result.counts.outstanding,
-               st.resume ? " (resumed: " + std::to_string(ours.size()) + " VMIMs adopted)" : "");
+  log_kv(spdlog::level::info,
+         fmt::format("{} VMIs considered: {} hyperconverged, {} semi, {} non; "
+                     "{} eligible, {} skipped, {} outstanding{}",
+                     result.counts.considered, result.counts.hyperconverged, result.counts.semi,
+                     result.counts.non, result.counts.eligible, result.counts.skipped,
+                     result.counts.outstanding,
+                     st.resume ? " (resumed: " + std::to_string(ours.size()) + " VMIMs adopted)"
+                               : ""),
+         {{"request", st.request.metadata.name}});
 
   if (!st.ctx.plan_output.empty()) {
     std::fputs((st.ctx.plan_output == "json" ? render_plan_json(result)
@@ -322,8 +332,9 @@ void read_vm_annotations(kind_pointer self, std::string continue_token = {}) {
           auto& key = self->state.ctx.config.vm_cool_off_annotation;
           for (auto& bad : list->skipped) {
             // Its cool-off record is unknown; the VMIMs still count for it (SPEC §4).
-            spdlog::warn("virtualmachine {}/{} does not decode; skipped: {}", bad.namespace_,
-                         bad.name, bad.why.message);
+            log_kv(spdlog::level::warn, "virtualmachine does not decode; skipped",
+                   {{"request", self->state.request.metadata.name}, {"namespace", bad.namespace_},
+                    {"vm", bad.name}, {"error", bad.why.message}});
             k8s::default_metrics().counter_add("schedopt_decode_errors_total",
                                                {{"resource", "virtualmachines"}});
           }
@@ -344,7 +355,8 @@ void read_vm_annotations(kind_pointer self, std::string continue_token = {}) {
         if (mid_list)
           return fail_run(self, "cannot list VirtualMachines: " + error_message(err));
         // Without VirtualMachines (no such API) the VMI annotations and VMIMs still count.
-        spdlog::warn("cannot list VirtualMachines: {}", error_message(err));
+        log_kv(spdlog::level::warn, "cannot list VirtualMachines",
+               {{"request", self->state.request.metadata.name}, {"error", error_message(err)}});
         ask_driver(self);
       });
 }
