@@ -14,6 +14,11 @@
 // and something it does fails clearly within a short bound: the audit records a 403 for
 // the rule's resource or the log has a "forbidden ... cannot <verb> resource \"<res>\""
 // line naming it. The rule is restored before the next one.
+//
+// SCHEDOPT_LEAST_PRIVILEGE_VERBS=1 also removes single verbs, one run each (about 3.5
+// minutes more): reported, not asserted, because some verbs serve paths a plain run does
+// not take (VMIM get: adoption after a failed create; VMIM delete: migrationTimeout;
+// events patch: a repeated event; leases create: a cluster without the Lease yet).
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -78,32 +83,68 @@ bool mentions_forbidden(const std::string& log) {
   return lower.find("forbidden") != std::string::npos;
 }
 
-/// One rule of a shipped role: where it lives and what it grants.
-struct shipped_rule {
-  json role;          // the role object as deploy/rbac ships it
-  std::size_t index;  // position in role["rules"]
-  std::string label() const {
-    const json& r = role["rules"][index];
-    std::string out = role.value("kind", "") + " " + role.value("/metadata/name"_json_pointer, std::string()) + " ["
-                      + std::to_string(index) + "] ";
-    for (auto& res : r["resources"])
-      out += res.get<std::string>() + (&res == &r["resources"].back() ? "" : ",");
-    out += ": ";
-    for (auto& v : r["verbs"])
-      out += v.get<std::string>() + (&v == &r["verbs"].back() ? "" : ",");
-    return out;
-  }
+/// The shipped roles less one rule (or, `verb` set, less one verb of one rule).
+struct role_cut {
+  json role;        // the role object as deploy/rbac ships it
+  json rules_after; // its rules without the cut
+  std::string label;
+  std::set<std::string> resources; // the cut rule's resources, "res" or "res/sub"
+  std::string verb;                // the one verb cut, "" for the whole rule
 };
 
-std::vector<shipped_rule> shipped_rules() {
-  std::vector<shipped_rule> out;
-  for (auto& obj : manifest_objects("deploy/rbac/rbac.yaml")) {
-    auto kind = obj.value("kind", "");
-    if (kind != "ClusterRole" && kind != "Role")
-      continue;
-    for (std::size_t i = 0; i < obj["rules"].size(); ++i)
-      out.push_back({obj, i});
+std::string join(const json& strings) {
+  std::string out;
+  for (auto& s : strings)
+    out += (out.empty() ? "" : ",") + s.get<std::string>();
+  return out;
+}
+
+std::vector<json> shipped_roles() {
+  std::vector<json> out;
+  for (auto& obj : manifest_objects("deploy/rbac/rbac.yaml"))
+    if (obj.value("kind", "") == "ClusterRole" || obj.value("kind", "") == "Role")
+      out.push_back(obj);
+  return out;
+}
+
+role_cut cut_of(const json& role, std::size_t index, const std::string& verb) {
+  role_cut c{role, json::array(), {}, {}, verb};
+  const json& rule = role["rules"][index];
+  for (std::size_t i = 0; i < role["rules"].size(); ++i) {
+    if (i != index) {
+      c.rules_after.push_back(role["rules"][i]);
+    } else if (!verb.empty()) {
+      json kept = rule;
+      kept["verbs"] = json::array();
+      for (auto& v : rule["verbs"])
+        if (v != verb)
+          kept["verbs"].push_back(v);
+      if (!kept["verbs"].empty())
+        c.rules_after.push_back(kept);
+    }
   }
+  for (auto& r : rule["resources"])
+    c.resources.insert(r.get<std::string>());
+  c.label = role.value("kind", "") + " " + role.value("/metadata/name"_json_pointer, std::string()) + " rule "
+            + std::to_string(index) + " " + join(rule["resources"]) + ": "
+            + (verb.empty() ? join(rule["verbs"]) : "verb " + verb + " only");
+  return c;
+}
+
+std::vector<role_cut> rule_cuts() {
+  std::vector<role_cut> out;
+  for (auto& role : shipped_roles())
+    for (std::size_t i = 0; i < role["rules"].size(); ++i)
+      out.push_back(cut_of(role, i, ""));
+  return out;
+}
+
+std::vector<role_cut> verb_cuts() {
+  std::vector<role_cut> out;
+  for (auto& role : shipped_roles())
+    for (std::size_t i = 0; i < role["rules"].size(); ++i)
+      for (auto& v : role["rules"][i]["verbs"])
+        out.push_back(cut_of(role, i, v.get<std::string>()));
   return out;
 }
 
@@ -146,6 +187,9 @@ BOOST_AUTO_TEST_SUITE(least_privilege)
 
 BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_needed, *utf::timeout(300)) {
   auto started = std::chrono::steady_clock::now();
+  // SCHEDOPT_LEAST_PRIVILEGE_VERBS=1 also cuts single verbs (reported, not asserted; slow).
+  const char* verbs_env = std::getenv("SCHEDOPT_LEAST_PRIVILEGE_VERBS");
+  const bool verb_level = verbs_env && std::string(verbs_env) == "1";
   BOOST_REQUIRE_MESSAGE(access(schedopt_binary().c_str(), X_OK) == 0, "no controller binary " + schedopt_binary());
   scratch_dir tmp;
   const fs::path sa_dir = tmp.path / "serviceaccount";
@@ -153,7 +197,7 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
   // Enough misplaced VMIs that every run below still finds candidates (each run migrates
   // at most --max-non-hyperconverged-per-run), some not migratable (skips) and a failure
   // rate (failed candidates).
-  scenario sc("portworx", {"--vmis", "48", "--misplaced", "0.85", "--not-migratable", "0.15",
+  scenario sc("portworx", {"--vmis", verb_level ? "120" : "48", "--misplaced", "0.85", "--not-migratable", "0.15",
                            "--migration-failure-rate", "0.3", "--migration-duration", "1s", "--seed", "3",
                            "--authorization", "rbac", "--service-account", "schedopt/schedopt",
                            "--service-account-dir", sa_dir.string()});
@@ -222,22 +266,17 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
   }
 
   // 2. Necessary: without any one rule, something fails with a clear error.
-  auto rules = shipped_rules();
-  BOOST_REQUIRE(rules.size() >= 2u);
+  auto cuts = rule_cuts();
+  BOOST_REQUIRE(cuts.size() >= 2u);
+  if (verb_level) // informational: a verb nothing needs in these runs may still be needed elsewhere
+    for (auto& c : verb_cuts())
+      cuts.push_back(std::move(c));
   std::vector<std::string> table;
   int run = 0;
-  for (const auto& rule : rules) {
+  for (const auto& cut : cuts) {
     ++run;
-    const json& granted = rule.role["rules"][rule.index];
-    json fewer = json::array();
-    for (std::size_t i = 0; i < rule.role["rules"].size(); ++i)
-      if (i != rule.index)
-        fewer.push_back(rule.role["rules"][i]);
-    set_rules(sc.sim(), rule.role, fewer);
-
-    std::set<std::string> resources; // "res" or "res/sub"
-    for (auto& r : granted["resources"])
-      resources.insert(r.get<std::string>());
+    set_rules(sc.sim(), cut.role, cut.rules_after);
+    const std::set<std::string>& resources = cut.resources;
 
     const std::string name = "lp-without-rule-" + std::to_string(run);
     auto run_started = std::chrono::steady_clock::now();
@@ -250,11 +289,11 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
           std::string res = w.value("resource", "");
           if (!w.value("subresource", "").empty())
             res += "/" + w.value("subresource", "");
-          if (resources.count(res))
+          if (resources.count(res) && (cut.verb.empty() || w.value("verb", "") == cut.verb))
             evidence.insert("audit 403 " + w.value("verb", "") + " " + res);
         }
       for (auto& f : forbidden_in_log(ctl.err()))
-        if (resources.count(f.substr(f.find(' ') + 1)))
+        if (resources.count(f.substr(f.find(' ') + 1)) && (cut.verb.empty() || f.substr(0, f.find(' ')) == cut.verb))
           evidence.insert("log forbidden " + f);
     };
     // Up to 20 s for a denial, or until the controller exits (then its last words count).
@@ -273,23 +312,26 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
     int code = ctl.wait_exit(std::chrono::seconds(5));
     std::string stopped = code == -1 ? "SIGTERM ignored for 5 s, killed" : "exit " + std::to_string(code);
     ctl.kill_hard();
+    // SPEC (Shutdown): exit 0 within 5 s of SIGTERM. Not this test's subject, so a warning.
+    BOOST_WARN_MESSAGE(code != -1, "schedopt ignored SIGTERM for 5 s without " + cut.label);
 
     std::string what;
     for (auto& e : evidence)
       what += (what.empty() ? "" : "; ") + e;
-    table.push_back(rule.label() + " -> " + (shown ? what : "NOTHING FAILED") + " (request stage " + stage + "; "
+    table.push_back(cut.label + " -> " + (shown ? what : "NOTHING FAILED") + " (request stage " + stage + "; "
                     + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(found_after).count())
                     + " ms; " + stopped + ")");
     BOOST_TEST_MESSAGE(table.back());
-    BOOST_TEST(shown, "not shown to be needed: " + rule.label() + "\n---- schedopt log (tail) ----\n" + log_tail);
+    if (cut.verb.empty())
+      BOOST_TEST(shown, "not shown to be needed: " + cut.label + "\n---- schedopt log (tail) ----\n" + log_tail);
 
     // Restore the rule, drop the request (it may never finish) and skip the audit past this run.
-    set_rules(sc.sim(), rule.role, rule.role["rules"]);
+    set_rules(sc.sim(), cut.role, cut.role["rules"]);
     call(sc.sim(), "DELETE", requests_path + "/" + name);
     audit_writes(sc.sim(), since, &since);
   }
 
-  std::cout << "least privilege, rule by rule (" << rules.size() << " rules, "
+  std::cout << "least privilege, rule by rule (" << cuts.size() << " runs, "
             << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started).count()
             << " s):\n";
   for (auto& line : table)
