@@ -257,6 +257,10 @@ std::vector<setting_def> build_table() {
   t.push_back(make("portworxTokenFile", &settings::portworx_token_file, "PATH", "",
                    "file holding the Portworx bearer token (re-read)",
                    string_field(&settings::portworx_token_file)));
+  t.push_back(make("portworxCaFile", &settings::portworx_ca_file, "PATH", "",
+                   "PEM CA bundle verifying an https:// Portworx SDK endpoint; empty: the "
+                   "system CAs",
+                   string_field(&settings::portworx_ca_file)));
   t.push_back(make("csiTopologyDrivers", &settings::csi_topology_drivers, "LIST", "",
                    "CSI drivers csi-topology owns, comma-separated; empty: any PV with "
                    "hostname node affinity",

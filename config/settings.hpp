@@ -50,6 +50,7 @@ struct settings {
   std::string portworx_endpoint = "http://portworx-api.kube-system:9021";
   std::string portworx_token;      // bearer token; wins over the file
   std::string portworx_token_file; // re-read by the driver
+  std::string portworx_ca_file;    // PEM CA bundle for an https:// SDK endpoint; empty: system CAs
   /// CSI driver names whose PVs csi-topology owns; empty: any PV with hostname affinity.
   std::vector<std::string> csi_topology_drivers;
 };

@@ -63,6 +63,7 @@ struct portworx_state {
   std::string endpoint;
   std::string token;
   std::string token_file;
+  std::string ca_file;
   std::unique_ptr<k8s::http_engine> engine;
   sdk_retry_policy retry;
   uint64_t next_call = 1;
@@ -165,8 +166,34 @@ std::string describe_failure(const std::string& what, const http_completion& c, 
   return text;
 }
 
+/// curl could not verify the gateway's certificate (or read the CA file): retrying will
+/// not help, and the message should say which CAs were used.
+bool tls_verification_failed(const http_completion& c) {
+  auto& e = c.transport_error;
+  return c.http_status == 0
+         && (e.find("certificate") != std::string::npos || e.find("CA cert") != std::string::npos);
+}
+
+std::string describe_tls_failure(const portworx_state& st, const std::string& what,
+                                 const http_completion& c) {
+  return "driver failure: portworx: " + what + ": TLS verification of " + st.endpoint
+         + " failed: " + c.transport_error + " ("
+         + (st.ca_file.empty() ? std::string{"verified against the system CAs; set portworxCaFile "
+                                             "(--portworx-ca-file) to the gateway's CA"}
+                               : "verified against portworxCaFile " + st.ca_file)
+         + ")";
+}
+
 bool answered_ok(const http_completion& c) {
   return classify_sdk_answer(c.http_status, !c.transport_error.empty()) == sdk_answer_kind::ok;
+}
+
+void fail(const std::shared_ptr<lookup>& l, std::string message) {
+  if (l->failed)
+    return;
+  l->failed = true;
+  spdlog::error("{}", message);
+  l->promise.deliver(to_caf_error(ec::driver_error, std::move(message)));
 }
 
 /// A call's answer: a transient failure goes back in line after a backoff while attempts
@@ -174,6 +201,8 @@ bool answered_ok(const http_completion& c) {
 void on_answer(portworx_pointer self, sdk_call sc, const http_completion& c) {
   auto& st = self->state;
   auto kind = classify_sdk_answer(c.http_status, !c.transport_error.empty());
+  if (tls_verification_failed(c))
+    return fail(sc.owner, describe_tls_failure(st, sc.what, c));
   if (kind == sdk_answer_kind::transient && !sc.owner->failed) {
     if (auto delay = sdk_retry_delay(st.retry, sc.attempts, k8s::parse_retry_after(c.retry_after))) {
       spdlog::warn("portworx: {} ({} {}): {}; retry {} of {} in {}ms", sc.what, sc.method, sc.path,
@@ -187,14 +216,6 @@ void on_answer(portworx_pointer self, sdk_call sc, const http_completion& c) {
     }
   }
   sc.handler(c, sc.attempts);
-}
-
-void fail(const std::shared_ptr<lookup>& l, std::string message) {
-  if (l->failed)
-    return;
-  l->failed = true;
-  spdlog::error("{}", message);
-  l->promise.deliver(to_caf_error(ec::driver_error, std::move(message)));
 }
 
 void finish_if_done(const std::shared_ptr<lookup>& l) {
@@ -337,7 +358,10 @@ storage_driver_actor::behavior_type portworx_driver(portworx_pointer self, setti
     st.endpoint.pop_back();
   st.token = cfg.portworx_token;
   st.token_file = cfg.portworx_token_file;
-  st.engine = std::make_unique<k8s::http_engine>(k8s::tls_config{});
+  st.ca_file = cfg.portworx_ca_file;
+  k8s::tls_config tls;
+  tls.ca_file = cfg.portworx_ca_file; // read by curl for each new connection
+  st.engine = std::make_unique<k8s::http_engine>(std::move(tls));
   return {
     [=](replica_query& q) -> caf::result<replica_answer> {
       auto l = std::make_shared<lookup>();
@@ -377,6 +401,9 @@ storage_driver_entry portworx_driver_entry() {
                 && cfg.portworx_endpoint.rfind("https://", 0) != 0)
               return to_caf_error(ec::config_error, "portworx endpoint \"" + cfg.portworx_endpoint
                                                       + "\": must start with http:// or https://");
+            if (!cfg.portworx_ca_file.empty() && !std::ifstream{cfg.portworx_ca_file})
+              return to_caf_error(ec::config_error, "portworxCaFile \"" + cfg.portworx_ca_file
+                                                      + "\": cannot be read");
             return sys.spawn(portworx_driver, cfg);
           }};
 }

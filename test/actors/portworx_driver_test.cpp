@@ -4,10 +4,15 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
+
+#include <stdlib.h>
 
 #include <httplib.h>
 
@@ -386,6 +391,163 @@ BOOST_AUTO_TEST_CASE(a_bulk_answer_that_does_not_decode_fails_the_run) {
   BOOST_REQUIRE(answer->error);
   BOOST_CHECK_EQUAL(error_message(*answer->error),
                     "driver failure: portworx: inspect volumes: volumes[0].volume: is required");
+}
+
+// -- Portworx as deployed: an https:// SDK endpoint and a token from a mounted Secret --
+
+namespace {
+
+/// Runs `command` in a shell; true when it exited 0.
+bool sh(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
+
+/// A throwaway PKI in a temporary directory (openssl CLI): ca.pem signs server.pem for
+/// IP:127.0.0.1; other-ca.pem is a CA that signed nothing here.
+struct test_pki {
+  test_pki() {
+    char tmpl[] = "/tmp/schedopt-px-tls-XXXXXX";
+    dir = mkdtemp(tmpl);
+    auto d = dir + "/";
+    ok = sh("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 "
+            "-subj /CN=px-test-ca -keyout " + d + "ca.key -out " + d + "ca.pem")
+         && sh("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 "
+               "-subj /CN=other-ca -keyout " + d + "other-ca.key -out " + d + "other-ca.pem")
+         && sh("openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 "
+               "-keyout " + d + "server.key -out " + d + "server.csr")
+         && sh("printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > " + d + "ext.cnf")
+         && sh("openssl x509 -req -in " + d + "server.csr -CA " + d + "ca.pem -CAkey " + d
+               + "ca.key -CAcreateserial -days 1 -extfile " + d + "ext.cnf -out " + d + "server.pem");
+  }
+  ~test_pki() { sh("rm -rf " + dir); }
+  std::string path(const std::string& name) const { return dir + "/" + name; }
+  std::string dir;
+  bool ok = false;
+};
+
+/// An https SDK gateway knowing one node; records each call's Authorization header.
+struct tls_gateway {
+  explicit tls_gateway(const test_pki& pki)
+      : server(pki.path("server.pem").c_str(), pki.path("server.key").c_str()) {
+    server.Get("/v1/nodes/filters", [this](const httplib::Request& req, httplib::Response& res) {
+      {
+        std::lock_guard<std::mutex> guard{mutex};
+        authorizations.push_back(req.get_header_value("Authorization"));
+      }
+      res.set_content(R"({"nodes":[{"id":"px1","scheduler_node_name":"n1"}]})", "application/json");
+    });
+    server.set_keep_alive_max_count(1);
+    port = server.bind_to_any_port("127.0.0.1");
+    thread = std::thread{[this] { server.listen_after_bind(); }};
+    while (!server.is_running())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~tls_gateway() {
+    server.stop();
+    thread.join();
+  }
+  std::string endpoint() const { return "https://127.0.0.1:" + std::to_string(port); }
+  std::vector<std::string> seen() {
+    std::lock_guard<std::mutex> guard{mutex};
+    return authorizations;
+  }
+
+  httplib::SSLServer server;
+  int port = 0;
+  std::thread thread;
+  std::mutex mutex;
+  std::vector<std::string> authorizations;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(an_https_gateway_is_verified_against_portworx_ca_file) {
+  test_pki pki;
+  BOOST_REQUIRE_MESSAGE(pki.ok, "openssl could not make the test certificates");
+  tls_gateway gw(pki);
+  auto entry = find_storage_driver("portworx");
+  BOOST_REQUIRE(entry);
+  settings cfg;
+  cfg.portworx_endpoint = gw.endpoint();
+  cfg.portworx_ca_file = pki.path("ca.pem");
+  auto good = entry->spawn(sys, cfg);
+  BOOST_REQUIRE(good);
+  track(*good);
+  auto answer = ask<replica_answer>(sys, *good, query_for({}));
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE_MESSAGE(answer->value, "driver failed: " << error_message(*answer->error));
+  BOOST_CHECK_EQUAL(gw.seen().size(), 1u);
+
+  // A CA that did not sign the gateway's certificate: refused at once (not retried),
+  // and the error names the endpoint and the CA file.
+  cfg.portworx_ca_file = pki.path("other-ca.pem");
+  auto wrong = entry->spawn(sys, cfg);
+  BOOST_REQUIRE(wrong);
+  track(*wrong);
+  auto refused = ask<replica_answer>(sys, *wrong, query_for({}));
+  BOOST_REQUIRE(run_until([&] { return refused->arrived(); }));
+  BOOST_REQUIRE(refused->error);
+  auto message = error_message(*refused->error);
+  BOOST_TEST(message.find("driver failure: portworx: enumerate nodes: TLS verification of "
+                          + gw.endpoint() + " failed: ") != std::string::npos, message);
+  BOOST_TEST(message.find("verified against portworxCaFile " + pki.path("other-ca.pem"))
+               != std::string::npos, message);
+  BOOST_TEST(message.find("gave up after") == std::string::npos, message);
+  BOOST_CHECK_EQUAL(gw.seen().size(), 1u); // the handshake failed before any request
+
+  // Without a CA file the system CAs do not know the test CA either; the error says
+  // which setting to use.
+  cfg.portworx_ca_file.clear();
+  auto system = entry->spawn(sys, cfg);
+  BOOST_REQUIRE(system);
+  track(*system);
+  auto unknown = ask<replica_answer>(sys, *system, query_for({}));
+  BOOST_REQUIRE(run_until([&] { return unknown->arrived(); }));
+  BOOST_REQUIRE(unknown->error);
+  BOOST_TEST(error_message(*unknown->error).find("set portworxCaFile (--portworx-ca-file)")
+               != std::string::npos, error_message(*unknown->error));
+
+  // A CA file that cannot be read is a configuration error at start.
+  cfg.portworx_ca_file = pki.path("missing.pem");
+  auto missing = entry->spawn(sys, cfg);
+  BOOST_REQUIRE(!missing);
+  BOOST_TEST(error_message(missing.error()).find("portworxCaFile \"" + pki.path("missing.pem")
+                                                 + "\": cannot be read") != std::string::npos);
+}
+
+// The token comes from a mounted Secret's file, read again for each call: a rotated
+// Secret changes the Authorization header without a restart.
+BOOST_AUTO_TEST_CASE(the_token_file_is_re_read_after_it_changes) {
+  test_pki pki;
+  BOOST_REQUIRE_MESSAGE(pki.ok, "openssl could not make the test certificates");
+  tls_gateway gw(pki);
+  auto token_file = pki.path("token");
+  write_text(token_file, "first-token\n");
+  auto entry = find_storage_driver("portworx");
+  BOOST_REQUIRE(entry);
+  settings cfg;
+  cfg.portworx_endpoint = gw.endpoint();
+  cfg.portworx_ca_file = pki.path("ca.pem");
+  cfg.portworx_token_file = token_file;
+  auto spawned = entry->spawn(sys, cfg);
+  BOOST_REQUIRE(spawned);
+  auto aut = track(*spawned);
+  auto first = ask<replica_answer>(sys, aut, query_for({}));
+  BOOST_REQUIRE(run_until([&] { return first->arrived(); }));
+  BOOST_REQUIRE_MESSAGE(first->value, "driver failed: " << error_message(*first->error));
+  // The kubelet swaps a Secret volume's files atomically (a rename).
+  write_text(token_file + ".new", "rotated-token\n");
+  BOOST_REQUIRE(std::rename((token_file + ".new").c_str(), token_file.c_str()) == 0);
+  auto second = ask<replica_answer>(sys, aut, query_for({}));
+  BOOST_REQUIRE(run_until([&] { return second->arrived(); }));
+  BOOST_REQUIRE(second->value);
+  auto seen = gw.seen();
+  BOOST_REQUIRE_EQUAL(seen.size(), 2u);
+  BOOST_CHECK_EQUAL(seen[0], "Bearer first-token");
+  BOOST_CHECK_EQUAL(seen[1], "Bearer rotated-token");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
