@@ -1,0 +1,358 @@
+// Benchmark (prints figures, not a test): schedopt at scale against schedopt-sim. Per
+// rung of the ladder it starts `schedopt-sim serve` with N VMIs (50 nodes, 2 Portworx
+// volumes per VMI, 1 % misplaced), runs `schedopt run` as a separate process, creates one
+// SchedulingOptimization and prints one table: informer sync, evaluation, request → first
+// VMIM, makespan, API requests per migrated VM, status patches vs updates, controller CPU
+// and peak RSS, simulator peak RSS. Loopback only; every wait is bounded.
+// Usage: scale_bench [--vmis N[,N...]] [--timeout-seconds S] [--migration-duration DUR]
+//        (default ladder 1000,10000; `--vmis 100000` for the SPEC §7 size)
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "e2e/child_process.hpp"
+#include "e2e/kube_calls.hpp"
+#include "sim/sim_process.hpp"
+
+using namespace std::chrono_literals;
+using schedopt::e2e::child_process;
+using schedopt::e2e::json;
+using schedopt::test::sim_process;
+using wall_clock = std::chrono::system_clock;
+
+namespace {
+
+struct options {
+  std::vector<long> ladder{1000, 10000};
+  int timeout_seconds = 600;
+  std::string migration_duration = "1s";
+  int parallel = 20; // the simulator's cluster cap and the controller's maxParallelMigrations
+};
+
+struct figures {
+  long vmis = 0;
+  double sync_s = -1;
+  double evaluation_s = -1;
+  double first_vmim_s = -1;
+  double first_vmim_by_timestamp_s = -1;
+  double makespan_s = -1;
+  std::string outcome;
+  long migrated = 0;
+  long vmims = 0;
+  std::map<std::string, long> writes_by_verb; // audit, controller identity
+  std::map<std::string, long> reads_by_verb;  // controller metrics (get, list, watch)
+  double status_patches = 0;
+  double status_updates = 0;
+  double cpu_s = -1;
+  long peak_rss_kib = -1;
+  long sim_peak_rss_kib = -1;
+  double sim_ready_s = -1;
+  std::string load;
+};
+
+/// RFC 3339 UTC ("2026-12-01T12:00:00Z", with or without .mmm) → seconds since the epoch.
+double parse_rfc3339(const std::string& text) {
+  std::tm tm{};
+  if (text.size() < 19 || !strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm))
+    return -1;
+  double frac = 0;
+  if (text.size() > 19 && text[19] == '.')
+    frac = std::atof(("0" + text.substr(19, text.find('Z') - 19)).c_str());
+  return static_cast<double>(timegm(&tm)) + frac;
+}
+
+double seconds_since_epoch(wall_clock::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+/// The UTC timestamp of the first log line containing `needle` (text log format:
+/// "2026-12-01T12:00:00.123Z info  ..."), -1 when absent.
+double log_time_of(const std::string& log, const std::string& needle) {
+  auto at = log.find(needle);
+  if (at == std::string::npos)
+    return -1;
+  auto start = log.rfind('\n', at);
+  start = start == std::string::npos ? 0 : start + 1;
+  return parse_rfc3339(log.substr(start, 24));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+long vm_hwm_kib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0)
+      return std::atol(line.c_str() + 6);
+  return -1;
+}
+
+/// utime + stime of `pid` from /proc/<pid>/stat (fields 14 and 15, after the comm).
+double cpu_seconds_of(pid_t pid) {
+  auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  if (close == std::string::npos)
+    return -1;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  double utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14)
+      utime = std::atof(field.c_str());
+    if (i == 15)
+      stime = std::atof(field.c_str());
+  }
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+/// Sum of every sample of `name` in a Prometheus text page, per value of `label`
+/// ("" = one total under "").
+std::map<std::string, double> metric_by(const std::string& page, const std::string& name,
+                                        const std::string& label) {
+  std::map<std::string, double> out;
+  std::istringstream in(page);
+  std::string line;
+  std::regex label_re(label.empty() ? std::string("$^") : label + "=\"([^\"]*)\"");
+  while (std::getline(in, line)) {
+    if (line.rfind(name, 0) != 0 || (line.size() > name.size() && line[name.size()] != '{'
+                                     && line[name.size()] != ' '))
+      continue;
+    std::smatch m;
+    std::string key = !label.empty() && std::regex_search(line, m, label_re) ? m[1].str() : "";
+    out[key] += std::atof(line.substr(line.rfind(' ') + 1).c_str());
+  }
+  return out;
+}
+
+std::string load_average() {
+  auto text = read_file("/proc/loadavg");
+  std::istringstream in(text);
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+std::string fmt_s(double s) {
+  if (s < 0)
+    return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.3f s" : "%.1f s", s);
+  return buf;
+}
+
+std::string fmt_mib(long kib) {
+  if (kib < 0)
+    return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f MiB", kib / 1024.0);
+  return buf;
+}
+
+std::string per_vm(long count, long migrated) {
+  char buf[48];
+  if (migrated <= 0)
+    std::snprintf(buf, sizeof buf, "%ld (no VM migrated)", count);
+  else
+    std::snprintf(buf, sizeof buf, "%ld (%.2f / VM)", count, static_cast<double>(count) / migrated);
+  return buf;
+}
+
+figures run_rung(const options& o, long vmis) {
+  figures f;
+  f.vmis = vmis;
+  f.load = load_average();
+  auto sim_start = std::chrono::steady_clock::now();
+  sim_process sim({"--nodes", "50", "--vmis", std::to_string(vmis), "--volumes-per-vmi", "2",
+                   "--misplaced", "0.01", "--driver", "portworx", "--migration-duration",
+                   o.migration_duration, "--parallel-migrations-per-cluster",
+                   std::to_string(o.parallel), "--seed", "7"},
+                  "scale-bench-token", std::chrono::seconds(120));
+  if (!sim.ok()) {
+    f.outcome = "schedopt-sim: " + sim.error();
+    return f;
+  }
+  f.sim_ready_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sim_start).count();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_seconds);
+  auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
+  };
+
+  auto controller_start = std::chrono::steady_clock::now();
+  child_process controller({"run", "--kubeconfig", sim.kubeconfig(), "--driver", "portworx",
+                            "--portworx-endpoint", sim.sdk_url(), "--metrics-listen",
+                            "127.0.0.1:0", "--log-format", "text", "--log-level", "info",
+                            "--max-parallel-migrations", std::to_string(o.parallel),
+                            "--max-parallel-migrations-limit", std::to_string(o.parallel)});
+  int port = 0;
+  schedopt::e2e::eventually([&] { return (port = controller.metrics_port()) != 0 || !controller.running(); },
+                            left(), 20ms);
+  std::string base = "http://127.0.0.1:" + std::to_string(port);
+  bool ready = port != 0 && schedopt::e2e::eventually(
+    [&] { return schedopt::e2e::plain_get(base + "/readyz").status == 200 || !controller.running(); },
+    left(), 20ms);
+  if (!ready || !controller.running()) {
+    f.outcome = "controller not ready: " + controller.log_tail(20);
+    return f;
+  }
+  f.sync_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - controller_start).count();
+
+  json body = {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
+               {"kind", "SchedulingOptimization"},
+               {"metadata", {{"name", "scale-bench"}}},
+               {"spec", {{"vmHyperconvergence", {{"enabled", true}}}}}};
+  auto created_at = seconds_since_epoch(wall_clock::now());
+  json created;
+  try {
+    created = schedopt::e2e::call(sim, "POST", schedopt::e2e::requests_path, body, 201);
+  } catch (const std::exception& e) {
+    f.outcome = e.what();
+    return f;
+  }
+  auto creation_timestamp = parse_rfc3339(created.value("/metadata/creationTimestamp"_json_pointer, std::string()));
+  json last;
+  bool final = schedopt::e2e::eventually(
+    [&] {
+      try {
+        last = schedopt::e2e::get(sim, schedopt::e2e::requests_path + "/scale-bench");
+      } catch (const std::exception&) {
+        return false;
+      }
+      return last.value("/status/stage"_json_pointer, std::string()) == "Final";
+    },
+    left(), 100ms);
+  f.outcome = final ? last.value("/status/status"_json_pointer,
+                                 last.value("/status/phase"_json_pointer, std::string("Final")))
+                    : "not Final within " + std::to_string(o.timeout_seconds) + " s";
+
+  // Figures the controller holds, read before it exits.
+  auto page = schedopt::e2e::plain_get(base + "/metrics").body;
+  for (auto& [verb, n] : metric_by(page, "schedopt_api_requests_total", "verb"))
+    if (verb == "get" || verb == "list" || verb == "watch")
+      f.reads_by_verb[verb] = static_cast<long>(n);
+  f.status_patches = metric_by(page, "schedopt_status_patches_total", "")[""];
+  f.status_updates = metric_by(page, "schedopt_status_updates_total", "")[""];
+  f.cpu_s = cpu_seconds_of(controller.pid());
+  f.peak_rss_kib = vm_hwm_kib(controller.pid());
+  f.sim_peak_rss_kib = sim.peak_rss_kib();
+  auto log = controller.err();
+  auto started = log_time_of(log, "request started");
+  auto considered = log_time_of(log, "VMIs considered");
+  if (started > 0 && considered > 0)
+    f.evaluation_s = considered - started;
+  auto final_logged = log_time_of(log, "request Final");
+  if (final)
+    f.makespan_s = (final_logged > 0 ? final_logged : seconds_since_epoch(wall_clock::now())) - created_at;
+
+  auto audit = schedopt::test::http_request(sim, "GET", "/admin/audit").json();
+  double first = -1;
+  for (auto& v : audit.value("vmims", json::array())) {
+    if (v.value("createdBy", std::string()).rfind("schedopt", 0) != 0)
+      continue;
+    ++f.vmims;
+    if (v.value("phase", std::string()) == "Succeeded")
+      ++f.migrated;
+    auto t = parse_rfc3339(v.value("createdAt", std::string()));
+    if (t > 0 && (first < 0 || t < first))
+      first = t;
+  }
+  if (first > 0) {
+    f.first_vmim_s = first - created_at;
+    if (creation_timestamp > 0)
+      f.first_vmim_by_timestamp_s = first - creation_timestamp;
+  }
+  for (auto& w : audit.value("writes", json::array()))
+    if (w.value("identity", std::string()).rfind("schedopt", 0) == 0)
+      ++f.writes_by_verb[w.value("verb", std::string("?"))];
+  controller.terminate();
+  return f;
+}
+
+void print(const options& o, const figures& f) {
+  std::printf("\n### %ld VMIs (50 nodes, 2 Portworx volumes per VMI, 1 %% misplaced; "
+              "migration %s, parallel %d; load before: %s)\n\n",
+              f.vmis, o.migration_duration.c_str(), o.parallel, f.load.c_str());
+  std::printf("| Figure | Value |\n|---|---|\n");
+  std::printf("| outcome | %s; %ld VMIMs, %ld migrated |\n", f.outcome.c_str(), f.vmims, f.migrated);
+  std::printf("| simulator ready (`serve` → `ready`) | %s |\n", fmt_s(f.sim_ready_s).c_str());
+  std::printf("| informer sync (controller start → /readyz 200) | %s |\n", fmt_s(f.sync_s).c_str());
+  std::printf("| evaluation (log: request started → VMIs considered) | %s |\n",
+              fmt_s(f.evaluation_s).c_str());
+  std::printf("| request → first VMIM (audit createdAt − POST time; − creationTimestamp, 1 s grain) "
+              "| %s; %s |\n",
+              fmt_s(f.first_vmim_s).c_str(), fmt_s(f.first_vmim_by_timestamp_s).c_str());
+  std::printf("| makespan (POST → log: request Final) | %s |\n", fmt_s(f.makespan_s).c_str());
+  for (auto& [verb, n] : f.writes_by_verb)
+    std::printf("| API writes: %s (audit) | %s |\n", verb.c_str(), per_vm(n, f.migrated).c_str());
+  for (auto& [verb, n] : f.reads_by_verb)
+    std::printf("| API reads: %s (controller metrics) | %s |\n", verb.c_str(),
+                per_vm(n, f.migrated).c_str());
+  std::printf("| status patches / status updates | %.0f / %.0f |\n", f.status_patches, f.status_updates);
+  std::printf("| controller CPU (utime+stime) | %s |\n", fmt_s(f.cpu_s).c_str());
+  std::printf("| controller peak RSS (VmHWM) | %s |\n", fmt_mib(f.peak_rss_kib).c_str());
+  std::printf("| simulator peak RSS (VmHWM) | %s |\n", fmt_mib(f.sim_peak_rss_kib).c_str());
+  std::fflush(stdout);
+}
+
+bool parse_args(int argc, char** argv, options& o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--vmis") {
+      o.ladder.clear();
+      std::stringstream ss(value());
+      std::string item;
+      while (std::getline(ss, item, ','))
+        if (std::atol(item.c_str()) > 0)
+          o.ladder.push_back(std::atol(item.c_str()));
+      if (o.ladder.empty())
+        return false;
+    } else if (a == "--timeout-seconds") {
+      o.timeout_seconds = std::atoi(value().c_str());
+    } else if (a == "--migration-duration") {
+      o.migration_duration = value();
+    } else if (a == "--parallel") {
+      o.parallel = std::atoi(value().c_str());
+    } else {
+      return false;
+    }
+  }
+  return o.timeout_seconds > 0 && o.parallel > 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  if (!parse_args(argc, argv, o)) {
+    std::fprintf(stderr, "usage: scale_bench [--vmis N[,N...]] [--timeout-seconds S] "
+                         "[--migration-duration DUR] [--parallel N]\n");
+    return 2;
+  }
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  std::printf("scale_bench: %ld cores, schedopt %s\n", sysconf(_SC_NPROCESSORS_ONLN),
+              schedopt::e2e::schedopt_binary().c_str());
+  int rc = 0;
+  for (auto n : o.ladder) {
+    auto f = run_rung(o, n);
+    print(o, f);
+    if (f.makespan_s < 0)
+      rc = 1;
+  }
+  curl_global_cleanup();
+  return rc;
+}
