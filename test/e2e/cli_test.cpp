@@ -66,6 +66,15 @@ BOOST_AUTO_TEST_CASE(an_unknown_flag_exits_2_with_one_line) {
   BOOST_TEST(err.find("--bogus") != std::string::npos, "stderr: " << err);
 }
 
+BOOST_AUTO_TEST_CASE(version_prints_the_version_and_revision_and_exits_0) {
+  child_process version({"--version"});
+  BOOST_TEST(version.wait_exit(std::chrono::seconds(30)) == 0);
+  auto out = version.out();
+  BOOST_TEST(out.rfind("schedopt 0.", 0) == 0, "stdout: " << out);
+  BOOST_TEST(out.find(" (revision ") != std::string::npos, "stdout: " << out);
+  BOOST_TEST(lines_in(out) == 1u, "stdout: " << out);
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_kubeconfig_is_named_in_the_error) {
   child_process run({"run", "--kubeconfig", "/nonexistent/kubeconfig", "--metrics-listen", "127.0.0.1:0"});
   int code = run.wait_exit(std::chrono::seconds(30));

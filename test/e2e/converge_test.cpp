@@ -74,6 +74,18 @@ void converge(const std::string& driver) {
   BOOST_TEST(updates >= n + 2);             // one per VM result, plus stages and the outcome
   BOOST_TEST(coalesced >= 0);
   BOOST_TEST(patches <= updates - coalesced + 1); // + heartbeats, at most one in a short run
+  // Each followed VMIM's creation-to-final time, by outcome; build and process metrics.
+  BOOST_TEST(metric(ctl, "schedopt_migration_duration_seconds_count{outcome=\"successful\"}") == n);
+  BOOST_TEST(metric(ctl, "schedopt_migration_duration_seconds_bucket{outcome=\"successful\",le=\"+Inf\"}") == n);
+  BOOST_TEST(metric(ctl, "schedopt_migration_duration_seconds_sum{outcome=\"successful\"}") >= 0);
+  BOOST_TEST(metric(ctl, "process_resident_memory_bytes") > 1e6);
+  BOOST_TEST(metric(ctl, "process_cpu_seconds_total") > 0);
+  BOOST_TEST(metric(ctl, "process_open_fds") > 3);
+  BOOST_TEST(metric(ctl, "process_start_time_seconds") > 1.7e9);
+  auto exposed = plain_get("http://127.0.0.1:" + std::to_string(ctl.metrics_port()) + "/metrics").body;
+  BOOST_TEST(exposed.find("# TYPE schedopt_build_info gauge\n") != std::string::npos);
+  BOOST_TEST(exposed.find("schedopt_build_info{version=\"") != std::string::npos, exposed);
+  BOOST_TEST(exposed.find("\",revision=\"") != std::string::npos);
   BOOST_TEST(s.controller().terminate() == 0);
 }
 
