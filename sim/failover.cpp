@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "sim/longhorn.hpp"
 #include "sim/object_store.hpp"
 #include "sim/scenario_objects.hpp"
 #include "sim/storage_backend.hpp"
@@ -55,6 +56,10 @@ expected<failover_result> fail_over_pool(object_store& store, storage_backend& s
     if (!updated)
       return make_error(updated.err().code, "pool failover: updating PV " + vol->pv_name + ": " + updated.err().message);
   }
+
+  // Longhorn rebuilds each moved replica as a new Replica CR and retires the old one.
+  if (auto rebuilt = rebuild_longhorn_replicas(store, *moves); !rebuilt)
+    return make_error(rebuilt.err().code, "pool failover: " + rebuilt.err().message);
 
   json request = {
       {"apiVersion", "stork.libopenstorage.org/v1alpha1"},

@@ -13,6 +13,7 @@
 
 #include "model/timestamp.hpp"
 #include "sim/kubevirt_names.hpp"
+#include "sim/longhorn.hpp"
 #include "sim/object_store.hpp"
 #include "sim/scenario_objects.hpp"
 #include "sim/storage_backend.hpp"
@@ -125,8 +126,8 @@ expected<bool> validate(const scenario_options& o) {
     return *e;
   if (o.parallel_migrations_per_cluster < 1 || o.parallel_outbound_migrations_per_node < 1)
     return bad("parallel migration limits must be at least 1");
-  if (o.driver != "portworx" && o.driver != "csi-topology")
-    return bad("unknown driver \"" + o.driver + "\" (portworx, csi-topology)");
+  if (o.driver != "portworx" && o.driver != "csi-topology" && o.driver != "longhorn")
+    return bad("unknown driver \"" + o.driver + "\" (portworx, csi-topology, longhorn)");
   return true;
 }
 
@@ -134,9 +135,10 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
   if (auto ok = validate(requested); !ok)
     spdlog::warn("{}; clamping", ok.err().message);
   auto o = clamped(requested);
-  bool portworx = o.driver != "csi-topology";
-  auto driver = portworx ? portworx_csi_driver : topology_csi_driver;
-  auto storage_class = portworx ? "px-csi-vm" : "topology-local-replicated";
+  bool longhorn = o.driver == "longhorn";
+  bool portworx = o.driver != "csi-topology" && !longhorn;
+  auto driver = longhorn ? longhorn_csi_driver : portworx ? portworx_csi_driver : topology_csi_driver;
+  auto storage_class = longhorn ? "longhorn" : portworx ? "px-csi-vm" : "topology-local-replicated";
   register_world_types(store);
   std::mt19937_64 rng{o.seed};
   auto now = format_rfc3339(std::chrono::system_clock::now());
@@ -190,6 +192,8 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
       sv.id = px_volume_id(rng);
       sv.pv_name = "pvc-" + uuid(rng);
       sv.name = sv.pv_name;
+      if (longhorn)
+        sv.id = sv.pv_name; // Longhorn's CSI driver names the volume after the PV
       sv.pvc_namespace = plan.namespace_;
       sv.pvc_name = v.claim;
       sv.driver = driver;
@@ -216,10 +220,19 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
                                          v.data_volume, plan.live_migratable));
       if (!created("PVC", pvc))
         continue;
-      std::vector<std::string> affinity = portworx ? std::vector<std::string>{} : sv.replica_nodes;
-      if (!portworx)
-        std::sort(affinity.begin(), affinity.end());
-      created("PV", create_with_status(store, "persistentvolumes", pv_object(sv.pv_name, *pvc, driver, sv.id, storage_class, affinity)));
+      bool topology = !portworx && !longhorn;
+      std::vector<std::string> affinity = topology ? sv.replica_nodes : std::vector<std::string>{};
+      std::sort(affinity.begin(), affinity.end());
+      auto pv = pv_object(sv.pv_name, *pvc, driver, sv.id, storage_class, affinity);
+      if (longhorn) {
+        pv["spec"]["csi"]["volumeAttributes"] = {{"numberOfReplicas", std::to_string(sv.replica_nodes.size())},
+                                                 {"staleReplicaTimeout", "30"},
+                                                 {"migratable", "true"},
+                                                 {"storage.kubernetes.io/csiProvisionerIdentity", "1733000000000-8081-driver.longhorn.io"}};
+        if (auto made = create_longhorn_volume(store, sv, plan.node); !made)
+          spdlog::warn("scenario: {}", made.err().message);
+      }
+      created("PV", create_with_status(store, "persistentvolumes", pv));
       storage.add_volume(sv);
       plan.volumes.push_back(v);
     }

@@ -25,7 +25,7 @@ struct scenario_options {
   std::chrono::milliseconds phase_delay{200};         // each VMIM phase before Running, jittered
   int parallel_migrations_per_cluster = 5;
   int parallel_outbound_migrations_per_node = 2;
-  std::string driver = "portworx"; // or "csi-topology"
+  std::string driver = "portworx"; // or "csi-topology", "longhorn"
   uint64_t seed = 1;
 };
 

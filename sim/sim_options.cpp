@@ -93,7 +93,7 @@ std::string serve_usage() {
          "  --migration-duration DUR     time from Running to Succeeded (default 2s)\n"
          "  --parallel-migrations-per-cluster N        KubeVirt's cluster cap (default 5)\n"
          "  --parallel-outbound-migrations-per-node N  KubeVirt's per-node cap (default 2)\n"
-         "  --driver portworx|csi-topology             storage driver (default portworx)\n"
+         "  --driver portworx|csi-topology|longhorn    storage driver (default portworx)\n"
          "  --seed N                     random seed (default 1)\n"
          "  --failover-after DUR         simulate a pool failover after DUR\n"
          "\n"
@@ -217,9 +217,9 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
      int_flag(s.parallel_outbound_migrations_per_node, 1, 100000)},
     {"--driver",
      [&s](const std::string& f, const std::string& v) -> std::optional<error> {
-       if (v != "portworx" && v != "csi-topology")
+       if (v != "portworx" && v != "csi-topology" && v != "longhorn")
          return flag_error("invalid value \"" + v + "\" for " + f
-                           + ": expected portworx or csi-topology");
+                           + ": expected portworx, csi-topology or longhorn");
        s.driver = v;
        return std::nullopt;
      }},

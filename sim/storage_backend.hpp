@@ -16,6 +16,7 @@ namespace schedopt::sim {
 /// Driver names as they appear in a PV's spec.csi.driver.
 constexpr const char* portworx_csi_driver = "pxd.portworx.com";
 constexpr const char* topology_csi_driver = "topology.csi.schedopt.io";
+constexpr const char* longhorn_csi_driver = "driver.longhorn.io";
 
 struct storage_node {
   std::string name;      // Kubernetes node name (= scheduler_node_name)
@@ -26,12 +27,12 @@ struct storage_node {
 };
 
 struct storage_volume {
-  std::string id;   // Portworx volume id = PV spec.csi.volumeHandle
+  std::string id;   // PV spec.csi.volumeHandle: Portworx volume id; for Longhorn its volume name
   std::string name; // locator name = PV name
   std::string pv_name;
   std::string pvc_namespace;
   std::string pvc_name;
-  std::string driver;                     // portworx_csi_driver or topology_csi_driver
+  std::string driver;                     // portworx_csi_driver, topology_csi_driver or longhorn_csi_driver
   std::vector<std::string> replica_nodes; // Kubernetes node names, in replica order
   int64_t size_bytes = 0;
 };

@@ -1,6 +1,7 @@
 // Core, KubeVirt and SchedulingOptimization types with the attributes real clusters serve.
 #include "sim/world_types.hpp"
 
+#include "sim/longhorn.hpp"
 #include "sim/object_store.hpp"
 
 namespace schedopt::sim {
@@ -25,6 +26,7 @@ void register_world_types(object_store& store) {
        true, {"vm", "vms"}, {"all"}});
   add({"stork.libopenstorage.org", "v1alpha1", "SchedulingOptimization", "schedulingoptimizations",
        "schedulingoptimization", "SchedulingOptimizationList", false, true, {"schedopt"}, {}});
+  register_longhorn_types(store);
 }
 
 } // namespace schedopt::sim

@@ -11,6 +11,7 @@
 
 #include "sim/kubevirt_admission.hpp"
 #include "sim/kubevirt_names.hpp"
+#include "sim/longhorn.hpp"
 #include "sim/object_store.hpp"
 #include "sim/scenario.hpp"
 #include "sim/storage_backend.hpp"
@@ -89,6 +90,9 @@ inline std::vector<std::set<std::string>> replica_sets_of(object_store& store, s
             for (const auto& n : e["values"])
               nodes.insert(n.get<std::string>());
       out.push_back(nodes);
+    } else if (driver == longhorn_csi_driver) {
+      auto nodes = longhorn_running_nodes(store, (*pv)["spec"]["csi"]["volumeHandle"]);
+      out.emplace_back(nodes.begin(), nodes.end());
     }
   }
   return out;

@@ -72,8 +72,8 @@ BOOST_AUTO_TEST_CASE(same_seed_same_objects_other_seed_other_objects) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(misplaced_fraction_is_honoured_for_both_drivers) {
-  for (auto driver : {"portworx", "csi-topology"}) {
+BOOST_AUTO_TEST_CASE(misplaced_fraction_is_honoured_for_every_driver) {
+  for (auto driver : {"portworx", "csi-topology", "longhorn"}) {
     BOOST_TEST_CONTEXT("driver " << driver) {
       populated_store w{opts(21, driver)};
       int misplaced = 0;

@@ -38,7 +38,7 @@ int count_misplaced(object_store& store, storage_backend& storage) {
 BOOST_AUTO_TEST_SUITE(storage_failover)
 
 BOOST_AUTO_TEST_CASE(failover_moves_replicas_and_creates_a_request) {
-  for (auto driver : {"csi-topology", "portworx"}) {
+  for (auto driver : {"csi-topology", "portworx", "longhorn"}) {
     BOOST_TEST_CONTEXT("driver " << driver) {
       object_store store;
       world w{store, opts(driver)};
