@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <optional>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -13,6 +15,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "model/decode.hpp"
+#include "model/node_admission.hpp"
+#include "model/quantity.hpp"
 #include "model/timestamp.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
@@ -74,6 +79,41 @@ bool matches_selector(const json& node, const json& selector) {
   return true;
 }
 
+node_usage requests_of(const json& vmi) {
+  node_usage out;
+  auto requests = vmi.value("/spec/domain/resources/requests"_json_pointer, json::object());
+  auto quantity = [&](const char* key, int64_t scale) -> int64_t {
+    if (!requests.contains(key))
+      return 0;
+    const auto& q = requests[key];
+    if (q.is_string())
+      return parse_quantity(q.get<std::string>(), scale).value_or(0);
+    if (q.is_number())
+      return static_cast<int64_t>(std::ceil(q.get<double>() * static_cast<double>(scale)));
+    return 0;
+  };
+  out.cpu_millis = quantity("cpu", 1000);
+  out.memory_bytes = quantity("memory", 1);
+  return out;
+}
+
+/// The kube-scheduler's word for a refusal (node_admission.hpp refusal()).
+std::string scheduler_reason(const std::string& refusal) {
+  if (refusal == "not Ready")
+    return "node(s) were not ready";
+  if (refusal == "cordoned")
+    return "node(s) were unschedulable";
+  if (refusal.rfind("nodeSelector ", 0) == 0 || refusal.rfind("required node affinity", 0) == 0)
+    return "node(s) didn't match Pod's node affinity/selector";
+  if (refusal.rfind("taint ", 0) == 0)
+    return "node(s) had untolerated taint {" + refusal.substr(6, refusal.find(' ', 6) - 6) + "}";
+  if (refusal.find(" memory free") != std::string::npos)
+    return "Insufficient memory";
+  if (refusal.find(" CPU free") != std::string::npos)
+    return "Insufficient cpu";
+  return refusal;
+}
+
 const char* failure_reasons[] = {
     "Live migration failed error encountered during MigrateToURI3 libvirt api call: virError(Code=1, "
     "Domain=7, Message='internal error: unable to attach volume on target')",
@@ -93,6 +133,7 @@ struct kubevirt_controller::impl {
     uint64_t seq = 0;
     clock_type::time_point due;
     bool due_set = false;
+    std::string unschedulable; // the FailedScheduling message last reported
   };
   std::map<std::string, tracked> by_uid;
   uint64_t next_seq = 0;
@@ -165,15 +206,41 @@ struct kubevirt_controller::impl {
       });
   }
 
+  /// The least-loaded node the target pod can schedule on, as the kube-scheduler would:
+  /// addedNodeSelector, then the VMI's nodeSelector, required affinity, tolerations and
+  /// requests against what is placed there. Empty when none; `why` then says why, worded
+  /// like the scheduler's FailedScheduling message.
   std::string pick_target(const json& vmim, const std::string& source, const std::vector<json>& nodes,
-                          const std::map<std::string, int>& load) {
+                          const std::map<std::string, int>& load, const virtual_machine_instance* vmi,
+                          const std::map<std::string, node>& decoded,
+                          const std::map<std::string, node_usage>& usage, std::string& why) {
     auto selector = vmim.value("/spec/addedNodeSelector"_json_pointer, json::object());
     std::string best;
     int best_load = 0;
+    std::map<std::string, int> refused; // scheduler reason -> nodes
+    static const node_usage nothing;
     for (const auto& node : nodes) {
       auto name = str(node, "/metadata/name"_json_pointer);
-      if (name == source || !node_usable(node) || !matches_selector(node, selector))
+      if (name == source) {
+        ++refused["node(s) were the migration source"];
         continue;
+      }
+      if (!matches_selector(node, selector)) {
+        ++refused["node(s) didn't match Pod's node affinity/selector"];
+        continue;
+      }
+      if (!node_usable(node)) {
+        ++refused[node.value("/spec/unschedulable"_json_pointer, false) ? "node(s) were unschedulable"
+                                                                       : "node(s) were not ready"];
+        continue;
+      }
+      if (auto d = decoded.find(name); vmi && d != decoded.end()) {
+        auto u = usage.find(name);
+        if (auto no = refusal(*vmi, d->second, u == usage.end() ? nothing : u->second)) {
+          ++refused[scheduler_reason(*no)];
+          continue;
+        }
+      }
       auto it = load.find(name);
       int l = it == load.end() ? 0 : it->second;
       if (best.empty() || l < best_load) {
@@ -181,7 +248,44 @@ struct kubevirt_controller::impl {
         best_load = l;
       }
     }
+    if (best.empty()) {
+      why = "0/" + std::to_string(nodes.size()) + " nodes are available:";
+      bool first = true;
+      for (const auto& [reason, count] : refused) {
+        why += (first ? " " : ", ") + std::to_string(count) + " " + reason;
+        first = false;
+      }
+      why += ".";
+    }
     return best;
+  }
+
+  /// A Warning FailedScheduling event on the migration, as the target pod's would read.
+  void report_unschedulable(const json& m, const std::string& message, const std::string& when) {
+    auto ns = str(m, "/metadata/namespace"_json_pointer);
+    auto name = str(m, "/metadata/name"_json_pointer);
+    json event = {{"apiVersion", "v1"},
+                  {"kind", "Event"},
+                  {"metadata", {{"generateName", name + "."}, {"namespace", ns}}},
+                  {"involvedObject",
+                   {{"apiVersion", "kubevirt.io/v1"},
+                    {"kind", "VirtualMachineInstanceMigration"},
+                    {"name", name},
+                    {"namespace", ns},
+                    {"uid", str(m, "/metadata/uid"_json_pointer)}}},
+                  {"type", "Warning"},
+                  {"reason", "FailedScheduling"},
+                  {"message", "target pod pending: " + message},
+                  {"count", 1},
+                  {"firstTimestamp", when},
+                  {"lastTimestamp", when},
+                  {"source", {{"component", "default-scheduler"}}},
+                  {"reportingComponent", "default-scheduler"}};
+    spdlog::info("kubevirt: migration {}/{} stays Scheduling: {}", ns, name, message);
+    if (!store.find_type("events"))
+      return; // a bare store (unit tests) keeps no events
+    if (auto made = store.create("events", std::move(event)); !made)
+      spdlog::warn("kubevirt: FailedScheduling event for {}/{}: {}", ns, name, made.err().message);
   }
 
   void abort(const json& m, const std::string& when) {
@@ -241,16 +345,48 @@ struct kubevirt_controller::impl {
     }
     auto nodes = store.list("nodes").items;
     std::map<std::string, int> load; // VMIs per node, plus migrations heading there
+    std::map<std::string, node_usage> usage; // requests per node, target pods included
+    std::map<std::string, node> decoded;     // nodes as the admission rules read them
     bool load_counted = false;
     auto count_load = [&] {
       if (load_counted)
         return;
       load_counted = true;
-      for (const auto& stored : store.list_stored(kv::vmi_key).items) {
-        auto node = str(stored->object, "/status/nodeName"_json_pointer);
-        if (!node.empty())
-          ++load[node];
+      // Target pods of migrations past Scheduling hold their VMI's requests there.
+      std::map<std::string, std::vector<std::string>> targets_of; // VMI ns/name -> nodes
+      for (const auto* mp : vmims) {
+        auto phase = str(*mp, "/status/phase"_json_pointer);
+        auto target = str(*mp, "/status/migrationState/targetNode"_json_pointer);
+        if (target.empty() || is_final(phase) || is_deleting(*mp))
+          continue;
+        targets_of[str(*mp, "/metadata/namespace"_json_pointer) + "/" + str(*mp, "/spec/vmiName"_json_pointer)]
+          .push_back(target);
       }
+      auto add = [&](const std::string& node, const node_usage& r) {
+        usage[node].cpu_millis += r.cpu_millis;
+        usage[node].memory_bytes += r.memory_bytes;
+      };
+      for (const auto& stored : store.list_stored(kv::vmi_key).items) {
+        const auto& v = stored->object;
+        auto node = str(v, "/status/nodeName"_json_pointer);
+        if (node.empty())
+          continue;
+        ++load[node];
+        auto phase = str(v, "/status/phase"_json_pointer);
+        if (phase == "Succeeded" || phase == "Failed")
+          continue;
+        auto requests = requests_of(v);
+        add(node, requests);
+        auto t = targets_of.find(str(v, "/metadata/namespace"_json_pointer) + "/" +
+                                 str(v, "/metadata/name"_json_pointer));
+        if (t != targets_of.end())
+          for (const auto& target : t->second)
+            if (target != node)
+              add(target, requests);
+      }
+      for (const auto& n : nodes)
+        if (auto d = decode_node(n.dump()))
+          decoded[d->metadata.name] = std::move(*d);
     };
 
     int active = 0;
@@ -330,10 +466,24 @@ struct kubevirt_controller::impl {
       if (phase == kv::phase_scheduling) {
         auto source = str(m, "/status/migrationState/sourceNode"_json_pointer);
         count_load();
-        auto target = pick_target(m, source, nodes, load);
-        if (target.empty())
-          continue; // the target pod stays unschedulable
+        std::optional<virtual_machine_instance> subject;
+        if (auto current = store.get(kv::vmi_key, ns, vmi))
+          if (auto d = decode_vmi(current->dump()))
+            subject = std::move(*d);
+        std::string why;
+        auto target = pick_target(m, source, nodes, load, subject ? &*subject : nullptr, decoded, usage, why);
+        if (target.empty()) {
+          // The target pod stays Pending, and so the migration stays Scheduling.
+          if (why != t.unschedulable)
+            report_unschedulable(m, why, when);
+          t.unschedulable = why;
+          continue;
+        }
         ++load[target];
+        if (subject) {
+          usage[target].cpu_millis += subject->requests.cpu_millis.value_or(0);
+          usage[target].memory_bytes += subject->requests.memory_bytes.value_or(0);
+        }
         json state = m.value("/status/migrationState"_json_pointer, json::object());
         state["targetNode"] = target;
         state["targetPod"] = "virt-launcher-" + vmi + "-" + uid.substr(0, std::min<std::size_t>(5, uid.size()));

@@ -15,6 +15,7 @@
 #include "sim/kubevirt_names.hpp"
 #include "sim/longhorn.hpp"
 #include "sim/object_store.hpp"
+#include "sim/scenario_constraints.hpp"
 #include "sim/scenario_objects.hpp"
 #include "sim/storage_backend.hpp"
 #include "sim/world_types.hpp"
@@ -150,11 +151,14 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
 
   // Nodes, each with its Portworx identity and one pool.
   std::vector<std::string> node_names;
+  scenario_constraints constraints{o};
   for (int i = 1; i <= o.nodes; ++i) {
     auto name = numbered("node-", i, o.nodes);
     auto ip = "10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 4);
     storage.add_node({name, uuid(rng), name, ip, uuid(rng)});
-    created("node", create_with_status(store, "nodes", node_object(name, ip)));
+    auto node = node_object(name, ip);
+    constraints.shape_node(node, i - 1);
+    created("node", create_with_status(store, "nodes", node));
     node_names.push_back(name);
   }
   std::vector<std::string> namespaces;
@@ -213,6 +217,7 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
     for (const auto& n : node_names)
       (score[n] == best ? best_nodes : worse_nodes).push_back(n);
     plan.node = misplaced[i] && !worse_nodes.empty() ? pick(rng, worse_nodes) : pick(rng, best_nodes);
+    constraints.constrain(plan, i, score, node_names);
 
     for (auto& [v, sv] : volumes) {
       auto pvc = create_with_status(store, "persistentvolumeclaims",
@@ -256,6 +261,7 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
     }
     created("VirtualMachineInstance", create_with_status(store, kubevirt::vmi_key, vmi_object(plan, vm_uid, now)));
   }
+  constraints.finish(store, node_names);
 }
 
 } // namespace schedopt::sim

@@ -20,6 +20,10 @@ struct scenario_options {
   int replicas = 2;
   double misplaced = 0.3;      // fraction of VMIs started on a node that scores below best
   double not_migratable = 0.0; // fraction with condition LiveMigratable=False
+  double constrained = 0.0;    // fraction whose nodeSelector / required affinity excludes
+                               // some of their replica nodes
+  int tainted_nodes = 0;       // nodes tainted dedicated=vms:NoSchedule, tolerated by some
+  int full_nodes = 0;          // nodes whose allocatable memory leaves no room for a VMI
   double migration_failure_rate = 0.0;
   std::chrono::milliseconds migration_duration{2000}; // Running -> Succeeded, jittered
   std::chrono::milliseconds phase_delay{200};         // each VMIM phase before Running, jittered

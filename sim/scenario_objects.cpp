@@ -29,7 +29,7 @@ json vmi_spec(const vmi_plan& plan) {
   disks.push_back({{"name", "cloudinitdisk"}, {"disk", {{"bus", "virtio"}}}});
   volumes.push_back({{"name", "cloudinitdisk"},
                      {"cloudInitNoCloud", {{"userData", "#cloud-config\nuser: fedora\npassword: fedora\n"}}}});
-  return {{"architecture", "amd64"},
+  json spec = {{"architecture", "amd64"},
           {"domain",
            {{"cpu", {{"cores", 1}, {"sockets", 2}, {"threads", 1}, {"model", "host-model"}, {"maxSockets", 8}}},
             {"memory", {{"guest", "4Gi"}, {"maxGuest", "16Gi"}}},
@@ -40,11 +40,18 @@ json vmi_spec(const vmi_plan& plan) {
             {"features", {{"acpi", {{"enabled", true}}}}},
             {"firmware", {{"uuid", "5d307ca9-b3ef-428c-8861-06e72d69f223"}}},
             {"machine", {{"type", "pc-q35-rhel9.4.0"}}},
-            {"resources", {{"requests", {{"memory", "4Gi"}}}}}}},
+            {"resources", {{"requests", {{"cpu", vmi_cpu_request}, {"memory", vmi_memory_request}}}}}}},
           {"evictionStrategy", "LiveMigrate"},
           {"networks", json::array({{{"name", "default"}, {"pod", json::object()}}})},
           {"terminationGracePeriodSeconds", 180},
           {"volumes", volumes}};
+  if (!plan.node_selector.is_null())
+    spec["nodeSelector"] = plan.node_selector;
+  if (!plan.affinity.is_null())
+    spec["affinity"] = plan.affinity;
+  if (!plan.tolerations.is_null())
+    spec["tolerations"] = plan.tolerations;
+  return spec;
 }
 
 /// 16 hex digits derived from a node name (FNV-1a with a salt), so a seed's nodes keep

@@ -25,7 +25,15 @@ struct vmi_plan {
   std::vector<vmi_volume_plan> volumes;
   std::string ip; // pod network address
   std::string mac;
+  // Scheduling constraints, emitted into the VMI (and VM template) spec when not null.
+  nlohmann::json node_selector;
+  nlohmann::json affinity;
+  nlohmann::json tolerations;
 };
+
+/// What every generated VMI requests (spec.domain.resources.requests).
+constexpr const char* vmi_memory_request = "4Gi";
+constexpr const char* vmi_cpu_request = "100m";
 
 nlohmann::json namespace_object(const std::string& name);
 nlohmann::json node_object(const std::string& name, const std::string& ip);

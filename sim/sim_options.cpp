@@ -89,6 +89,12 @@ std::string serve_usage() {
          "  --replicas N                 replicas per volume (default 2)\n"
          "  --misplaced F                fraction of VMIs started on a non-best node (default 0.3)\n"
          "  --not-migratable F           fraction with LiveMigratable=False (default 0)\n"
+         "  --constrained F              fraction of VMIs whose nodeSelector or required node\n"
+         "                               affinity excludes some of their replica nodes (default 0)\n"
+         "  --tainted-nodes N            nodes with a dedicated=vms:NoSchedule taint only some\n"
+         "                               VMIs tolerate (default 0)\n"
+         "  --full-nodes N               nodes without room (allocatable memory) for another VMI\n"
+         "                               (default 0)\n"
          "  --migration-failure-rate F   fraction of migrations that fail (default 0)\n"
          "  --migration-duration DUR     time from Running to Succeeded (default 2s)\n"
          "  --parallel-migrations-per-cluster N        KubeVirt's cluster cap (default 5)\n"
@@ -210,6 +216,9 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     {"--replicas", int_flag(s.replicas, 1, 16)},
     {"--misplaced", fraction_flag(s.misplaced)},
     {"--not-migratable", fraction_flag(s.not_migratable)},
+    {"--constrained", fraction_flag(s.constrained)},
+    {"--tainted-nodes", int_flag(s.tainted_nodes, 0, 100000)},
+    {"--full-nodes", int_flag(s.full_nodes, 0, 100000)},
     {"--migration-failure-rate", fraction_flag(s.migration_failure_rate)},
     {"--migration-duration", dur_flag(s.migration_duration)},
     {"--parallel-migrations-per-cluster", int_flag(s.parallel_migrations_per_cluster, 1, 100000)},
