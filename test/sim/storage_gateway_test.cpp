@@ -151,6 +151,21 @@ BOOST_AUTO_TEST_CASE(inspect_with_filters_answers_every_volume_in_one_call) {
   BOOST_CHECK_EQUAL(f.get("/v1/volumes/inspectwithfilters", 404)["code"], 5);
 }
 
+BOOST_AUTO_TEST_CASE(answers_are_plain_json_even_when_the_client_offers_compression) {
+  // grpc-gateway does not compress; httplib would brotli a 1.6 MB answer for ~3 s.
+  gateway_fixture f;
+  httplib::Client client{"127.0.0.1", f.port};
+  httplib::Headers offer{{"Accept-Encoding", "deflate, gzip, br, zstd"}};
+  auto res = client.Post("/v1/volumes/inspectwithfilters", offer, "{}", "application/json");
+  BOOST_REQUIRE(res);
+  BOOST_CHECK_EQUAL(res->status, 200);
+  BOOST_CHECK(!res->has_header("Content-Encoding"));
+  BOOST_CHECK_EQUAL(json::parse(res->body)["volumes"].size(), 20u);
+  auto nodes = client.Get("/v1/nodes/filters", offer);
+  BOOST_REQUIRE(nodes);
+  BOOST_CHECK(!nodes->has_header("Content-Encoding"));
+}
+
 BOOST_AUTO_TEST_CASE(token_is_required_when_set) {
   gateway_fixture f{"s3cret"};
   auto denied = f.get("/v1/nodes", 401);
