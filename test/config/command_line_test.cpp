@@ -216,7 +216,7 @@ BOOST_AUTO_TEST_CASE(bad_input_messages) {
     {{"run", "--max-parallel-migrations", "99999999999999999999"},
      "--max-parallel-migrations \"99999999999999999999\": integer out of range"},
     {{"run", "--migration-timeout", "0s"}, "--migration-timeout \"0s\": must be > 0"},
-    {{"run", "--driver", "ceph"}, "--driver \"ceph\": must be one of csi-topology, portworx"},
+    {{"run", "--driver", "ceph"}, "--driver \"ceph\": must be one of csi-topology, longhorn, portworx"},
     {{"run", "--log-format", "xml"}, "--log-format \"xml\": must be one of json, text"},
     {{"run", "--log-level", "loud"},
      "--log-level \"loud\": must be one of critical, debug, error, info, off, trace, warn"},
@@ -269,7 +269,7 @@ BOOST_AUTO_TEST_CASE(bad_environment_messages) {
   vars.clear();
   vars["SCHEDOPT_DRIVER"] = "nfs";
   BOOST_CHECK_EQUAL(fails({"run", "--driver", "portworx"}),
-                    "SCHEDOPT_DRIVER \"nfs\": must be one of csi-topology, portworx");
+                    "SCHEDOPT_DRIVER \"nfs\": must be one of csi-topology, longhorn, portworx");
 }
 
 BOOST_AUTO_TEST_CASE(bad_file_messages) {

@@ -1,4 +1,4 @@
-// SPEC §1-§3: a misplaced fleet converges, with either storage driver; counters match
+// SPEC §1-§3: a misplaced fleet converges, with each storage driver; counters match
 // the ground truth computed from the simulator's objects, and no candidate is left.
 #include <boost/test/unit_test.hpp>
 
@@ -96,5 +96,7 @@ BOOST_AUTO_TEST_SUITE(convergence)
 BOOST_AUTO_TEST_CASE(misplaced_fleet_converges_with_csi_topology) { converge("csi-topology"); }
 
 BOOST_AUTO_TEST_CASE(misplaced_fleet_converges_with_portworx) { converge("portworx"); }
+
+BOOST_AUTO_TEST_CASE(misplaced_fleet_converges_with_longhorn) { converge("longhorn"); }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,7 @@
 // Independent placement ground truth (SPEC §2) computed by the test from the simulator's
 // objects: PVC -> PV -> replica nodes (PV node affinity for csi-topology, the Portworx
-// SDK gateway for portworx), node scores, best nodes, candidates and target nodes.
+// SDK gateway for portworx, running replicas.longhorn.io for longhorn), node scores,
+// best nodes, candidates and target nodes.
 #pragma once
 
 #include <algorithm>
@@ -79,6 +80,13 @@ inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::st
   }
   std::string sdk = driver == "portworx" ? sim.sdk_url() : "";
   std::map<std::string, std::string> px_names;
+  // Longhorn: volume name -> nodes of its running Replica CRs.
+  std::map<std::string, std::set<std::string>> longhorn_running;
+  if (driver == "longhorn")
+    for (auto& r : items(sim, "/apis/longhorn.io/v1beta2/namespaces/longhorn-system/replicas"))
+      if (r.value("/status/currentState"_json_pointer, std::string()) == "running")
+        longhorn_running[r.value("/spec/volumeName"_json_pointer, std::string())].insert(
+          r.value("/spec/nodeID"_json_pointer, std::string()));
 
   std::vector<vmi_truth> out;
   for (auto& vmi : items(sim, vmis_path)) {
@@ -119,6 +127,8 @@ inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::st
       } else if (pv->second.value("/spec/csi/driver"_json_pointer, std::string()) == "pxd.portworx.com") {
         replicas = portworx_replicas(
           sdk, pv->second.value("/spec/csi/volumeHandle"_json_pointer, std::string()), px_names);
+      } else if (pv->second.value("/spec/csi/driver"_json_pointer, std::string()) == "driver.longhorn.io") {
+        replicas = longhorn_running[pv->second.value("/spec/csi/volumeHandle"_json_pointer, std::string())];
       }
       if (replicas.empty() || !seen_pvs.insert(pv->first).second)
         continue;
