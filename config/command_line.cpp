@@ -160,8 +160,8 @@ std::string pod_namespace(const std::string& file) {
   std::string ns;
   if (in)
     std::getline(in, ns);
-  ns = config_detail::trim(ns);
-  return ns.empty() ? "default" : ns;
+  // Empty out of cluster: the command then takes the kubeconfig context's namespace.
+  return config_detail::trim(ns);
 }
 
 parse_result help_for(command c) {

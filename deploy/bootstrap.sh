@@ -23,7 +23,7 @@ packages=(
   g++ cmake ninja-build ccache pkg-config
   libcaf-dev libcurl4-openssl-dev libsimdjson-dev libspdlog-dev libboost-test-dev
   libcpp-httplib-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev
-  python3 procps
+  python3 procps openssl
 )
 if [[ $image == 1 ]]; then
   packages+=(buildah bubblewrap binutils ca-certificates)

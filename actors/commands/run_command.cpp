@@ -144,10 +144,16 @@ int run_command(const settings& cfg) {
     spdlog::error("{}", error_message(stack.error()));
     return 2;
   }
-  while (!wait_until_synced(sys, *stack, std::chrono::seconds(10))) {
-    spdlog::warn("informers not synced yet; still waiting");
-    if (termination_requested())
+  // SIGTERM is honoured while waiting too (an informer that cannot list, e.g. for want
+  // of RBAC, never syncs): the stack is stopped so the actor system can shut down.
+  for (int waited = 0; !wait_until_synced(sys, *stack, std::chrono::seconds(1)); ++waited) {
+    if (termination_requested()) {
+      spdlog::info("shutting down before the informers synced");
+      stop_controller_stack(*stack);
       return 0;
+    }
+    if (waited % 10 == 9)
+      spdlog::warn("informers not synced yet; still waiting");
   }
   auto controller = spawn_controller(sys, stack->ctx, stack->requests);
   if (metrics) {

@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(defaults) {
   BOOST_CHECK(s.pin_target_node);
   BOOST_CHECK_EQUAL(s.driver, "portworx");
   BOOST_CHECK(!s.leader_elect);
-  BOOST_CHECK_EQUAL(s.lease_namespace, "default");
+  BOOST_CHECK_EQUAL(s.lease_namespace, ""); // out of cluster: run takes the kubeconfig context's
   BOOST_CHECK_EQUAL(s.lease_name, "schedopt-leader");
   BOOST_CHECK(s.lease_duration == 15s);
   BOOST_CHECK(s.renew_deadline == 10s);

@@ -4,6 +4,9 @@
 #include <ctime>
 #include <unistd.h>
 
+#include <fstream>
+#include <thread>
+#include <filesystem>
 #include <boost/test/unit_test.hpp>
 
 #include "e2e/e2e_fixture.hpp"
@@ -166,6 +169,32 @@ BOOST_AUTO_TEST_CASE(a_request_deleted_mid_run_stops_new_migrations) {
   BOOST_REQUIRE(port > 0);
   BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status == 200);
   BOOST_TEST(ctl.terminate() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(sigterm_before_the_informers_sync_exits_0_at_once) {
+  // A controller whose informers can never list (here: nothing listens on the API port;
+  // in a cluster: RBAC missing) must still honour SIGTERM within the kubelet's grace.
+  char dir[] = "/tmp/schedopt-unsynced-XXXXXX";
+  BOOST_REQUIRE(mkdtemp(dir));
+  std::string kubeconfig = std::string{dir} + "/kubeconfig";
+  std::ofstream{kubeconfig} << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+                               "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1', "
+                               "insecure-skip-tls-verify: true}}]\n"
+                               "users: [{name: u, user: {token: t}}]\n"
+                               "contexts: [{name: c, context: {cluster: c, user: u}}]\n";
+  child_process run({"run", "--kubeconfig", kubeconfig, "--driver", "csi-topology",
+                     "--metrics-listen", "127.0.0.1:0"});
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  BOOST_REQUIRE(run.running());
+  auto sent = std::chrono::steady_clock::now();
+  run.signal(SIGTERM);
+  int code = run.wait_exit(std::chrono::seconds(10));
+  auto took = std::chrono::steady_clock::now() - sent;
+  BOOST_TEST(code == 0, "exit code " << code << "; stderr: " << run.err());
+  auto took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
+  BOOST_TEST(took_ms < 5000, "took " << took_ms << " ms");
+  run.kill_hard();
+  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(with_leader_election_one_replica_works_and_a_lost_lease_exits_non_zero) {
