@@ -26,7 +26,9 @@ struct vmi_truth {
   bool misplaced = false;         // semi or non: a candidate
   bool live_migratable = true;
   std::string not_migratable_reason;
-  std::vector<std::string> targets; // best, Ready, schedulable, not the current node
+  std::vector<std::string> targets; // Ready, schedulable, not the current node: best, or
+                                    // for a candidate the next level above node_score
+  std::set<std::string> above;      // every node scoring above the current one
   std::string key() const { return ns + "/" + name; }
 };
 
@@ -145,9 +147,15 @@ inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::st
           t.best.insert(n);
       t.misplaced = !t.best.count(t.node);
       t.node_score = score.count(t.node) ? score[t.node] : 0;
-      for (auto& n : t.best)
-        if (n != t.node && usable[n])
-          t.targets.push_back(n);
+      for (auto& [n, s] : score)
+        if (s > t.node_score && n != t.node)
+          t.above.insert(n);
+      // SPEC §2.5: the best nodes; for a candidate with none usable, the next score
+      // level above its current node's.
+      for (int level = best; t.targets.empty() && (level == best || level > t.node_score); --level)
+        for (auto& [n, s] : score)
+          if (s == level && n != t.node && usable[n])
+            t.targets.push_back(n);
     }
     out.push_back(t);
   }

@@ -74,9 +74,10 @@ BOOST_AUTO_TEST_CASE(in_progress_no_target_and_evaluation_error_are_skipped_per_
   auto initial = migratable_candidates(s.truth());
   BOOST_REQUIRE(initial.size() >= 5);
 
-  // NoTargetNode: cordon every best node of one candidate.
+  // NoTargetNode: cordon every node scoring above one candidate's (best, and the
+  // levels SPEC §2.5 falls back to).
   auto no_target = initial.front();
-  for (auto& n : no_target.best)
+  for (auto& n : no_target.above)
     merge_patch(s.sim(), "/api/v1/nodes/" + n, {{"spec", {{"unschedulable", true}}}});
   auto cordoned = migratable_candidates(s.truth());
   BOOST_REQUIRE(cordoned.size() >= 2);
