@@ -81,11 +81,16 @@ bool matches_selector(const json& node, const json& selector) {
 
 node_usage requests_of(const json& vmi) {
   node_usage out;
-  auto requests = vmi.value("/spec/domain/resources/requests"_json_pointer, json::object());
+  // Read in place: this runs over every VMI of the cluster when a target is picked.
+  static const auto pointer = "/spec/domain/resources/requests"_json_pointer;
+  if (!vmi.contains(pointer))
+    return out;
+  const json& requests = vmi.at(pointer);
   auto quantity = [&](const char* key, int64_t scale) -> int64_t {
-    if (!requests.contains(key))
+    auto it = requests.find(key);
+    if (it == requests.end())
       return 0;
-    const auto& q = requests[key];
+    const auto& q = *it;
     if (q.is_string())
       return parse_quantity(q.get<std::string>(), scale).value_or(0);
     if (q.is_number())
