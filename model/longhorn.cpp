@@ -1,5 +1,5 @@
 // Longhorn replica CR fields (the metadata is read by model/decode.cpp like every
-// object's) and the running-replica index the longhorn driver answers from.
+// object's) and the replica index the longhorn driver answers from.
 #include "model/longhorn.hpp"
 
 #include <algorithm>
@@ -20,21 +20,43 @@ void read_longhorn_replica(decode_reader& r, const json_object& root, longhorn_r
 
 } // namespace detail
 
-longhorn_replica_index index_longhorn_replicas(const std::vector<longhorn_replica>& replicas) {
-  longhorn_replica_index out;
-  for (const auto& r : replicas) {
-    if (r.volume_name.empty())
-      continue;
-    ++out.replica_objects[r.volume_name];
-    if (r.current_state != "running" || r.node_id.empty())
-      continue;
-    auto& nodes = out.running_nodes[r.volume_name];
-    if (std::find(nodes.begin(), nodes.end(), r.node_id) == nodes.end())
-      nodes.push_back(r.node_id);
+void longhorn_replica_index::upsert(const std::string& key, const longhorn_replica& replica) {
+  erase(key);
+  by_key_[key] = entry{replica.volume_name, replica.node_id, replica.current_state};
+  keys_by_volume_[replica.volume_name].insert(key);
+}
+
+void longhorn_replica_index::erase(const std::string& key) {
+  auto i = by_key_.find(key);
+  if (i == by_key_.end())
+    return;
+  auto v = keys_by_volume_.find(i->second.volume);
+  if (v != keys_by_volume_.end()) {
+    v->second.erase(key);
+    if (v->second.empty())
+      keys_by_volume_.erase(v);
   }
-  for (auto& [_, nodes] : out.running_nodes)
-    std::sort(nodes.begin(), nodes.end());
+  by_key_.erase(i);
+}
+
+std::vector<std::string> longhorn_replica_index::running_nodes(const std::string& volume) const {
+  std::vector<std::string> out;
+  auto v = keys_by_volume_.find(volume);
+  if (v == keys_by_volume_.end())
+    return out;
+  for (const auto& key : v->second) {
+    const auto& e = by_key_.at(key);
+    if (e.state == "running" && !e.node.empty())
+      out.push_back(e.node);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+std::size_t longhorn_replica_index::replica_objects(const std::string& volume) const {
+  auto v = keys_by_volume_.find(volume);
+  return v == keys_by_volume_.end() ? 0 : v->second.size();
 }
 
 } // namespace schedopt

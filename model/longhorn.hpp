@@ -1,9 +1,11 @@
 // Longhorn's custom resources as the longhorn driver reads them (longhorn.io/v1beta2),
-// and the pure part of that driver: which replica nodes a volume has.
+// and the pure part of that driver: which nodes hold a running replica of a volume.
 #pragma once
 
-#include <map>
+#include <cstddef>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/objects.hpp"
@@ -22,14 +24,29 @@ struct longhorn_replica {
   std::string current_state; // status.currentState: running, starting, stopped, error, ...
 };
 
-/// Longhorn replica nodes by volume name: only replicas whose currentState is
-/// `running` count; nodes sorted, each once. `volumes_with_replicas` also names the
-/// volumes that have replica objects none of which runs (they are known to Longhorn).
-struct longhorn_replica_index {
-  std::map<std::string, std::vector<std::string>> running_nodes;
-  std::map<std::string, int> replica_objects;
-};
+/// The replicas the longhorn driver knows, by object key (uid), indexed by volume so a
+/// query costs the volumes asked about, not every replica of the cluster. Keeps only the
+/// three fields it answers from.
+class longhorn_replica_index {
+public:
+  /// Adds or replaces the replica stored under `key`.
+  void upsert(const std::string& key, const longhorn_replica& replica);
+  void erase(const std::string& key);
 
-longhorn_replica_index index_longhorn_replicas(const std::vector<longhorn_replica>& replicas);
+  /// Nodes of the volume's replicas whose currentState is `running`, sorted, each once.
+  std::vector<std::string> running_nodes(const std::string& volume) const;
+  /// Replica objects of the volume in any state.
+  std::size_t replica_objects(const std::string& volume) const;
+  std::size_t size() const { return by_key_.size(); }
+
+private:
+  struct entry {
+    std::string volume;
+    std::string node;
+    std::string state;
+  };
+  std::unordered_map<std::string, entry> by_key_;
+  std::unordered_map<std::string, std::set<std::string>> keys_by_volume_;
+};
 
 } // namespace schedopt

@@ -6,7 +6,6 @@
 // replica running" — both are per-volume errors, so only that VM is skipped.
 #include "actors/drivers/longhorn_driver.hpp"
 
-#include <map>
 #include <memory>
 #include <utility>
 
@@ -46,7 +45,7 @@ struct longhorn_driver_state {
   longhorn_replica_informer_actor replicas;
   longhorn_driver_options options;
   /// Keyed by uid (namespace/name when the object has none).
-  std::map<std::string, longhorn_replica> objects;
+  longhorn_replica_index replicas_by_volume;
   bool synced = false;
   std::vector<waiting_query> waiting;
 };
@@ -73,23 +72,17 @@ struct pending_answer {
 void answer_query(driver_pointer self, const replica_query& q,
                   caf::typed_response_promise<replica_answer> promise) {
   auto& st = self->state;
-  std::vector<longhorn_replica> all;
-  all.reserve(st.objects.size());
-  for (auto& [_, r] : st.objects)
-    all.push_back(r);
-  auto index = index_longhorn_replicas(all);
+  auto& index = st.replicas_by_volume;
   auto pending = std::make_shared<pending_answer>();
   pending->promise = std::move(promise);
   pending->outstanding = 1; // released below, after every lookup is sent
   for (auto& pv : q.volumes) {
     auto volume = longhorn_volume_of(pv);
-    if (auto i = index.running_nodes.find(volume); i != index.running_nodes.end()) {
-      pending->answer.replicas.emplace_back(pv.metadata.name, i->second);
+    if (auto nodes = index.running_nodes(volume); !nodes.empty()) {
+      pending->answer.replicas.emplace_back(pv.metadata.name, std::move(nodes));
       continue;
     }
-    int objects = 0;
-    if (auto i = index.replica_objects.find(volume); i != index.replica_objects.end())
-      objects = i->second;
+    auto objects = index.replica_objects(volume);
     ++pending->outstanding;
     auto pv_name = pv.metadata.name;
     self
@@ -147,14 +140,14 @@ longhorn_driver(driver_pointer self, api_client_actor api,
     },
     [](const http_completion&) {},
     [=](const object_added<longhorn_replica>& x) {
-      self->state.objects.insert_or_assign(key_of(x.object), x.object);
+      self->state.replicas_by_volume.upsert(key_of(x.object), x.object);
     },
     [=](const object_updated<longhorn_replica>& x) {
-      self->state.objects.erase(key_of(x.old_object));
-      self->state.objects.insert_or_assign(key_of(x.object), x.object);
+      self->state.replicas_by_volume.erase(key_of(x.old_object));
+      self->state.replicas_by_volume.upsert(key_of(x.object), x.object);
     },
     [=](const object_deleted<longhorn_replica>& x) {
-      self->state.objects.erase(key_of(x.object));
+      self->state.replicas_by_volume.erase(key_of(x.object));
     },
     [=](const informer_synced<longhorn_replica>&) {
       self->state.synced = true;
@@ -178,8 +171,8 @@ longhorn_driver(driver_pointer self, api_client_actor api,
             + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
                                 st.options.sync_timeout)
                                 .count())
-            + "s (is Longhorn installed, and may schedopt list, watch and get replicas and "
-              "volumes of longhorn.io?)"));
+            + "s (is Longhorn installed, and may schedopt list and watch replicas.longhorn.io "
+              "there?)"));
       }
       st.waiting = std::move(still);
     },

@@ -38,7 +38,7 @@ BOOST_AUTO_TEST_CASE(replica_without_status_and_bad_field) {
   BOOST_CHECK_NE(bad.err().message.find("spec.nodeID"), std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(index_counts_running_replicas_once_per_node) {
+BOOST_AUTO_TEST_CASE(index_answers_running_nodes_per_volume_and_follows_changes) {
   auto make = [](std::string volume, std::string node, std::string state) {
     longhorn_replica r;
     r.volume_name = std::move(volume);
@@ -46,14 +46,33 @@ BOOST_AUTO_TEST_CASE(index_counts_running_replicas_once_per_node) {
     r.current_state = std::move(state);
     return r;
   };
-  auto index = index_longhorn_replicas({make("v", "n2", "running"), make("v", "n1", "running"),
-                                        make("v", "n2", "running"), make("v", "n3", "starting"),
-                                        make("w", "n1", "stopped"), make("x", "", "running")});
-  BOOST_CHECK((index.running_nodes["v"] == std::vector<std::string>{"n1", "n2"}));
-  BOOST_CHECK(index.running_nodes.count("w") == 0);
-  BOOST_CHECK(index.running_nodes.count("x") == 0);
-  BOOST_CHECK_EQUAL(index.replica_objects["v"], 4);
-  BOOST_CHECK_EQUAL(index.replica_objects["w"], 1);
+  longhorn_replica_index index;
+  index.upsert("a", make("v", "n2", "running"));
+  index.upsert("b", make("v", "n1", "running"));
+  index.upsert("c", make("v", "n2", "running")); // a second replica on the same node
+  index.upsert("d", make("v", "n3", "starting"));
+  index.upsert("e", make("w", "n1", "stopped"));
+  index.upsert("f", make("x", "", "running")); // not scheduled yet
+  BOOST_CHECK((index.running_nodes("v") == std::vector<std::string>{"n1", "n2"}));
+  BOOST_CHECK(index.running_nodes("w").empty());
+  BOOST_CHECK(index.running_nodes("x").empty());
+  BOOST_CHECK(index.running_nodes("nope").empty());
+  BOOST_CHECK_EQUAL(index.replica_objects("v"), 4u);
+  BOOST_CHECK_EQUAL(index.replica_objects("w"), 1u);
+  BOOST_CHECK_EQUAL(index.replica_objects("nope"), 0u);
+
+  index.upsert("d", make("v", "n3", "running"));  // rebuilt
+  index.upsert("b", make("v", "n1", "stopped"));  // retired
+  BOOST_CHECK((index.running_nodes("v") == std::vector<std::string>{"n2", "n3"}));
+  index.upsert("e", make("v", "n4", "running"));  // same key, another volume: moves
+  BOOST_CHECK(index.running_nodes("w").empty());
+  BOOST_CHECK_EQUAL(index.replica_objects("w"), 0u);
+  BOOST_CHECK((index.running_nodes("v") == std::vector<std::string>{"n2", "n3", "n4"}));
+  index.erase("a");
+  index.erase("c");
+  index.erase("zzz"); // unknown: nothing
+  BOOST_CHECK((index.running_nodes("v") == std::vector<std::string>{"n3", "n4"}));
+  BOOST_CHECK_EQUAL(index.size(), 4u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
