@@ -129,7 +129,8 @@ namespace {
 
 std::string format(timestamp t, bool micro) {
   using namespace std::chrono;
-  auto us = duration_cast<microseconds>(t.time_since_epoch()).count();
+  // floor, not duration_cast (toward zero): a digit printed is never later than t.
+  auto us = floor<microseconds>(t.time_since_epoch()).count();
   // Floor division so instants before 1970 print correctly.
   int64_t secs = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000);
   int64_t frac = us - secs * 1000000;

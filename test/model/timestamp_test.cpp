@@ -94,4 +94,14 @@ BOOST_AUTO_TEST_CASE(times_beyond_the_nanosecond_range_are_errors) {
   BOOST_TEST(unix_seconds(*parse_rfc3339("2261-12-31T23:59:59Z")) == int64_t{9214646399});
 }
 
+// Found by test/fuzz rfc3339 (corpus regression-pre-1970-nanos): before 1970 the
+// microsecond form rounded toward zero, printing an instant later than the time.
+BOOST_AUTO_TEST_CASE(micro_format_truncates_down_before_1970) {
+  auto t = *parse_rfc3339("1969-12-31T23:59:59.588888888Z");
+  BOOST_TEST(format_rfc3339_micro(t) == "1969-12-31T23:59:59.588888Z");
+  BOOST_TEST(format_rfc3339(t) == "1969-12-31T23:59:59Z");
+  BOOST_TEST(format_rfc3339_micro(timestamp{nanoseconds{-1}}) == "1969-12-31T23:59:59.999999Z");
+  BOOST_TEST(format_rfc3339_micro(timestamp{nanoseconds{1}}) == "1970-01-01T00:00:00.000000Z");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
