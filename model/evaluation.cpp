@@ -154,6 +154,7 @@ evaluation_result evaluate(const evaluation_input& in) {
 
   evaluation_result out;
   auto& counts = out.counts;
+  auto usage = in.usage; // plus what this run's eligible candidates may take
   auto skip = [&](vmi_evaluation& ev, std::string reason) {
     ev.disp = disposition::skipped;
     ev.reason = std::move(reason);
@@ -206,7 +207,7 @@ evaluation_result evaluate(const evaluation_input& in) {
     ev.target_nodes = pv.target_nodes; // not a candidate: informational only
     target_set targets;
     if (is_candidate(pv)) {
-      targets = admissible_targets(*vmi, replica_sets, nodes, in.usage);
+      targets = admissible_targets(*vmi, replica_sets, nodes, usage);
       ev.target_nodes = targets.nodes;
       ev.target_score = targets.score;
       ev.refusals = targets.best_refusals;
@@ -222,6 +223,12 @@ evaluation_result evaluate(const evaluation_input& in) {
       } else if (counts.eligible < cap) {
         ev.disp = disposition::eligible;
         ++counts.eligible;
+        // The engine may send it to any of its targets: each keeps room for it, so no
+        // migration of this run waits in Scheduling for room another one took.
+        for (const auto& t : ev.target_nodes) {
+          usage[t].cpu_millis += vmi->requests.cpu_millis.value_or(0);
+          usage[t].memory_bytes += vmi->requests.memory_bytes.value_or(0);
+        }
         out.eligible.push_back(ev);
       } else {
         ev.disp = disposition::outstanding;

@@ -61,7 +61,9 @@ struct evaluation_input {
   replica_map replicas;
   std::vector<node> nodes;
   /// Requests already on each node (usage_by_node over every listed VMI and VMIM, not
-  /// only the ones evaluated); a node absent from it has nothing running.
+  /// only the ones evaluated); a node absent from it has nothing running. evaluate()
+  /// adds each eligible candidate's requests to every one of its target nodes before
+  /// judging the next candidate (in (namespace, name) order).
   std::map<std::string, node_usage> usage;
   std::map<std::string, std::string> in_flight;    // see in_flight_migrations_by_vmi
   std::map<std::string, timestamp> last_migration; // VMI key -> latest schedopt migration

@@ -441,4 +441,22 @@ BOOST_AUTO_TEST_CASE(no_target_detail_is_capped_on_a_utf8_boundary) {
   BOOST_CHECK_EQUAL(w.find(r, "vm").refusals.size(), 30u);
 }
 
+
+// Candidates of one run do not count on the same room: each eligible one holds its
+// requests on every target it was given, so the engine may pick any of them.
+BOOST_AUTO_TEST_CASE(eligible_candidates_hold_room_on_their_targets) {
+  world w;
+  auto gi = int64_t{1} << 30;
+  for (const char* name : {"a", "b", "c"})
+    w.add(name, "n3", {"n1", "n2"}).requests.memory_bytes = 4 * gi;
+  w.in.nodes[0].allocatable.memory_bytes = 8 * gi; // n1: room for two
+  w.in.nodes[1].allocatable.memory_bytes = 6 * gi; // n2: room for one
+  auto r = w.run();
+  BOOST_CHECK(w.find(r, "a").target_nodes == (std::vector<std::string>{"n1", "n2"}));
+  BOOST_CHECK(w.find(r, "b").target_nodes == std::vector<std::string>{"n1"});
+  BOOST_CHECK_EQUAL(w.find(r, "c").reason,
+                    "NoTargetNode: n1: 0 memory free, needs 4Gi; n2: 2Gi memory free, needs 4Gi");
+  BOOST_CHECK_EQUAL(r.counts.eligible, 2);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
