@@ -70,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
                                 reason_kind::migration_run_failed, reason_kind::no_target_node}),
                        in.text());
   };
-  for (int steps = 0; !in.empty() && steps < 2000; ++steps) {
+  for (int steps = 0; !in.empty() && steps < 256; ++steps) {
     switch (in.byte() % 10) {
       case 0:
         c.set_stage(in.pick({stage::pending, stage::evaluating, stage::migrating}),
