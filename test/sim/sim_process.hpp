@@ -204,7 +204,8 @@ private:
 
   static std::string decode_base64(const std::string& in) {
     std::string out;
-    int val = 0, bits = -8;
+    unsigned val = 0; // unsigned: the shift wraps instead of overflowing (UBSan)
+    int bits = -8;
     for (unsigned char c : in) {
       const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
       const char* p = std::strchr(table, c);
