@@ -20,25 +20,15 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "deploy/deploy_support.hpp"
 #include "e2e/e2e_fixture.hpp"
 
 namespace fs = std::filesystem;
+using namespace schedopt::deploy_test;
 using namespace schedopt::e2e;
 namespace utf = boost::unit_test;
 
 namespace {
-
-const std::string source_dir = SCHEDOPT_SOURCE_DIR;
-
-std::string on_path(const std::string& tool) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    if (!dir.empty() && access((dir + "/" + tool).c_str(), X_OK) == 0)
-      return dir + "/" + tool;
-  return {};
-}
 
 /// Skips (reported as skipped by Boost.Test, and by CTest through the "test_deploy
 /// skipped:" line) when the image cannot be built or run here.
@@ -50,44 +40,11 @@ boost::test_tools::assertion_result image_tools_present(utf::test_unit_id) {
   if (missing.empty())
     return true;
   std::cout << "test_deploy skipped: " << missing
-            << " missing (deploy/bootstrap.sh --image installs buildah and bubblewrap)" << std::endl;
+            << " missing (deploy/bootstrap.sh installs buildah and bubblewrap)" << std::endl;
   boost::test_tools::assertion_result r(false);
   r.message() << missing << " missing";
   return r;
 }
-
-/// Output and exit code of a shell command (stderr merged).
-std::pair<int, std::string> run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p)
-    return {-1, "popen failed"};
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-    out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/schedopt-deploy-test-XXXXXX";
-    path = mkdtemp(tmpl) ? tmpl : "/tmp/schedopt-deploy-test";
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 /// A process named `comm` among the descendants of `root` (bwrap's child's child), 0 if none.
 pid_t descendant_named(pid_t root, const std::string& comm) {
@@ -96,7 +53,7 @@ pid_t descendant_named(pid_t root, const std::string& comm) {
     pid_t pid = std::atoi(e.path().filename().c_str());
     if (pid <= 0)
       continue;
-    std::string stat = read_file(e.path() / "stat");
+    std::string stat = slurp(e.path() / "stat");
     auto open = stat.find('('), close = stat.rfind(')');
     if (open == std::string::npos || close == std::string::npos)
       continue;
@@ -117,12 +74,12 @@ pid_t descendant_named(pid_t root, const std::string& comm) {
 }
 
 json blob(const fs::path& layout, const std::string& digest) {
-  return json::parse(read_file(layout / "blobs" / "sha256" / digest.substr(digest.find(':') + 1)));
+  return json::parse(slurp(layout / "blobs" / "sha256" / digest.substr(digest.find(':') + 1)));
 }
 
 /// The config.yaml the ConfigMap of deploy/manager carries (its block scalar, unindented).
 std::string config_map_file() {
-  std::istringstream in(read_file(source_dir + "/deploy/manager/configmap.yaml"));
+  std::istringstream in(slurp(source_dir + "/deploy/manager/configmap.yaml"));
   std::string line, out;
   bool inside = false;
   while (std::getline(in, line)) {
@@ -137,60 +94,16 @@ std::string config_map_file() {
   return out;
 }
 
-json yaml_to_json(const YAML::Node& n) {
-  switch (n.Type()) {
-  case YAML::NodeType::Map: {
-    json o = json::object();
-    for (const auto& kv : n)
-      o[kv.first.as<std::string>()] = yaml_to_json(kv.second);
-    return o;
-  }
-  case YAML::NodeType::Sequence: {
-    json a = json::array();
-    for (const auto& v : n)
-      a.push_back(yaml_to_json(v));
-    return a;
-  }
-  case YAML::NodeType::Scalar: {
-    if (n.Tag() == "!") // quoted
-      return n.as<std::string>();
-    bool b;
-    long long i;
-    if (YAML::convert<bool>::decode(n, b))
-      return b;
-    if (YAML::convert<long long>::decode(n, i))
-      return i;
-    return n.as<std::string>();
-  }
-  default:
-    return nullptr;
-  }
-}
-
 /// Posts every object of the given manifests as the simulator's admin (409 is fine: the
 /// simulator already made the ServiceAccount it issued a token for).
 void post_manifests(const sim_process& sim, const std::vector<std::string>& files) {
-  for (const auto& file : files) {
-    for (const auto& doc : YAML::LoadAll(read_file(source_dir + "/" + file))) {
-      json obj = yaml_to_json(doc);
-      if (!obj.is_object())
-        continue;
-      std::string api = obj.value("apiVersion", "");
-      std::string kind = obj.value("kind", "");
-      std::string plural;
-      for (char c : kind)
-        plural += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      plural += "s";
-      std::string path = (api == "v1" ? "/api/v1" : "/apis/" + api);
-      std::string ns = obj.value("/metadata/namespace"_json_pointer, std::string());
-      if (!ns.empty())
-        path += "/namespaces/" + ns;
-      path += "/" + plural;
-      auto reply = schedopt::test::http_request(sim, "POST", path, obj.dump(), "application/json");
-      BOOST_TEST_INFO(file << ": " << kind << " -> " << reply.body);
+  for (const auto& file : files)
+    for (const auto& obj : manifest_objects(file)) {
+      auto reply = schedopt::test::http_request(sim, "POST", collection_path(obj), obj.dump(),
+                                                "application/json");
+      BOOST_TEST_INFO(file << ": " << obj.value("kind", "") << " -> " << reply.body);
       BOOST_REQUIRE(reply.status == 201 || reply.status == 409);
     }
-  }
 }
 
 } // namespace
@@ -199,7 +112,7 @@ BOOST_AUTO_TEST_SUITE(image)
 
 BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
                      *utf::precondition(image_tools_present) * utf::timeout(300)) {
-  temp_dir tmp;
+  scratch_dir tmp;
   const fs::path archive = tmp.path / "schedopt-image.tar";
   const fs::path layout = tmp.path / "oci";
   const fs::path rootfs = tmp.path / "rootfs";
@@ -207,7 +120,7 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
   const fs::path config_dir = tmp.path / "config";
 
   // 1. The image, built by the same script as the `image` target.
-  auto built = run("'" + source_dir + "/deploy/image/build.sh' --binary '" + schedopt_binary() + "' --output '"
+  auto built = run_shell("'" + source_dir + "/deploy/image/build.sh' --binary '" + schedopt_binary() + "' --output '"
                    + archive.string() + "'");
   BOOST_REQUIRE_MESSAGE(built.first == 0, "build.sh failed:\n" + built.second);
   BOOST_TEST_MESSAGE(built.second);
@@ -215,9 +128,9 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
   // 2. Its root filesystem, from the archive itself: index -> manifest -> config, layers.
   fs::create_directories(layout);
   fs::create_directories(rootfs);
-  auto untar = run("tar -xf '" + archive.string() + "' -C '" + layout.string() + "'");
+  auto untar = run_shell("tar -xf '" + archive.string() + "' -C '" + layout.string() + "'");
   BOOST_REQUIRE_MESSAGE(untar.first == 0, untar.second);
-  json index = json::parse(read_file(layout / "index.json"));
+  json index = json::parse(slurp(layout / "index.json"));
   BOOST_REQUIRE_EQUAL(index["manifests"].size(), 1u);
   json manifest = blob(layout, index["manifests"][0]["digest"]);
   json config = blob(layout, manifest["config"]["digest"]);
@@ -230,15 +143,15 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
   BOOST_TEST(config["rootfs"]["diff_ids"].size() == manifest["layers"].size());
   for (auto& layer : manifest["layers"]) {
     std::string digest = layer["digest"];
-    auto x = run("tar -xf '" + (layout / "blobs" / "sha256" / digest.substr(7)).string() + "' -C '"
+    auto x = run_shell("tar -xf '" + (layout / "blobs" / "sha256" / digest.substr(7)).string() + "' -C '"
                  + rootfs.string() + "'");
     BOOST_REQUIRE_MESSAGE(x.first == 0, x.second);
   }
   for (const char* f : {"usr/local/bin/schedopt", "etc/ssl/certs/ca-certificates.crt", "etc/passwd", "etc/group",
                         "lib64/ld-linux-x86-64.so.2"})
     BOOST_TEST(fs::exists(rootfs / f), f);
-  BOOST_TEST(read_file(rootfs / "etc/passwd").find("nonroot:x:65532:65532:") != std::string::npos);
-  BOOST_TEST(read_file(rootfs / "etc/group").find("nonroot:x:65532:") != std::string::npos);
+  BOOST_TEST(slurp(rootfs / "etc/passwd").find("nonroot:x:65532:65532:") != std::string::npos);
+  BOOST_TEST(slurp(rootfs / "etc/group").find("nonroot:x:65532:") != std::string::npos);
   BOOST_TEST(fs::is_directory(rootfs / "tmp"));
 
   // 3. The cluster: RBAC enforced, the ServiceAccount schedopt/schedopt mounted as the
@@ -248,9 +161,9 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
                            "--service-account-dir", sa_dir.string()});
   for (const char* f : {"token", "ca.crt", "namespace"})
     BOOST_REQUIRE_MESSAGE(fs::exists(sa_dir / f), std::string("simulator wrote no ") + f);
-  BOOST_TEST(read_file(sa_dir / "namespace").rfind("schedopt", 0) == 0u);
+  BOOST_TEST(slurp(sa_dir / "namespace").rfind("schedopt", 0) == 0u);
   if (!on_path("kubectl").empty()) {
-    auto applied = run("kubectl --kubeconfig '" + sc.sim().kubeconfig() + "' apply -k '" + source_dir
+    auto applied = run_shell("kubectl --kubeconfig '" + sc.sim().kubeconfig() + "' apply -k '" + source_dir
                        + "/deploy/default'");
     BOOST_REQUIRE_MESSAGE(applied.first == 0, "kubectl apply -k deploy/default:\n" + applied.second);
     BOOST_TEST_MESSAGE("RBAC from kubectl apply -k deploy/default");
@@ -259,7 +172,7 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
     BOOST_TEST_MESSAGE("kubectl missing: RBAC from deploy/rbac posted as JSON");
   }
   // Without the bindings the ServiceAccount may not even list requests.
-  auto denied = run("curl -s -o /dev/null -w '%{http_code}' --cacert '" + (sa_dir / "ca.crt").string()
+  auto denied = run_shell("curl -s -o /dev/null -w '%{http_code}' --cacert '" + (sa_dir / "ca.crt").string()
                     + "' -H \"Authorization: Bearer $(cat '" + (sa_dir / "token").string() + "')\" " + sc.sim().url()
                     + "/api/v1/secrets");
   if (denied.first == 0)
