@@ -3,25 +3,27 @@
 
 namespace schedopt {
 
-object_reference request_reference(const scheduling_optimization& so) {
+namespace {
+
+object_reference reference_to(const char* api_version, const char* kind, const object_meta& m) {
   object_reference ref;
-  ref.api_version = "stork.libopenstorage.org/v1alpha1";
-  ref.kind = "SchedulingOptimization";
-  ref.name = so.metadata.name;
-  ref.uid = so.metadata.uid;
-  ref.resource_version = so.metadata.resource_version;
+  ref.api_version = api_version;
+  ref.kind = kind;
+  ref.name = m.name;
+  ref.namespace_ = m.namespace_;
+  ref.uid = m.uid;
+  ref.resource_version = m.resource_version;
   return ref;
 }
 
+} // namespace
+
+object_reference request_reference(const scheduling_optimization& so) {
+  return reference_to("stork.libopenstorage.org/v1alpha1", "SchedulingOptimization", so.metadata);
+}
+
 object_reference vmi_reference(const virtual_machine_instance& vmi) {
-  object_reference ref;
-  ref.api_version = "kubevirt.io/v1";
-  ref.kind = "VirtualMachineInstance";
-  ref.name = vmi.metadata.name;
-  ref.namespace_ = vmi.metadata.namespace_;
-  ref.uid = vmi.metadata.uid;
-  ref.resource_version = vmi.metadata.resource_version;
-  return ref;
+  return reference_to("kubevirt.io/v1", "VirtualMachineInstance", vmi.metadata);
 }
 
 } // namespace schedopt
