@@ -113,6 +113,15 @@ struct kind_fixture : actor_fixture {
     sched.run();
   }
 
+  /// Spawns the kind actor (linked to a parent that lives as long as the test), sends it
+  /// the run and runs every job; the slot holds the result once the run replied.
+  std::shared_ptr<reply_slot<kind_result>> run_kind(scheduling_optimization so, bool resume) {
+    auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+    auto result = ask<kind_result>(sys, aut, kind_run{std::move(so), resume});
+    sched.run();
+    return result;
+  }
+
   scheduling_optimization request() const {
     scheduling_optimization so;
     so.metadata.name = "so1";
@@ -134,6 +143,7 @@ struct kind_fixture : actor_fixture {
   std::shared_ptr<writer_log> writer = std::make_shared<writer_log>();
   std::shared_ptr<std::vector<event_record>> events = std::make_shared<std::vector<event_record>>();
   controller_context ctx;
+  caf::scoped_actor parent{sys};
 };
 
 } // namespace
@@ -141,10 +151,7 @@ struct kind_fixture : actor_fixture {
 BOOST_FIXTURE_TEST_SUITE(vm_hyperconvergence, kind_fixture)
 
 BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
-  caf::scoped_actor parent{sys};
-  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
-  sched.run();
+  auto result = run_kind(request(), false);
 
   // Skips went to the status writer before anything was created.
   BOOST_REQUIRE_EQUAL(writer->reserved.size(), 1u);
@@ -209,10 +216,7 @@ BOOST_AUTO_TEST_CASE(a_create_that_failed_after_storing_is_adopted_by_name) {
       return k8s::api_response{200, stored};
     return k8s::api_response{200, "{}"};
   };
-  caf::scoped_actor parent{sys};
-  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
-  sched.run();
+  auto result = run_kind(request(), false);
   auto gets = api->calls_of("get");
   BOOST_REQUIRE_EQUAL(gets.size(), 1u);
   BOOST_CHECK_EQUAL(gets.front().name, "vm-a-schedopt-requid1");
@@ -231,10 +235,7 @@ BOOST_AUTO_TEST_CASE(a_rejected_create_with_nothing_stored_fails_with_the_api_me
       return to_caf_error(ec::not_found, "not found");
     return k8s::api_response{200, "{}"};
   };
-  caf::scoped_actor parent{sys};
-  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
-  sched.run();
+  auto result = run_kind(request(), false);
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->failed, 1);
   BOOST_CHECK(vmim_log->subscribers.empty());
@@ -269,10 +270,7 @@ BOOST_AUTO_TEST_CASE(migration_events_on_the_vmi_and_the_duration_histogram) {
   };
   auto& m = k8s::default_metrics();
   auto failed_before = m.count("schedopt_migration_duration_seconds", {{"outcome", "failed"}});
-  caf::scoped_actor parent{sys};
-  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
-  sched.run();
+  auto result = run_kind(request(), false);
   auto on_vmi = [&](const std::string& reason) {
     std::vector<event_record> out;
     for (auto& e : *events)
@@ -368,10 +366,7 @@ BOOST_AUTO_TEST_CASE(an_adopted_vm_uses_one_slot_of_the_per_run_cap) {
   ctx.config.max_non_hyperconverged_per_run = 2;
   auto so = request();
   so.status = recorded(stage::migrating, {{"vm-c", "ns1", vm_status::skipped, "NotLiveMigratable: x"}});
-  caf::scoped_actor parent{sys};
-  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{so, true});
-  sched.run();
+  auto result = run_kind(so, true);
   auto creates = api->calls_of("create");
   BOOST_REQUIRE_EQUAL(creates.size(), 1u); // vm-d only: vm-a is adopted, never re-created
   BOOST_CHECK_EQUAL(json::parse(creates[0].body).at("spec").at("vmiName").get<std::string>(), "vm-d");
@@ -394,10 +389,7 @@ BOOST_AUTO_TEST_CASE(a_resume_in_migrating_counts_a_vm_that_became_skipped) {
     condition{"LiveMigratable", "False", "DisksNotLiveMigratable", "hostpath disk", ""});
   auto so = request();
   so.status = recorded(stage::migrating, {{"vm-c", "ns1", vm_status::skipped, "NotLiveMigratable: x"}});
-  caf::scoped_actor parent{sys};
-  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{so, true});
-  sched.run();
+  auto result = run_kind(so, true);
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->skipped, 2);
   BOOST_CHECK_EQUAL(result->value->successful + result->value->failed, 0);
@@ -409,10 +401,7 @@ BOOST_AUTO_TEST_CASE(a_resume_in_migrating_counts_a_vm_that_became_skipped) {
 BOOST_AUTO_TEST_CASE(a_resume_in_evaluating_does_not_count_recorded_skips_twice) {
   auto so = request();
   so.status = recorded(stage::evaluating, {{"vm-c", "ns1", vm_status::skipped, "NotLiveMigratable: x"}});
-  caf::scoped_actor parent{sys};
-  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{so, true});
-  sched.run();
+  auto result = run_kind(so, true);
   for (auto& r : writer->results)
     BOOST_CHECK(r.detail.name != "vm-c");
   vmim_succeeded("vm-a");
@@ -424,26 +413,17 @@ BOOST_AUTO_TEST_CASE(a_resume_in_evaluating_does_not_count_recorded_skips_twice)
 BOOST_AUTO_TEST_CASE(a_resume_ignores_its_own_cool_off_record_for_a_vm_it_never_migrated) {
   // Interrupted between the cool-off record and the create: no VMIM exists, so the VM
   // is migrated now. The same record written by another request blocks it.
-  caf::scoped_actor clock_reader{sys};
-  auto now = format_rfc3339(actor_now(clock_reader.ptr())); // the test clock's "now"
+  auto now = format_rfc3339(actor_now(parent.ptr())); // the test clock's "now"
   auto key = std::string{default_cool_off_annotation};
   vmi_log->objects[0].metadata.annotations = {{key, now}, {key + "-request-uid", "req-uid-1"}};
   auto so = request();
   so.status = recorded(stage::migrating, {});
-  {
-    caf::scoped_actor parent{sys};
-    auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-    ask<kind_result>(sys, aut, kind_run{so, true});
-    sched.run();
-    BOOST_CHECK_EQUAL(api->calls_of("create").size(), 1u);
-  }
+  run_kind(so, true);
+  BOOST_CHECK_EQUAL(api->calls_of("create").size(), 1u);
   api->calls.clear();
   writer->results.clear();
   vmi_log->objects[0].metadata.annotations[key + "-request-uid"] = "another-request";
-  caf::scoped_actor parent{sys};
-  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  ask<kind_result>(sys, aut, kind_run{so, true});
-  sched.run();
+  run_kind(so, true);
   BOOST_CHECK(api->calls_of("create").empty());
   bool cooling = false;
   for (auto& r : writer->results)
@@ -453,10 +433,7 @@ BOOST_AUTO_TEST_CASE(a_resume_ignores_its_own_cool_off_record_for_a_vm_it_never_
 
 BOOST_AUTO_TEST_CASE(driver_less_fleet_creates_nothing) {
   pv_log->objects.clear(); // no PV the driver owns: nothing to do
-  caf::scoped_actor parent{sys};
-  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
-  sched.run();
+  auto result = run_kind(request(), false);
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->successful, 0);
   BOOST_CHECK(api->calls_of("create").empty());
