@@ -3,8 +3,8 @@
 
 namespace schedopt::sim {
 
-fault_injector::fault_injector(fault_options options, uint64_t seed)
-  : options_(options), rng_(seed) {}
+fault_injector::fault_injector(fault_options options)
+  : options_(options), rng_(options.seed) {}
 
 bool fault_injector::applies_to(const std::string& path) {
   return path == "/api" || path == "/apis" || path.rfind("/api/", 0) == 0

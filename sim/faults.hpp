@@ -16,6 +16,9 @@ struct fault_options {
   double rate_429 = 0.0;
   std::chrono::milliseconds watch_drop_after{0}; // 0: never
   std::chrono::milliseconds latency{0};
+  /// The scenario's --seed: the same seed and the same sequence of requests roll the same
+  /// faults, so a fault run can be replayed (and a test's outcome does not hang on luck).
+  uint64_t seed = 1;
 };
 
 struct injected_fault {
@@ -27,7 +30,7 @@ struct injected_fault {
 
 class fault_injector {
 public:
-  explicit fault_injector(fault_options options, uint64_t seed = std::random_device{}());
+  explicit fault_injector(fault_options options);
 
   const fault_options& options() const { return options_; }
   /// Whether faults apply to this path at all (/api, /apis and below).

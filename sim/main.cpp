@@ -100,6 +100,7 @@ int serve(const serve_options& o) {
   server_options.port = o.listen_port;
   server_options.token = o.token.empty() ? random_token() : o.token;
   server_options.faults = o.faults;
+  server_options.faults.seed = o.scenario.seed;
   server_options.authorization = o.authorization;
   auto accounts = std::make_shared<service_account_tokens>();
   std::vector<std::string> account_tokens;

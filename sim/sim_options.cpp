@@ -100,7 +100,7 @@ std::string serve_usage() {
          "  --parallel-migrations-per-cluster N        KubeVirt's cluster cap (default 5)\n"
          "  --parallel-outbound-migrations-per-node N  KubeVirt's per-node cap (default 2)\n"
          "  --driver portworx|csi-topology|longhorn    storage driver (default portworx)\n"
-         "  --seed N                     random seed (default 1)\n"
+         "  --seed N                     random seed of the scenario and the fault rolls (default 1)\n"
          "  --failover-after DUR         simulate a pool failover after DUR\n"
          "\n"
          "Faults (on /api and /apis requests):\n"
