@@ -2,10 +2,16 @@
 // rung of the ladder it starts `schedopt-sim serve` with N VMIs (50 nodes, 2 Portworx
 // volumes per VMI, 1 % misplaced), runs `schedopt run` as a separate process, creates one
 // SchedulingOptimization and prints one table: informer sync, evaluation, request → first
-// VMIM, makespan, API requests per migrated VM, status patches vs updates, controller CPU
-// and peak RSS, simulator peak RSS. Loopback only; every wait is bounded.
-// Usage: scale_bench [--vmis N[,N...]] [--timeout-seconds S] [--migration-duration DUR]
-//        (default ladder 1000,10000; `--vmis 100000` for the SPEC §7 size)
+// VMIM, makespan and an ideal client's makespan on the same scenario (a fresh simulator,
+// same seed, every VMIM schedopt created made at once, KubeVirt's caps pacing them), API
+// requests per migrated VM, status patches vs updates, controller CPU and peak RSS,
+// simulator peak RSS. Loopback only; every wait is bounded.
+// Usage: scale_bench [--scenario ladder|makespan] [--vmis N[,N...]] [--timeout-seconds S]
+//        [--migration-duration DUR] [--parallel N] [--log-dir DIR]
+//        (ladder: 50 nodes, 1 % misplaced, default 1000,10000,100000; makespan: 3,000
+//        VMIs, 300 misplaced over 30 nodes, KubeVirt's cap and maxParallelMigrations 5)
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,10 +39,22 @@ using wall_clock = std::chrono::system_clock;
 namespace {
 
 struct options {
-  std::vector<long> ladder{1000, 10000};
+  std::string scenario = "ladder";
+  std::vector<long> ladder{1000, 10000, 100000};
+  int nodes = 50;
+  double misplaced = 0.01;
   int timeout_seconds = 600;
   std::string migration_duration = "1s";
   int parallel = 20; // the simulator's cluster cap and the controller's maxParallelMigrations
+  long max_per_run = 100; // maxNonHyperconvergedPerRun
+  std::string log_dir;    // where each rung's controller log is kept ("" = not kept)
+};
+
+/// One VMIM schedopt created, for the ideal client to create again.
+struct migration {
+  std::string namespace_;
+  std::string vmi;
+  std::string target;
 };
 
 struct figures {
@@ -50,6 +68,10 @@ struct figures {
   long migrated = 0;
   long vmims = 0;
   std::map<std::string, long> writes_by_verb; // audit, controller identity
+  std::map<std::string, long> writes_by_resource; // "<verb> <resource>[/<sub>]"
+  std::vector<migration> migrations;              // schedopt's, for the ideal client
+  double ideal_makespan_s = -1;
+  std::string ideal_outcome;
   std::map<std::string, long> reads_by_verb;  // controller metrics (get, list, watch)
   double status_patches = 0;
   double status_updates = 0;
@@ -172,16 +194,19 @@ std::string per_vm(long count, long migrated) {
   return buf;
 }
 
+std::vector<std::string> sim_args(const options& o, long vmis) {
+  return {"--nodes", std::to_string(o.nodes), "--vmis", std::to_string(vmis),
+          "--volumes-per-vmi", "2", "--misplaced", std::to_string(o.misplaced), "--driver",
+          "portworx", "--migration-duration", o.migration_duration,
+          "--parallel-migrations-per-cluster", std::to_string(o.parallel), "--seed", "7"};
+}
+
 figures run_rung(const options& o, long vmis) {
   figures f;
   f.vmis = vmis;
   f.load = load_average();
   auto sim_start = std::chrono::steady_clock::now();
-  sim_process sim({"--nodes", "50", "--vmis", std::to_string(vmis), "--volumes-per-vmi", "2",
-                   "--misplaced", "0.01", "--driver", "portworx", "--migration-duration",
-                   o.migration_duration, "--parallel-migrations-per-cluster",
-                   std::to_string(o.parallel), "--seed", "7"},
-                  "scale-bench-token", std::chrono::seconds(120));
+  sim_process sim(sim_args(o, vmis), "scale-bench-token", std::chrono::seconds(120));
   if (!sim.ok()) {
     f.outcome = "schedopt-sim: " + sim.error();
     return f;
@@ -197,7 +222,8 @@ figures run_rung(const options& o, long vmis) {
                             "--portworx-endpoint", sim.sdk_url(), "--metrics-listen",
                             "127.0.0.1:0", "--log-format", "text", "--log-level", "info",
                             "--max-parallel-migrations", std::to_string(o.parallel),
-                            "--max-parallel-migrations-limit", std::to_string(o.parallel)});
+                            "--max-parallel-migrations-limit", std::to_string(o.parallel),
+                            "--max-non-hyperconverged-per-run", std::to_string(o.max_per_run)});
   int port = 0;
   schedopt::e2e::eventually([&] { return (port = controller.metrics_port()) != 0 || !controller.running(); },
                             left(), 20ms);
@@ -250,6 +276,8 @@ figures run_rung(const options& o, long vmis) {
   f.peak_rss_kib = vm_hwm_kib(controller.pid());
   f.sim_peak_rss_kib = sim.peak_rss_kib();
   auto log = controller.err();
+  if (!o.log_dir.empty())
+    std::ofstream(o.log_dir + "/scale_bench-" + o.scenario + "-" + std::to_string(vmis) + ".log") << log;
   auto started = log_time_of(log, "request started");
   auto considered = log_time_of(log, "VMIs considered");
   if (started > 0 && considered > 0)
@@ -266,6 +294,8 @@ figures run_rung(const options& o, long vmis) {
     ++f.vmims;
     if (v.value("phase", std::string()) == "Succeeded")
       ++f.migrated;
+    f.migrations.push_back({v.value("namespace", std::string()), v.value("vmi", std::string()),
+                            v.value("targetNode", std::string())});
     auto t = parse_rfc3339(v.value("createdAt", std::string()));
     if (t > 0 && (first < 0 || t < first))
       first = t;
@@ -276,16 +306,86 @@ figures run_rung(const options& o, long vmis) {
       f.first_vmim_by_timestamp_s = first - creation_timestamp;
   }
   for (auto& w : audit.value("writes", json::array()))
-    if (w.value("identity", std::string()).rfind("schedopt", 0) == 0)
-      ++f.writes_by_verb[w.value("verb", std::string("?"))];
+    if (w.value("identity", std::string()).rfind("schedopt", 0) == 0) {
+      auto verb = w.value("verb", std::string("?"));
+      auto sub = w.value("subresource", std::string());
+      ++f.writes_by_verb[verb];
+      ++f.writes_by_resource[verb + " " + w.value("resource", std::string("?"))
+                             + (sub.empty() ? "" : "/" + sub)];
+    }
   controller.terminate();
   return f;
 }
 
+/// The ideal client on the same scenario: a fresh simulator (same seed, so the same VMIs
+/// on the same nodes), every VMIM schedopt created made at once by 8 HTTP clients, each
+/// pinned where schedopt pinned it; KubeVirt's caps then pace them. Its makespan runs
+/// from the first create to the last VMIM's finishedAt (audit).
+void run_ideal(const options& o, figures& f) {
+  if (f.migrations.empty()) {
+    f.ideal_outcome = "no VMIM to repeat";
+    return;
+  }
+  sim_process sim(sim_args(o, f.vmis), "scale-bench-token", std::chrono::seconds(120));
+  if (!sim.ok()) {
+    f.ideal_outcome = "schedopt-sim: " + sim.error();
+    return;
+  }
+  auto start = seconds_since_epoch(wall_clock::now());
+  std::atomic<std::size_t> next{0};
+  std::atomic<long> rejected{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 8; ++t)
+    clients.emplace_back([&] {
+      for (std::size_t i; (i = next++) < f.migrations.size();) {
+        auto& m = f.migrations[i];
+        json body = {{"apiVersion", "kubevirt.io/v1"},
+                     {"kind", "VirtualMachineInstanceMigration"},
+                     {"metadata", {{"generateName", m.vmi + "-ideal-"}}},
+                     {"spec", {{"vmiName", m.vmi}}}};
+        if (!m.target.empty())
+          body["spec"]["addedNodeSelector"] = {{"kubernetes.io/hostname", m.target}};
+        auto reply = schedopt::test::http_request(sim, "POST", schedopt::e2e::vmims_in(m.namespace_),
+                                                  body.dump());
+        if (reply.status != 201)
+          ++rejected;
+      }
+    });
+  for (auto& c : clients)
+    c.join();
+  long total = 0, succeeded = 0, final_count = 0;
+  double last = -1;
+  bool done = schedopt::e2e::eventually(
+    [&] {
+      auto audit = schedopt::test::http_request(sim, "GET", "/admin/audit").json();
+      total = succeeded = final_count = 0;
+      last = -1;
+      for (auto& v : audit.value("vmims", json::array())) {
+        ++total;
+        auto phase = v.value("phase", std::string());
+        if (phase != "Succeeded" && phase != "Failed")
+          continue;
+        ++final_count;
+        succeeded += phase == "Succeeded";
+        last = std::max(last, parse_rfc3339(v.value("finishedAt", std::string())));
+      }
+      return total > 0 && final_count == total;
+    },
+    std::chrono::seconds(o.timeout_seconds), 100ms);
+  f.ideal_outcome = std::to_string(total) + " VMIMs, " + std::to_string(succeeded)
+                    + " succeeded, " + std::to_string(rejected.load()) + " creates rejected";
+  if (done && last > 0)
+    f.ideal_makespan_s = last - start;
+  else
+    f.ideal_outcome += "; not all final within " + std::to_string(o.timeout_seconds) + " s";
+}
+
 void print(const options& o, const figures& f) {
-  std::printf("\n### %ld VMIs (50 nodes, 2 Portworx volumes per VMI, 1 %% misplaced; "
-              "migration %s, parallel %d; load before: %s)\n\n",
-              f.vmis, o.migration_duration.c_str(), o.parallel, f.load.c_str());
+  std::printf("\n### %s: %ld VMIs (%d nodes, 2 Portworx volumes per VMI, %.0f %% misplaced; "
+              "migration %s, KubeVirt's cluster cap and maxParallelMigrations %d, "
+              "maxNonHyperconvergedPerRun %ld; load before: %s)\n\n",
+              o.scenario.c_str(), f.vmis, o.nodes, o.misplaced * 100, o.migration_duration.c_str(),
+              o.parallel, o.max_per_run, f.load.c_str());
   std::printf("| Figure | Value |\n|---|---|\n");
   std::printf("| outcome | %s; %ld VMIMs, %ld migrated |\n", f.outcome.c_str(), f.vmims, f.migrated);
   std::printf("| simulator ready (`serve` → `ready`) | %s |\n", fmt_s(f.sim_ready_s).c_str());
@@ -296,8 +396,23 @@ void print(const options& o, const figures& f) {
               "| %s; %s |\n",
               fmt_s(f.first_vmim_s).c_str(), fmt_s(f.first_vmim_by_timestamp_s).c_str());
   std::printf("| makespan (POST → log: request Final) | %s |\n", fmt_s(f.makespan_s).c_str());
+  std::printf("| ideal client's makespan (all VMIMs at once → last finishedAt; %s) | %s |\n",
+              f.ideal_outcome.c_str(), fmt_s(f.ideal_makespan_s).c_str());
+  if (f.makespan_s > 0 && f.ideal_makespan_s > 0)
+    std::printf("| makespan / ideal | %.3f |\n", f.makespan_s / f.ideal_makespan_s);
   for (auto& [verb, n] : f.writes_by_verb)
     std::printf("| API writes: %s (audit) | %s |\n", verb.c_str(), per_vm(n, f.migrated).c_str());
+  for (auto& [what, n] : f.writes_by_resource)
+    std::printf("| API writes: %s (audit) | %s |\n", what.c_str(), per_vm(n, f.migrated).c_str());
+  auto count = [&](const std::string& what) {
+    auto i = f.writes_by_resource.find(what);
+    return i == f.writes_by_resource.end() ? 0L : i->second;
+  };
+  long engine_writes = count("create virtualmachineinstancemigrations")
+                       + count("patch virtualmachines") + count("patch virtualmachineinstances")
+                       + count("patch schedulingoptimizations/status");
+  std::printf("| API writes per migrated VM: VMIM create + cool-off + status (audit) | %s |\n",
+              per_vm(engine_writes, f.migrated).c_str());
   for (auto& [verb, n] : f.reads_by_verb)
     std::printf("| API reads: %s (controller metrics) | %s |\n", verb.c_str(),
                 per_vm(n, f.migrated).c_str());
@@ -312,7 +427,18 @@ bool parse_args(int argc, char** argv, options& o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--vmis") {
+    if (a == "--scenario") {
+      o.scenario = value();
+      if (o.scenario == "makespan") {
+        o.ladder = {3000};
+        o.nodes = 30;
+        o.misplaced = 0.1;
+        o.parallel = 5;
+        o.max_per_run = 300;
+      } else if (o.scenario != "ladder") {
+        return false;
+      }
+    } else if (a == "--vmis") {
       o.ladder.clear();
       std::stringstream ss(value());
       std::string item;
@@ -321,6 +447,8 @@ bool parse_args(int argc, char** argv, options& o) {
           o.ladder.push_back(std::atol(item.c_str()));
       if (o.ladder.empty())
         return false;
+    } else if (a == "--log-dir") {
+      o.log_dir = value();
     } else if (a == "--timeout-seconds") {
       o.timeout_seconds = std::atoi(value().c_str());
     } else if (a == "--migration-duration") {
@@ -339,8 +467,9 @@ bool parse_args(int argc, char** argv, options& o) {
 int main(int argc, char** argv) {
   options o;
   if (!parse_args(argc, argv, o)) {
-    std::fprintf(stderr, "usage: scale_bench [--vmis N[,N...]] [--timeout-seconds S] "
-                         "[--migration-duration DUR] [--parallel N]\n");
+    std::fprintf(stderr, "usage: scale_bench [--scenario ladder|makespan] [--vmis N[,N...]] "
+                         "[--timeout-seconds S] [--migration-duration DUR] [--parallel N] "
+                         "[--log-dir DIR]\n");
     return 2;
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -349,6 +478,8 @@ int main(int argc, char** argv) {
   int rc = 0;
   for (auto n : o.ladder) {
     auto f = run_rung(o, n);
+    if (f.makespan_s > 0)
+      run_ideal(o, f);
     print(o, f);
     if (f.makespan_s < 0)
       rc = 1;
