@@ -122,12 +122,17 @@ request_actor::behavior_type request_behavior(request_pointer self, controller_c
                                                "Started", "optimization started"});
         stage_change change{uid_of(self), stage::evaluating, run_status::in_progress,
                             st.request.metadata.generation};
+        // The kind gathers its inputs while the stage is written: it creates nothing
+        // before its own Migrating write, which the writer orders after this one.
         self->request(st.ctx.status, caf::infinite, change)
           .then([=](bool written) {
-            if (!written)
-              return self->quit();
-            run_kinds(self);
+            if (written)
+              return;
+            if (auto& kind = self->state.kind)
+              self->send(kind, atom::stop_v);
+            self->quit();
           });
+        run_kinds(self);
       },
       [=](caf::error& err) {
         log_kv(spdlog::level::err, "request not opened",

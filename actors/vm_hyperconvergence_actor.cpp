@@ -3,6 +3,7 @@
 // skips, and supervises one candidate actor per eligible VM.
 #include "actors/vm_hyperconvergence_actor.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -37,6 +38,22 @@ struct inputs {
   std::vector<persistent_volume> pvs;
   std::vector<node> nodes;
   std::map<std::string, string_map> vm_annotations; // "<ns>/<name>" of VirtualMachines
+  std::vector<vmi_volumes> volumes;                 // step 1, what the driver was asked
+  replica_map replicas;                             // the driver's answer
+  bool vms_read = false;                            // the VirtualMachine list is done
+  bool replicas_read = false;                       // the driver answered
+};
+
+/// Wall time of each input step, logged with the evaluation's counts.
+struct phase_times {
+  using clock = std::chrono::steady_clock;
+  clock::time_point started = clock::now();
+  double snapshots_ms = 0;
+  double vms_ms = 0;
+  double driver_ms = 0;
+  static double since(clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+  }
 };
 
 struct kind_state {
@@ -47,6 +64,7 @@ struct kind_state {
   duration cool_off{};
   caf::typed_response_promise<kind_result> promise;
   inputs in;
+  phase_times times;
   supervisor_actor supervisor;
   std::size_t running = 0;
   kind_result result;
@@ -78,6 +96,8 @@ void reply(kind_pointer self) {
 }
 
 void fail_run(kind_pointer self, std::string why) {
+  if (self->state.replied)
+    return; // the other input step failed first
   log_kv(spdlog::level::err, "run failed",
          {{"request", self->state.request.metadata.name}, {"error", why}});
   self->state.result.run_failure = std::move(why);
@@ -165,9 +185,9 @@ string_map cool_off_before(const kind_state& st, const virtual_machine_instance&
   return i == st.in.vm_annotations.end() ? string_map{} : cool_off_record_of(i->second, key);
 }
 
-void evaluate_and_run(kind_pointer self, replica_map replicas,
-                      const std::vector<vmi_volumes>& volumes) {
+void evaluate_and_run(kind_pointer self) {
   auto& st = self->state;
+  auto evaluation_started = phase_times::clock::now();
   auto& cfg = st.ctx.config;
   auto uid = st.request.metadata.uid;
   // Resume: this request's VMIMs are adopted, never created twice.
@@ -190,8 +210,8 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
     if (!ledger.accounted(key) && !ours_keys.count(key))
       in.vmis.push_back(v);
   }
-  in.volumes = volumes;
-  in.replicas = std::move(replicas);
+  in.volumes = std::move(st.in.volumes);
+  in.replicas = std::move(st.in.replicas);
   in.nodes = st.in.nodes;
   in.usage = usage_by_node(st.in.vmis, st.in.vmims); // every VMI, evaluated or not
   in.in_flight = in_flight_migrations_by_vmi(st.in.vmims);
@@ -210,7 +230,11 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
                      result.counts.outstanding,
                      st.resume ? " (resumed: " + std::to_string(ours.size()) + " VMIMs adopted)"
                                : ""),
-         {{"request", st.request.metadata.name}});
+         {{"request", st.request.metadata.name},
+          {"snapshots_ms", fmt::format("{:.0f}", st.times.snapshots_ms)},
+          {"virtualmachines_ms", fmt::format("{:.0f}", st.times.vms_ms)},
+          {"driver_ms", fmt::format("{:.0f}", st.times.driver_ms)},
+          {"evaluate_ms", fmt::format("{:.0f}", phase_times::since(evaluation_started))}});
 
   if (!st.ctx.plan_output.empty()) {
     std::fputs((st.ctx.plan_output == "json" ? render_plan_json(result)
@@ -271,31 +295,44 @@ void evaluate_and_run(kind_pointer self, replica_map replicas,
       [=](caf::error& err) { fail_run(self, "status writer failed: " + error_message(err)); });
 }
 
+/// The VirtualMachine list and the driver lookup run at once; the later one evaluates.
+void input_step_done(kind_pointer self) {
+  auto& in = self->state.in;
+  if (in.vms_read && in.replicas_read && !self->state.replied)
+    evaluate_and_run(self);
+}
+
 void ask_driver(kind_pointer self) {
   auto& st = self->state;
+  // The snapshots are read once, here: moved into the lookups, not copied.
   std::map<std::string, persistent_volume_claim> pvcs;
   for (auto& c : st.in.pvcs)
-    pvcs[vmi_key(c.metadata.namespace_, c.metadata.name)] = c;
+    pvcs[vmi_key(c.metadata.namespace_, c.metadata.name)] = std::move(c);
+  st.in.pvcs.clear();
   std::map<std::string, persistent_volume> pvs;
   for (auto& v : st.in.pvs)
-    pvs[v.metadata.name] = v;
+    pvs[v.metadata.name] = std::move(v);
+  st.in.pvs.clear();
   auto owns = st.ctx.driver.owns;
   auto cfg = st.ctx.config;
-  auto volumes = driver_volumes_of(st.in.vmis, pvcs, pvs,
-                                   [&](const persistent_volume& pv) { return owns(pv, cfg); });
+  st.in.volumes = driver_volumes_of(st.in.vmis, pvcs, pvs,
+                                    [&](const persistent_volume& pv) { return owns(pv, cfg); });
   replica_query q;
-  for (auto& name : all_pv_names(volumes))
-    q.volumes.push_back(pvs.at(name));
+  for (auto& name : all_pv_names(st.in.volumes))
+    q.volumes.push_back(std::move(pvs.at(name)));
   q.nodes = st.in.nodes;
+  auto asked = phase_times::clock::now();
   self->request(st.ctx.driver_actor, caf::infinite, std::move(q))
     .then(
       [=](replica_answer& answer) {
-        replica_map replicas;
+        auto& in = self->state.in;
         for (auto& [pv, nodes] : answer.replicas)
-          replicas.nodes[pv] = std::set<std::string>(nodes.begin(), nodes.end());
+          in.replicas.nodes[pv] = std::set<std::string>(nodes.begin(), nodes.end());
         for (auto& [pv, why] : answer.errors)
-          replicas.errors[pv] = why;
-        evaluate_and_run(self, std::move(replicas), volumes);
+          in.replicas.errors[pv] = why;
+        in.replicas_read = true;
+        self->state.times.driver_ms = phase_times::since(asked);
+        input_step_done(self);
       },
       [=](caf::error& err) {
         auto why = error_message(err);
@@ -310,6 +347,13 @@ void snapshot(kind_pointer self, const Handle& informer, Then then) {
   self->request(informer, caf::infinite, atom::snapshot_v)
     .then([=](std::vector<T>& items) { then(std::move(items)); },
           [=](caf::error& err) { fail_run(self, "informer snapshot failed: " + error_message(err)); });
+}
+
+void vms_done(kind_pointer self) {
+  auto& st = self->state;
+  st.in.vms_read = true;
+  st.times.vms_ms = phase_times::since(st.times.started) - st.times.snapshots_ms;
+  input_step_done(self);
 }
 
 // VirtualMachines are listed once per run, page by page (each page decoded as it
@@ -348,7 +392,7 @@ void read_vm_annotations(kind_pointer self, std::string continue_token = {}) {
         }
         if (!next.empty())
           return read_vm_annotations(self, next);
-        ask_driver(self);
+        vms_done(self);
       },
       [=](caf::error& err) {
         // Half a list would hide cool-off records: that run fails.
@@ -357,7 +401,7 @@ void read_vm_annotations(kind_pointer self, std::string continue_token = {}) {
         // Without VirtualMachines (no such API) the VMI annotations and VMIMs still count.
         log_kv(spdlog::level::warn, "cannot list VirtualMachines",
                {{"request", self->state.request.metadata.name}, {"error", error_message(err)}});
-        ask_driver(self);
+        vms_done(self);
       });
 }
 
@@ -372,8 +416,11 @@ void gather(kind_pointer self) {
         snapshot<persistent_volume>(self, self->state.ctx.pvs, [=](auto pvs) {
           self->state.in.pvs = std::move(pvs);
           snapshot<node>(self, self->state.ctx.nodes, [=](auto nodes) {
-            self->state.in.nodes = std::move(nodes);
+            auto& st = self->state;
+            st.in.nodes = std::move(nodes);
+            st.times.snapshots_ms = phase_times::since(st.times.started);
             read_vm_annotations(self);
+            ask_driver(self);
           });
         });
       });
@@ -390,6 +437,7 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       st.request = std::move(run.request);
       st.resume = run.resume;
       st.promise = self->make_response_promise<kind_result>();
+      st.times = phase_times{};
       if (auto& vs = st.request.status.vm_hyperconvergence; vs && st.resume) {
         st.result.successful = vs->successful;
         st.result.failed = vs->failed;
