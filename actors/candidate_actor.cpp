@@ -32,6 +32,8 @@ struct candidate_state {
   std::string target;
   std::string vmim;                    // the VMIM followed, once created or adopted
   std::optional<timestamp> vmim_created; // its creationTimestamp
+  bool record_pending = false;           // the cool-off patch is not answered yet
+  std::optional<std::string> fail_after_record; // a failed create waits for it to restore
   bool finished = false;
 };
 
@@ -131,6 +133,10 @@ void start_watching(candidate_pointer self, const virtual_machine_instance_migra
 /// record goes back to what it was before this run wrote it, then the VM is reported.
 void restore_cool_off_then_fail(candidate_pointer self, const std::string& reason) {
   auto& st = self->state;
+  if (st.record_pending) {
+    st.fail_after_record = reason; // restoring before the record lands would be undone by it
+    return;
+  }
   auto holder = cool_off_holder_of(st.plan.vmi);
   auto res = holder.kind == "VirtualMachine" ? k8s::resources::vms : k8s::resources::vmis;
   auto body = cool_off_restore_patch(st.ctx.config.vm_cool_off_annotation,
@@ -204,23 +210,33 @@ void create_migration(candidate_pointer self) {
       [=](caf::error& err) { adopt_or_fail(self, name, err); });
 }
 
-/// Durable cool-off record on the VM (or the VMI without owner), written before the
-/// VMIM so a crash in between errs on the side of waiting.
-void record_cool_off_then_create(candidate_pointer self) {
+void record_answered(candidate_pointer self) {
+  auto& st = self->state;
+  st.record_pending = false;
+  if (st.fail_after_record)
+    restore_cool_off_then_fail(self, *st.fail_after_record);
+}
+
+/// Durable cool-off record on the VM (or the VMI without owner), sent just before the
+/// VMIM's create without waiting for its answer: a freed slot is refilled in one API
+/// round trip, and a crash can only fall between two requests already on the wire.
+void record_cool_off_and_create(candidate_pointer self) {
   auto& st = self->state;
   auto holder = cool_off_holder_of(st.plan.vmi);
   auto res = holder.kind == "VirtualMachine" ? k8s::resources::vms : k8s::resources::vmis;
   auto body = cool_off_patch(st.ctx.config.vm_cool_off_annotation, actor_now(self),
                              st.plan.request_uid).dump();
   k8s::patch_request req{res, holder.namespace_, holder.name, body, false, false};
+  st.record_pending = true;
   self->request(st.ctx.api, caf::infinite, std::move(req))
-    .then([=](const k8s::api_response&) { create_migration(self); },
+    .then([=](const k8s::api_response&) { record_answered(self); },
           [=](caf::error& err) {
             log_kv(spdlog::level::warn,
                    "cannot record cool-off on " + holder.kind + " " + holder.name,
                    vm_fields(self->state, {{"error", error_message(err)}}));
-            create_migration(self);
+            record_answered(self);
           });
+  create_migration(self); // after the patch in the API client's queue
 }
 
 candidate_actor::behavior_type candidate(candidate_pointer self, controller_context ctx,
@@ -245,7 +261,7 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
         auto& st = self->state;
         st.target = target;
         if (!st.plan.adopted)
-          return record_cool_off_then_create(self);
+          return record_cool_off_and_create(self);
         // Adopted: its phase first, then what is left of migrationTimeout since creation.
         start_watching(self, *st.plan.adopted, true);
       },

@@ -255,6 +255,49 @@ BOOST_AUTO_TEST_CASE(a_rejected_create_with_nothing_stored_fails_with_the_api_me
   BOOST_CHECK(restored.at(std::string{default_cool_off_annotation} + "-request-uid").is_null());
 }
 
+// A freed slot is refilled in one API round trip: the create goes out right behind the
+// cool-off patch, without waiting for its answer. A create rejected before the patch is
+// answered restores the record only once the patch landed (else the patch would undo it).
+BOOST_AUTO_TEST_CASE(the_create_does_not_wait_for_the_cool_off_answer_and_a_restore_waits_for_it) {
+  api->respond = [this](const api_call& c) -> api_answer {
+    if (c.verb == "patch" && api->calls_of("patch").size() == 1)
+      api->hold = true; // the record's answer (and the create's) stay on the wire
+    if (c.verb == "create")
+      return to_caf_error(ec::invalid_request, "admission webhook denied the request: no");
+    if (c.verb == "get")
+      return to_caf_error(ec::not_found, "not found");
+    return k8s::api_response{200, "{}"};
+  };
+  auto result = run_kind(request(), false);
+  BOOST_REQUIRE_EQUAL(api->calls_of("patch").size(), 1u);
+  BOOST_REQUIRE_EQUAL(api->calls_of("create").size(), 1u); // sent, record still unanswered
+  BOOST_REQUIRE_EQUAL(api->held.size(), 2u);
+  BOOST_CHECK(api->calls[api->calls.size() - 2].verb == "patch"); // the record went first
+  BOOST_CHECK(api->calls.back().verb == "create");
+
+  // The create's rejection arrives first; the lookup by name finds nothing.
+  api->hold = false;
+  auto record_answer = std::move(api->held.front());
+  api->held.erase(api->held.begin());
+  api->release();
+  sched.run();
+  BOOST_REQUIRE_EQUAL(api->calls_of("get").size(), 1u);
+  BOOST_CHECK_EQUAL(api->calls_of("patch").size(), 1u); // no restore before the record landed
+  BOOST_CHECK(!result->arrived());
+
+  api->held.push_back(std::move(record_answer)); // now the record's answer lands
+  api->release();
+  sched.run();
+  auto patches = api->calls_of("patch");
+  BOOST_REQUIRE_EQUAL(patches.size(), 2u);
+  auto restored = json::parse(patches[1].body).at("metadata").at("annotations");
+  BOOST_CHECK(restored.at(default_cool_off_annotation).is_null());
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->failed, 1);
+  BOOST_CHECK_EQUAL(writer->results.back().detail.reason,
+                    "MigrationCreateFailed: admission webhook denied the request: no");
+}
+
 // `kubectl describe vmi` says why the VM moved: a Normal Migrating event on the VMI at
 // create, a Warning MigrationFailed with the reason when the VMIM fails; the VMIM's
 // creation-to-outcome time lands in schedopt_migration_duration_seconds{outcome}.
