@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "model/decode_reader.hpp"
+#include "model/json_split.hpp"
 #include "model/quantity.hpp"
 #include "model/longhorn.hpp"
 
@@ -346,33 +347,50 @@ expected<T> decode(std::string_view json) {
   return out;
 }
 
+// A list page item by item: the page split (model/json_split.hpp) when it can be, so
+// only one item's DOM exists at a time; nullopt when it cannot, or when an item is not
+// valid JSON, and the page is then parsed whole (which reports that as it always did).
 template <class T>
-expected<object_list<T>> decode_list(std::string_view json) {
+std::optional<expected<object_list<T>>> decode_list_pieces(std::string_view json, bool split) {
+  std::optional<split_json> pieces;
+  if (split && !(pieces = split_top_level_array(json, "items")))
+    return std::nullopt;
   decode_reader r;
-  auto root = r.parse_root(json);
+  auto root = r.parse_root(pieces ? std::string_view{pieces->envelope} : json);
+  if (pieces && !r.ok())
+    return std::nullopt;
   object_list<T> out;
   auto meta = r.child(root, "metadata");
   r.read(meta, "resourceVersion", out.resource_version);
   r.read(meta, "continue", out.continue_token);
   if (!r.ok())
     return r.failure();
-  r.for_each_independent(
-    root, "items",
-    [&](const json_object& item) {
-      T value;
-      read_into(r, item, value);
-      if (r.ok())
-        out.items.push_back(std::move(value));
-    },
-    [&](std::size_t, const json_object& item, const error& why) {
-      undecodable_object bad;
-      read_identity(r, item, bad);
-      bad.why = why;
-      out.skipped.push_back(std::move(bad));
-    });
+  auto each = [&](const json_object& item) {
+    T value;
+    read_into(r, item, value);
+    if (r.ok())
+      out.items.push_back(std::move(value));
+  };
+  auto skipped = [&](std::size_t, const json_object& item, const error& why) {
+    undecodable_object bad;
+    read_identity(r, item, bad);
+    bad.why = why;
+    out.skipped.push_back(std::move(bad));
+  };
+  if (!pieces)
+    r.for_each_independent(root, "items", each, skipped);
+  else if (!r.for_each_independent_split(pieces->elements, "items", each, skipped))
+    return std::nullopt;
   if (!r.ok())
     return r.failure();
   return out;
+}
+
+template <class T>
+expected<object_list<T>> decode_list(std::string_view json) {
+  if (auto split = decode_list_pieces<T>(json, true))
+    return std::move(*split);
+  return std::move(*decode_list_pieces<T>(json, false));
 }
 
 undecodable_object identify_watch_event(std::string_view json, error why) {

@@ -34,8 +34,13 @@ std::string decode_reader::join(const std::string& path, std::string_view key) {
 
 json_object decode_reader::parse_root(std::string_view json) {
   // One parser per thread: its buffers are reused across documents.
-  thread_local simdjson::dom::parser parser;
-  auto result = parser.parse(json.data(), json.size());
+  thread_local simdjson::dom::parser reused;
+  simdjson::dom::parser* parser = &reused;
+  if (json.size() > reused_parser_limit) {
+    large_document_parser_ = std::make_unique<simdjson::dom::parser>();
+    parser = large_document_parser_.get();
+  }
+  auto result = parser->parse(json.data(), json.size());
   if (result.error()) {
     failure_ = make_error(ec::parse_error, std::string("malformed JSON: ")
                                              + simdjson::error_message(result.error()));
@@ -47,6 +52,15 @@ json_object decode_reader::parse_root(std::string_view json) {
     return {};
   }
   return json_object{root.get_object().value_unsafe(), std::string(), true};
+}
+
+std::optional<simdjson::dom::element> decode_reader::parse_element(std::string_view json) {
+  // Elements are objects of a few KB: this parser stays that small.
+  thread_local simdjson::dom::parser parser;
+  auto result = parser.parse(json.data(), json.size());
+  if (result.error())
+    return std::nullopt;
+  return result.value_unsafe();
 }
 
 std::optional<simdjson::dom::element> decode_reader::field(const json_object& obj,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,8 +28,13 @@ struct json_object {
 class decode_reader {
 public:
   /// Parses `json`; a parse failure becomes the reader's error. The returned object
-  /// lives until the next parse_root on this thread.
+  /// lives until the next parse_root on this thread or on this reader. A document up to
+  /// reused_parser_limit is parsed by this thread's parser, which is reused and so
+  /// keeps its capacity; a larger one by a parser of this reader, freed with it, so no
+  /// thread keeps the DOM capacity of the largest document it ever saw.
   json_object parse_root(std::string_view json);
+
+  static constexpr std::size_t reused_parser_limit = 1 << 20;
 
   bool ok() const { return !failure_; }
   const error& failure() const { return *failure_; }
@@ -75,24 +81,48 @@ public:
     if (!arr)
       return;
     std::size_t index = 0;
-    for (auto element : *arr) {
-      std::size_t at = index++;
-      std::string path = join(obj.path, key) + "[" + std::to_string(at) + "]";
-      if (element.is_null())
+    for (auto element : *arr)
+      read_independent(element, index++, join(obj.path, key), each, skipped);
+  }
+
+  /// for_each over the elements a split (model/json_split.hpp) cut out of the array at
+  /// `array_path`, each parsed alone by this thread's element parser. Returns false,
+  /// reading no further, when an element is not valid JSON: the caller then parses the
+  /// document whole, so that failure reads as before.
+  template <class F>
+  bool for_each_split(const std::vector<std::string_view>& elements,
+                      const std::string& array_path, F&& each) {
+    std::size_t index = 0;
+    for (auto text : elements) {
+      auto element = parse_element(text);
+      if (!element)
+        return false;
+      std::string path = array_path + "[" + std::to_string(index++) + "]";
+      if (element->is_null())
         continue;
-      json_object item;
-      if (!element.is_object())
-        fail_type(path, "object", element);
-      else
-        item = json_object{element.get_object().value_unsafe(), std::move(path), true};
-      if (!failure_)
-        each(item);
-      if (failure_) {
-        auto why = std::move(*failure_);
-        failure_.reset();
-        skipped(at, item, why);
+      if (!element->is_object()) {
+        fail_type(path, "object", *element);
+        return true;
       }
+      each(json_object{element->get_object().value_unsafe(), std::move(path), true});
+      if (failure_)
+        return true;
     }
+    return true;
+  }
+
+  /// for_each_independent over split elements; false as for_each_split.
+  template <class F, class G>
+  bool for_each_independent_split(const std::vector<std::string_view>& elements,
+                                  const std::string& array_path, F&& each, G&& skipped) {
+    std::size_t index = 0;
+    for (auto text : elements) {
+      auto element = parse_element(text);
+      if (!element)
+        return false;
+      read_independent(*element, index++, array_path, each, skipped);
+    }
+    return true;
   }
 
   /// Forgets the recorded error, for best-effort reads after a failure.
@@ -104,11 +134,36 @@ public:
   static std::string join(const std::string& path, std::string_view key);
 
 private:
+  template <class F, class G>
+  void read_independent(simdjson::dom::element element, std::size_t at,
+                        const std::string& array_path, F& each, G& skipped) {
+    std::string path = array_path + "[" + std::to_string(at) + "]";
+    if (element.is_null())
+      return;
+    json_object item;
+    if (!element.is_object())
+      fail_type(path, "object", element);
+    else
+      item = json_object{element.get_object().value_unsafe(), std::move(path), true};
+    if (!failure_)
+      each(item);
+    if (failure_) {
+      auto why = std::move(*failure_);
+      failure_.reset();
+      skipped(at, item, why);
+    }
+  }
+
+  /// One element of a split document, parsed by a second per-thread parser so the
+  /// root's DOM stays valid; the element lives until the next parse_element here.
+  std::optional<simdjson::dom::element> parse_element(std::string_view json);
+
   std::optional<simdjson::dom::element> field(const json_object& obj, std::string_view key);
   std::optional<simdjson::dom::array> array_field(const json_object& obj, std::string_view key);
   void fail_type(const std::string& path, const char* expected, simdjson::dom::element got);
 
   std::optional<error> failure_;
+  std::unique_ptr<simdjson::dom::parser> large_document_parser_;
 };
 
 } // namespace schedopt::detail

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "model/decode_reader.hpp"
+#include "model/json_split.hpp"
 
 namespace schedopt {
 
@@ -63,6 +64,38 @@ expected<sdk_node> read_node(decode_reader& r, const json_object& n) {
   return out;
 }
 
+// The bulk answer volume by volume: split (model/json_split.hpp) when it can be, so one
+// volume's DOM exists at a time instead of one sized by the whole answer;
+// nullopt when it cannot or a volume is not valid JSON, and it is then parsed whole.
+std::optional<expected<std::vector<sdk_volume>>> decode_volumes(std::string_view json, bool split) {
+  std::optional<split_json> pieces;
+  if (split && !(pieces = split_top_level_array(json, "volumes")))
+    return std::nullopt;
+  decode_reader r;
+  auto root = r.parse_root(pieces ? std::string_view{pieces->envelope} : json);
+  if (pieces && !r.ok())
+    return std::nullopt;
+  std::vector<sdk_volume> out;
+  std::optional<error> failed;
+  auto each = [&](const json_object& item) {
+    if (failed)
+      return;
+    if (auto v = read_volume_inspect(r, item))
+      out.push_back(std::move(*v));
+    else
+      failed = v.err();
+  };
+  if (!pieces)
+    r.for_each(root, "volumes", each);
+  else if (!r.for_each_split(pieces->elements, "volumes", each))
+    return std::nullopt;
+  if (failed)
+    return *failed;
+  if (!r.ok())
+    return r.failure();
+  return out;
+}
+
 } // namespace
 
 expected<sdk_volume> decode_sdk_volume_inspect(std::string_view json) {
@@ -74,24 +107,11 @@ expected<sdk_volume> decode_sdk_volume_inspect(std::string_view json) {
 }
 
 expected<std::vector<sdk_volume>> decode_sdk_volume_inspect_with_filters(std::string_view json) {
-  decode_reader r;
-  auto root = r.parse_root(json);
-  std::vector<sdk_volume> out;
-  std::optional<error> failed;
-  r.for_each(root, "volumes", [&](const json_object& item) {
-    if (failed)
-      return;
-    if (auto v = read_volume_inspect(r, item))
-      out.push_back(std::move(*v));
-    else
-      failed = v.err();
-  });
-  if (failed)
-    return *failed;
-  if (!r.ok())
-    return r.failure();
-  return out;
+  if (auto split = decode_volumes(json, true))
+    return std::move(*split);
+  return std::move(*decode_volumes(json, false));
 }
+
 
 expected<std::vector<sdk_node>> decode_sdk_node_enumerate_with_filters(std::string_view json) {
   decode_reader r;
