@@ -17,6 +17,7 @@
 #include "k8s/metrics.hpp"
 #include "k8s/watch_parser.hpp"
 #include "model/decode.hpp"
+#include "model/store_fields.hpp"
 
 namespace schedopt {
 
@@ -199,9 +200,10 @@ void list_page(Self self, std::shared_ptr<std::vector<T>> items, std::string con
         }
         if (resource_version.empty())
           resource_version = answer.resource_version;
-        items->reserve(items->size() + list->items.size());
-        for (auto& item : list->items)
+        for (auto& item : list->items) {
+          keep_decision_fields(item);
           items->push_back(std::move(item));
+        }
         for (auto& bad : list->skipped) {
           skip_undecodable<T>(self, "list item", bad);
           // Keep the last good version: a relist must not report a live object deleted
@@ -300,6 +302,7 @@ void handle_line(Self self, std::string_view line, bool& restart,
     st.last_rv = ev->resource_version;
   if (ev->type == "BOOKMARK")
     return;
+  keep_decision_fields(ev->object);
   auto key = k8s::store_key(ev->object);
   if (ev->type == "DELETED") {
     auto old = st.store.erase(key);
