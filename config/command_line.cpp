@@ -350,7 +350,11 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
     if (f.def->info.key == "config")
       config_path = f.value;
   if (!config_path.empty()) {
-    auto entries = config_detail::read_config_file(config_path);
+    auto text = paths.config_file_text ? paths.config_file_text(config_path)
+                                       : config_detail::read_config_text(config_path);
+    if (!text)
+      return text.err();
+    auto entries = config_detail::parse_config_file(*text, config_path);
     if (!entries)
       return entries.err();
     for (const auto& e : *entries) {

@@ -52,6 +52,10 @@ struct load_paths {
   /// The pod's namespace (lease namespace default); "default" when unreadable.
   std::string service_account_namespace_file =
     "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+  /// The settings file's bytes by its path (--config, SCHEDOPT_CONFIG); unset: read from
+  /// disk. The fuzz target hands in its input here, so it runs the file's parser and
+  /// validation without a file write per input.
+  std::function<expected<std::string>(const std::string& path)> config_file_text;
 };
 
 /// argv[0] is the program name. Errors are one line (caller prints and exits 2), e.g.

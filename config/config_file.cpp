@@ -10,15 +10,20 @@
 
 namespace schedopt::config_detail {
 
-expected<std::vector<file_entry>> read_config_file(const std::string& path) {
+expected<std::string> read_config_text(const std::string& path) {
   std::ifstream in(path);
   if (!in)
     return make_error(ec::config_error, path + ": cannot read: " + std::strerror(errno));
   std::stringstream buf;
   buf << in.rdbuf();
+  return buf.str();
+}
+
+expected<std::vector<file_entry>> parse_config_file(const std::string& text,
+                                                    const std::string& path) {
   YAML::Node root;
   try {
-    root = YAML::Load(buf.str());
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return make_error(ec::config_error,
                       path + ": invalid YAML: " + e.msg + " at line "

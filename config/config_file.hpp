@@ -14,8 +14,13 @@ struct file_entry {
   std::string value; // scalars as written; sequences joined with ","
 };
 
-/// Errors name the file: `<path>: cannot read: ...`, `<path>: invalid YAML: ...`,
-/// `<path>: expected a mapping of settings`, `<path>: <key>: expected a scalar`.
-expected<std::vector<file_entry>> read_config_file(const std::string& path);
+/// The file's bytes, or `<path>: cannot read: <strerror>`.
+expected<std::string> read_config_text(const std::string& path);
+
+/// The settings in `text`, the content of the file `path` (only named in errors):
+/// `<path>: invalid YAML: ...`, `<path>: expected a mapping of settings`,
+/// `<path>: <key>: expected a scalar`.
+expected<std::vector<file_entry>> parse_config_file(const std::string& text,
+                                                    const std::string& path);
 
 } // namespace schedopt::config_detail

@@ -114,9 +114,22 @@ expected<cluster_config> load_kubeconfig(const std::string& path, const std::str
   };
   if (!file_exists(path))
     return fail("file not found");
+  std::ifstream in{path, std::ios::binary};
+  if (!in) // the words yaml-cpp's LoadFile used for an unopenable file, kept for the logs
+    return fail("invalid YAML at line 0: bad file: " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_kubeconfig(text.str(), path, context);
+}
+
+expected<cluster_config> parse_kubeconfig(const std::string& text, const std::string& path,
+                                          const std::string& context) {
+  auto fail = [&](const std::string& what) {
+    return make_error(ec::config_error, "kubeconfig " + path + ": " + what);
+  };
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return fail("invalid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }

@@ -27,6 +27,12 @@ struct cluster_config {
 /// one line naming the file and the field, e.g. `kubeconfig /x: cluster "c": server missing`.
 expected<cluster_config> load_kubeconfig(const std::string& path, const std::string& context = {});
 
+/// load_kubeconfig after the file is read: `text` is its content, `path` names it in
+/// errors and anchors relative paths (certificate-authority, tokenFile, client-*). For
+/// callers that hold the bytes already (the fuzz target).
+expected<cluster_config> parse_kubeconfig(const std::string& text, const std::string& path,
+                                          const std::string& context = {});
+
 /// In-cluster: KUBERNETES_SERVICE_HOST/PORT plus <root>/{token,ca.crt,namespace};
 /// `root` defaults to /var/run/secrets/kubernetes.io/serviceaccount.
 expected<cluster_config> load_in_cluster(

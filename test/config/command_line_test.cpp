@@ -295,6 +295,57 @@ BOOST_AUTO_TEST_CASE(bad_file_messages) {
               == 0);
 }
 
+// The fuzz target hands the file's bytes in through load_paths::config_file_text; the
+// answer must be the one reading the same bytes from disk gives.
+BOOST_AUTO_TEST_CASE(config_file_text_answers_as_the_file_does) {
+  const std::string texts[] = {
+    "coolOffPeriod: 2h\nmaxParallelMigrations: 7\n",
+    "maxParallelMigrationsLimit: 0\n",
+    "driver: [unclosed\n",
+    "driver: {name: portworx}\n",
+    "- a\n",
+    "",
+  };
+  for (const auto& text : texts) {
+    auto file = write("same.yaml", text);
+    auto from_disk = parse({"run", "--config", file});
+    std::vector<std::string> asked;
+    paths.config_file_text = [&](const std::string& path) -> expected<std::string> {
+      asked.push_back(path);
+      return text;
+    };
+    auto from_text = parse({"run", "--config", file});
+    paths.config_file_text = nullptr;
+    BOOST_TEST_CONTEXT(text) {
+      BOOST_CHECK_EQUAL(asked.size(), 1u);
+      BOOST_CHECK_EQUAL(asked.empty() ? "" : asked.front(), file);
+      BOOST_REQUIRE_EQUAL(from_disk.has_value(), from_text.has_value());
+      if (from_disk) {
+        BOOST_CHECK_EQUAL(from_text->config.cool_off_period.count(),
+                          from_disk->config.cool_off_period.count());
+        BOOST_CHECK_EQUAL(from_text->config.max_parallel_migrations,
+                          from_disk->config.max_parallel_migrations);
+        BOOST_CHECK_EQUAL(from_text->config.config_file, file);
+      } else {
+        BOOST_CHECK_EQUAL(from_text.err().message, from_disk.err().message);
+      }
+    }
+  }
+  // Its error is the command line's error, as a failed read would be.
+  paths.config_file_text = [](const std::string& path) -> expected<std::string> {
+    return make_error(ec::config_error, path + ": cannot read: gone");
+  };
+  BOOST_CHECK_EQUAL(fails({"run", "--config", "x.yaml"}), "x.yaml: cannot read: gone");
+  // Without --config or SCHEDOPT_CONFIG nothing is asked for.
+  bool called = false;
+  paths.config_file_text = [&](const std::string&) -> expected<std::string> {
+    called = true;
+    return std::string{};
+  };
+  ok({"run"});
+  BOOST_CHECK(!called);
+}
+
 BOOST_AUTO_TEST_CASE(help_requests) {
   auto top = ok({"--help"});
   BOOST_CHECK(top.help_requested);

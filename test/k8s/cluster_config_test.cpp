@@ -122,6 +122,46 @@ BOOST_AUTO_TEST_CASE(broken_kubeconfigs_give_one_line_errors_naming_file_and_fie
   check(d.write("badserver", kubeconfig("    server: ftp://k\n", "")), "", "server");
 }
 
+// The fuzz target calls parse_kubeconfig on bytes; that is only worth something if the
+// file path gives exactly the same answer for the same bytes.
+BOOST_AUTO_TEST_CASE(parse_kubeconfig_answers_as_loading_the_file_does) {
+  temp_dir d;
+  d.write("ca.crt", "CA");
+  const std::string texts[] = {
+    kubeconfig("    server: https://k:443/\n    certificate-authority: ca.crt\n", "    token: t\n"),
+    kubeconfig("    server: https://k\n    certificate-authority: absent.crt\n", "    token: t\n"),
+    kubeconfig("    server: ftp://k\n", ""),
+    "clusters: [\n  - {name: c\n",
+    "just a string\n",
+    "",
+  };
+  for (const auto& text : texts) {
+    for (const char* context : {"", "other", "nope"}) {
+      auto path = d.write("config", text);
+      auto loaded = load_kubeconfig(path, context);
+      auto parsed = schedopt::k8s::parse_kubeconfig(text, path, context);
+      BOOST_TEST_CONTEXT(text << " context '" << context << "'") {
+        BOOST_REQUIRE_EQUAL(loaded.has_value(), parsed.has_value());
+        if (loaded) {
+          BOOST_CHECK_EQUAL(parsed->server, loaded->server);
+          BOOST_CHECK_EQUAL(parsed->ca_file, loaded->ca_file);
+          BOOST_CHECK_EQUAL(parsed->token, loaded->token);
+          BOOST_CHECK_EQUAL(parsed->namespace_, loaded->namespace_);
+          BOOST_CHECK_EQUAL(parsed->source, loaded->source);
+        } else {
+          BOOST_CHECK_EQUAL(parsed.err().message, loaded.err().message);
+          BOOST_CHECK(parsed.err().code == loaded.err().code);
+        }
+      }
+    }
+  }
+  // Relative paths hang off the named file's directory even though nothing was read.
+  auto cfg = schedopt::k8s::parse_kubeconfig(texts[0], d.path + "/never-written", "");
+  BOOST_REQUIRE_MESSAGE(cfg.has_value(), (cfg ? std::string{} : cfg.err().message));
+  BOOST_CHECK_EQUAL(cfg->ca_file, d.path + "/ca.crt");
+  BOOST_CHECK_EQUAL(cfg->server, "https://k:443");
+}
+
 BOOST_AUTO_TEST_CASE(in_cluster_layout) {
   temp_dir d;
   d.write("token", "sa-token\n");
