@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target (README "Hostile input") for SECONDS each and fails when
-# any of them finds a crash, a leak or a timeout.
+# Runs every libFuzzer target (README "Hostile input") for SECONDS each, or for N
+# executions each, and fails when any of them finds a crash, a leak or a timeout.
 #
-#   test/fuzz/run.sh SECONDS [TARGET...]   default: every target in build-fuzz/fuzz-bin
+#   test/fuzz/run.sh SECONDS [TARGET...]      CI: a fixed time per target
+#   test/fuzz/run.sh --runs N [TARGET...]     the long run: N executions per target
+#   default TARGETs: every target in build-fuzz/fuzz-bin
 #
 # Build first: deploy/bootstrap.sh --fuzz && cmake --preset fuzz && cmake --build --preset fuzz
 # Dictionaries: dict/<target>.dict, dict/json.dict for the JSON decoders.
@@ -14,8 +16,18 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
-seconds="${1:?usage: test/fuzz/run.sh SECONDS [TARGET...]}"
-shift
+usage="usage: test/fuzz/run.sh SECONDS | --runs N [TARGET...]"
+if [[ ${1:-} == --runs ]]; then
+  runs="${2:?$usage}"
+  limit=(-runs="$runs")
+  what="$runs executions"
+  shift 2
+else
+  seconds="${1:?$usage}"
+  limit=(-max_total_time="$seconds")
+  what="$seconds s"
+  shift
+fi
 jobs="${FUZZ_JOBS:-2}"
 targets=("$@")
 if ((${#targets[@]} == 0)); then
@@ -31,7 +43,13 @@ run_one() {
   local dict=() name=$t
   case $t in decode_* | px_* | watch_stream) name=json ;; esac
   [[ -f "$here/dict/$name.dict" ]] && dict=("-dict=$here/dict/$name.dict")
-  if "$build/fuzz-bin/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  # Many steps per input: a longer input costs more than it finds (README "Hostile input").
+  local max_len=()
+  case $t in
+    status_coalescer) max_len=(-max_len=1024) ;;
+    watch_stream) max_len=(-max_len=4096) ;;
+  esac
+  if "$build/fuzz-bin/$t" "${limit[@]}" "${max_len[@]}" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 "${dict[@]}" -artifact_prefix="$work/fuzz-artifacts/$t-" \
       "$work/fuzz-corpus/$t" "${seeds[@]}" >"$work/fuzz-logs/$t.log" 2>&1; then
     local runs cov corpus
@@ -62,4 +80,4 @@ if ((${#failed[@]})); then
   echo "fuzz: FAILED: ${failed[*]} (crashing inputs in $work/fuzz-artifacts)"
   exit 1
 fi
-echo "fuzz: ${#targets[@]} targets, ${seconds} s each, no findings"
+echo "fuzz: ${#targets[@]} targets, $what each, no findings"
