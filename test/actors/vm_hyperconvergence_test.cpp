@@ -68,6 +68,15 @@ void add_vm(fleet& f, const std::string& name, const std::string& host,
   f.pvs.push_back(pv);
 }
 
+/// An API whose admission refuses every VMIM and stores nothing under its name.
+api_answer rejecting_creates(const api_call& c) {
+  if (c.verb == "create")
+    return to_caf_error(ec::invalid_request, "admission webhook denied the request: no");
+  if (c.verb == "get")
+    return to_caf_error(ec::not_found, "not found");
+  return k8s::api_response{200, "{}"};
+}
+
 struct kind_fixture : actor_fixture {
   kind_fixture() {
     fleet f;
@@ -228,13 +237,7 @@ BOOST_AUTO_TEST_CASE(a_create_that_failed_after_storing_is_adopted_by_name) {
 
 // Nothing under that name (or another request's VMIM): the create error is the outcome.
 BOOST_AUTO_TEST_CASE(a_rejected_create_with_nothing_stored_fails_with_the_api_message) {
-  api->respond = [](const api_call& c) -> api_answer {
-    if (c.verb == "create")
-      return to_caf_error(ec::invalid_request, "admission webhook denied the request: no");
-    if (c.verb == "get")
-      return to_caf_error(ec::not_found, "not found");
-    return k8s::api_response{200, "{}"};
-  };
+  api->respond = [](const api_call& c) { return rejecting_creates(c); };
   auto result = run_kind(request(), false);
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->failed, 1);
@@ -259,14 +262,10 @@ BOOST_AUTO_TEST_CASE(a_rejected_create_with_nothing_stored_fails_with_the_api_me
 // cool-off patch, without waiting for its answer. A create rejected before the patch is
 // answered restores the record only once the patch landed (else the patch would undo it).
 BOOST_AUTO_TEST_CASE(the_create_does_not_wait_for_the_cool_off_answer_and_a_restore_waits_for_it) {
-  api->respond = [this](const api_call& c) -> api_answer {
+  api->respond = [this](const api_call& c) {
     if (c.verb == "patch" && api->calls_of("patch").size() == 1)
       api->hold = true; // the record's answer (and the create's) stay on the wire
-    if (c.verb == "create")
-      return to_caf_error(ec::invalid_request, "admission webhook denied the request: no");
-    if (c.verb == "get")
-      return to_caf_error(ec::not_found, "not found");
-    return k8s::api_response{200, "{}"};
+    return rejecting_creates(c);
   };
   auto result = run_kind(request(), false);
   BOOST_REQUIRE_EQUAL(api->calls_of("patch").size(), 1u);
