@@ -63,6 +63,10 @@ struct selectors {
   bool matches(const json& obj) const {
     return labels.matches_object(obj) && fields.matches(obj);
   }
+  /// Parses a text-only object only when there is something to match.
+  bool matches(const stored_object& obj) const {
+    return empty() || matches(*obj.parsed());
+  }
   bool empty() const { return labels.empty() && fields.empty(); }
 };
 
@@ -229,7 +233,7 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     start = static_cast<std::size_t>(
       std::partition_point(snap.items.begin(), snap.items.end(),
                            [&](const stored_ptr& p) {
-                             return !key_after(p->object, token->start_ns, token->start_name);
+                             return !key_after(*p->parsed(), token->start_ns, token->start_name);
                            })
       - snap.items.begin());
   } else {
@@ -243,7 +247,7 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     if (limit > 0 && static_cast<long>(page.size()) >= limit)
       break;
     const auto& item = snap.items[i];
-    if (sel->matches(item->object)) {
+    if (sel->matches(*item)) {
       page.push_back(item.get());
       page_owners.push_back(item);
     }
@@ -253,8 +257,9 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
   if (i < snap.items.size() && !page.empty()) {
     continue_token token;
     token.resource_version = snap.resource_version;
-    token.start_ns = meta_str(page.back()->object, "namespace");
-    token.start_name = meta_str(page.back()->object, "name");
+    auto last = page.back()->parsed();
+    token.start_ns = meta_str(*last, "namespace");
+    token.start_name = meta_str(*last, "name");
     token.snapshot_id = cont_text.empty() ? pager_.keep(scope, snap) : [&] {
       auto kept = decode_continue(cont_text);
       return kept ? kept->snapshot_id : 0;
@@ -273,7 +278,7 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     if (remaining >= 0)
       table["metadata"]["remainingItemCount"] = remaining;
     for (auto* item : page)
-      table["rows"].push_back(table_row(*t.resource, item->object));
+      table["rows"].push_back(table_row(*t.resource, *item->parsed()));
     return send_json(res, 200, table);
   }
   // Stream the cached texts straight from the snapshot: a 10k-item list is neither
@@ -384,7 +389,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     if (st->table) {
       auto table = empty_table(*resource);
       table["metadata"]["resourceVersion"] = std::to_string(obj.resource_version);
-      table["rows"].push_back(table_row(*resource, obj.object));
+      table["rows"].push_back(table_row(*resource, *obj.parsed()));
       line += table.dump();
     } else {
       line += obj.text;
@@ -416,7 +421,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
         // The synthetic ADDED events of the current state, written in batches.
         while (st->next_initial < st->pending_initial.size() && out.size() < 256 * 1024) {
           const auto& item = st->pending_initial[st->next_initial++];
-          if (st->sel.matches(item->object))
+          if (st->sel.matches(*item))
             out += encode("ADDED", *item);
         }
         if (st->next_initial == st->pending_initial.size())
@@ -437,17 +442,17 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
       }
       for (auto& e : *events) {
         global = std::max(global, e.object->resource_version);
-        bool now_matches = st->sel.matches(e.object->object);
+        bool now_matches = st->sel.matches(*e.object);
         const char* type = nullptr;
         if (e.type == "MODIFIED" && e.previous && !st->sel.empty()) {
-          bool was_matching = st->sel.matches(e.previous->object);
+          bool was_matching = st->sel.matches(*e.previous);
           if (was_matching && now_matches)
             type = "MODIFIED";
           else if (now_matches)
             type = "ADDED";
           else if (was_matching)
             type = "DELETED";
-        } else if (now_matches || (e.type == "DELETED" && e.previous && st->sel.matches(e.previous->object))) {
+        } else if (now_matches || (e.type == "DELETED" && e.previous && st->sel.matches(*e.previous))) {
           type = e.type.c_str();
         }
         if (type != nullptr)
@@ -652,10 +657,11 @@ void resource_handlers::remove_collection(const httplib::Request& req, httplib::
   auto snap = store_.list_stored(type.key(), t.ns);
   json items = json::array();
   for (auto& item : snap.items) {
-    if (!sel->matches(item->object))
+    if (!sel->matches(*item))
       continue;
-    auto removed = store_.remove(type.key(), meta_str(item->object, "namespace"),
-                                 meta_str(item->object, "name"));
+    auto object = item->parsed();
+    auto removed = store_.remove(type.key(), meta_str(*object, "namespace"),
+                                 meta_str(*object, "name"));
     if (removed)
       items.push_back(std::move(*removed));
   }

@@ -61,12 +61,12 @@ audit_log::audit_log(std::size_t max_vmims, std::size_t max_writes)
 
 void audit_log::attach(object_store& store) {
   store.add_observer(kubevirt::vmim_key, [self = shared_from_this()](const object_store::change& c) {
-    const auto& obj = c.object.object;
-    const json* vmi = nullptr;
+    const auto& obj = c.object;
+    std::shared_ptr<const json> vmi;
     if (c.type == "ADDED")
       vmi = c.peek(kubevirt::vmi_key, str_at(obj, "/metadata/namespace"_json_pointer),
                    str_at(obj, "/spec/vmiName"_json_pointer));
-    self->observe(c.type, obj, vmi);
+    self->observe(c.type, obj, vmi.get());
   });
 }
 

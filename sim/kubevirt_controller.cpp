@@ -21,6 +21,7 @@
 #include "model/timestamp.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
+#include "sim/vmi_usage_index.hpp"
 
 namespace schedopt::sim {
 
@@ -79,29 +80,6 @@ bool matches_selector(const json& node, const json& selector) {
   return true;
 }
 
-node_usage requests_of(const json& vmi) {
-  node_usage out;
-  // Read in place: this runs over every VMI of the cluster when a target is picked.
-  static const auto pointer = "/spec/domain/resources/requests"_json_pointer;
-  if (!vmi.contains(pointer))
-    return out;
-  const json& requests = vmi.at(pointer);
-  auto quantity = [&](const char* key, int64_t scale) -> int64_t {
-    auto it = requests.find(key);
-    if (it == requests.end())
-      return 0;
-    const auto& q = *it;
-    if (q.is_string())
-      return parse_quantity(q.get<std::string>(), scale).value_or(0);
-    if (q.is_number())
-      return static_cast<int64_t>(std::ceil(q.get<double>() * static_cast<double>(scale)));
-    return 0;
-  };
-  out.cpu_millis = quantity("cpu", 1000);
-  out.memory_bytes = quantity("memory", 1);
-  return out;
-}
-
 /// The kube-scheduler's word for a refusal (node_admission.hpp refusal()).
 std::string scheduler_reason(const std::string& refusal) {
   if (refusal == "not Ready")
@@ -133,6 +111,7 @@ struct kubevirt_controller::impl {
   kubevirt_controller_options options;
   std::mt19937_64 rng;
   std::mutex tick_mutex; // the thread and a test's direct tick() never interleave
+  std::shared_ptr<vmi_usage_index> usage_index = std::make_shared<vmi_usage_index>();
 
   struct tracked {
     uint64_t seq = 0;
@@ -149,7 +128,9 @@ struct kubevirt_controller::impl {
   bool stopping = false;
 
   impl(object_store& s, kubevirt_controller_options o)
-    : store(s), options(std::move(o)), rng(options.seed ^ 0x6b75626576697274ULL) {}
+    : store(s), options(std::move(o)), rng(options.seed ^ 0x6b75626576697274ULL) {
+    usage_index->attach(store);
+  }
 
   bool has_status_subresource(const std::string& key) const {
     auto type = store.find_type(key);
@@ -318,10 +299,14 @@ struct kubevirt_controller::impl {
     auto when = format_rfc3339(now);
     // Zero-copy snapshot: with thousands of objects, copying them every tick is the cost.
     auto snapshot = store.list_stored(kv::vmim_key);
+    std::vector<std::shared_ptr<const json>> parsed; // VMIMs keep their trees: no parse
     std::vector<const json*> vmims;
+    parsed.reserve(snapshot.items.size());
     vmims.reserve(snapshot.items.size());
-    for (const auto& stored : snapshot.items)
-      vmims.push_back(&stored->object);
+    for (const auto& stored : snapshot.items) {
+      parsed.push_back(stored->parsed());
+      vmims.push_back(parsed.back().get());
+    }
 
     // FIFO order by creation, as KubeVirt's queue sees them.
     std::vector<const json*> fresh;
@@ -371,24 +356,19 @@ struct kubevirt_controller::impl {
         usage[node].cpu_millis += r.cpu_millis;
         usage[node].memory_bytes += r.memory_bytes;
       };
-      for (const auto& stored : store.list_stored(kv::vmi_key).items) {
-        const auto& v = stored->object;
-        auto node = str(v, "/status/nodeName"_json_pointer);
-        if (node.empty())
-          continue;
-        ++load[node];
-        auto phase = str(v, "/status/phase"_json_pointer);
-        if (phase == "Succeeded" || phase == "Failed")
-          continue;
-        auto requests = requests_of(v);
-        add(node, requests);
-        auto t = targets_of.find(str(v, "/metadata/namespace"_json_pointer) + "/" +
-                                 str(v, "/metadata/name"_json_pointer));
+      usage_index->for_each([&](const std::string& vmi_name, const vmi_usage& v) {
+        if (v.node.empty())
+          return;
+        ++load[v.node];
+        if (v.phase == "Succeeded" || v.phase == "Failed")
+          return;
+        add(v.node, v.requests);
+        auto t = targets_of.find(vmi_name);
         if (t != targets_of.end())
           for (const auto& target : t->second)
-            if (target != node)
-              add(target, requests);
-      }
+            if (target != v.node)
+              add(target, v.requests);
+      });
       for (const auto& n : nodes)
         if (auto d = decode_node(n.dump()))
           decoded[d->metadata.name] = std::move(*d);

@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace schedopt::sim {
 
@@ -60,10 +61,17 @@ std::string quoted_name(const std::string& key, const std::string& name) {
 
 } // namespace
 
+std::shared_ptr<const json> stored_object::parsed() const {
+  if (tree)
+    return tree;
+  return std::make_shared<const json>(json::parse(text));
+}
+
 struct object_store::impl {
   struct type_entry {
     resource_type type;
     std::map<object_key, stored_ptr> objects;
+    bool text_only = false;
   };
   struct event_record {
     std::string key;
@@ -80,6 +88,7 @@ struct object_store::impl {
   // Kept apart from types so a hook may be set before its type is registered.
   std::unordered_map<std::string, admission_hook> admissions;
   std::unordered_map<std::string, std::vector<change_observer>> observers;
+  std::unordered_set<std::string> text_only_types; // apart from types, as admissions are
   std::vector<std::string> type_order;
   std::deque<event_record> history;
   std::size_t history_limit;
@@ -130,15 +139,17 @@ struct object_store::impl {
     return s;
   }
 
-  /// Stamps the next resourceVersion into `obj`, stores it, records the event.
-  stored_ptr commit(type_entry& te, const object_key& k, json obj, const char* type,
-                    stored_ptr previous) {
+  /// Stamps the next resourceVersion into `obj`, stores it, records the event; returns
+  /// the object as committed.
+  json commit(type_entry& te, const object_key& k, json obj, const char* type,
+              stored_ptr previous) {
     ++rv;
     obj["metadata"]["resourceVersion"] = std::to_string(rv);
     auto stored = std::make_shared<stored_object>();
     stored->text = obj.dump();
-    stored->object = std::move(obj);
     stored->resource_version = rv;
+    if (!te.text_only)
+      stored->tree = std::make_shared<const json>(obj);
     stored_ptr ptr = stored;
     if (std::string(type) == "DELETED")
       te.objects.erase(k);
@@ -150,24 +161,32 @@ struct object_store::impl {
       history_floor = history.front().rv;
       history.pop_front();
     }
-    notify_observers(te.type.key(), type, *ptr);
+    notify_observers(te.type.key(), type, obj, rv);
     changed.notify_all();
-    return ptr;
+    return obj;
   }
 
-  void notify_observers(const std::string& key, const std::string& type, const stored_object& obj) {
-    auto it = observers.find(key);
-    if (it == observers.end())
-      return;
-    std::function<const json*(const std::string&, const std::string&, const std::string&)> peek =
-      [this](const std::string& k, const std::string& ns, const std::string& name) -> const json* {
+  using peek_function = std::function<std::shared_ptr<const json>(
+    const std::string&, const std::string&, const std::string&)>;
+  /// change::peek: reads under the lock its caller already holds.
+  peek_function peeker() {
+    return [this](const std::string& k, const std::string& ns,
+                  const std::string& name) -> std::shared_ptr<const json> {
       auto* te = find(k);
       if (te == nullptr)
         return nullptr;
       auto found = te->objects.find({te->type.namespaced ? ns : std::string{}, name});
-      return found == te->objects.end() ? nullptr : &found->second->object;
+      return found == te->objects.end() ? nullptr : found->second->parsed();
     };
-    change c{type, obj, peek};
+  }
+
+  void notify_observers(const std::string& key, const std::string& type, const json& obj,
+                        uint64_t version) {
+    auto it = observers.find(key);
+    if (it == observers.end())
+      return;
+    auto peek = peeker();
+    change c{type, obj, version, peek};
     for (auto& observer : it->second)
       observer(c);
   }
@@ -194,10 +213,11 @@ struct object_store::impl {
 
   /// Turns the proposed new version of an existing object into the stored one:
   /// immutable metadata kept, status rules applied, generation bumped on spec change.
-  /// Returns nullopt-equivalent (the old pointer) when nothing changed.
-  expected<stored_ptr> update(type_entry& te, const object_key& k, const stored_ptr& old,
-                              json proposed, bool status_only) {
-    const json& cur = old->object;
+  /// Returns the object as stored (unchanged when the write changes nothing).
+  expected<json> update(type_entry& te, const object_key& k, const stored_ptr& old,
+                        json proposed, bool status_only) {
+    auto cur_tree = old->parsed();
+    const json& cur = *cur_tree;
     if (!proposed.is_object())
       return make_error(ec::invalid_request, "object must be a JSON object", 400);
     // Checked before the resourceVersion, as storage checks preconditions first.
@@ -241,7 +261,7 @@ struct object_store::impl {
     }
     next["metadata"]["resourceVersion"] = cur["metadata"].value("resourceVersion", "");
     if (next == cur)
-      return old;
+      return cur;
     if (is_terminating(next) && !has_finalizers(next)) {
       return commit(te, k, std::move(next), "DELETED", old);
     }
@@ -257,7 +277,7 @@ void object_store::register_type(const resource_type& type) {
   auto key = type.key();
   auto it = impl_->types.find(key);
   if (it == impl_->types.end()) {
-    impl_->types.emplace(key, impl::type_entry{type, {}});
+    impl_->types.emplace(key, impl::type_entry{type, {}, impl_->text_only_types.count(key) != 0});
     impl_->type_order.push_back(key);
   } else {
     it->second.type = type;
@@ -331,8 +351,7 @@ expected<json> object_store::create(const std::string& key, json object) {
     object["apiVersion"] = te->type.api_version();
   if (!object.contains("kind"))
     object["kind"] = te->type.kind;
-  auto stored = impl_->commit(*te, k, std::move(object), "ADDED", nullptr);
-  return stored->object;
+  return impl_->commit(*te, k, std::move(object), "ADDED", nullptr);
 }
 
 expected<json> object_store::get(const std::string& key, const std::string& ns,
@@ -341,7 +360,7 @@ expected<json> object_store::get(const std::string& key, const std::string& ns,
   auto found = impl_->locate(key, ns, name);
   if (!found)
     return found.err();
-  return found->current->object;
+  return *found->current->parsed();
 }
 
 object_store::snapshot object_store::list_stored(const std::string& key,
@@ -370,7 +389,7 @@ object_store::list_result object_store::list(const std::string& key, const std::
   out.resource_version = snap.resource_version;
   out.items.reserve(snap.items.size());
   for (auto& item : snap.items)
-    out.items.push_back(item->object);
+    out.items.push_back(*item->parsed());
   return out;
 }
 
@@ -383,10 +402,7 @@ expected<json> object_store::replace(const std::string& key, json object, bool s
   auto found = impl_->locate(key, ns, name);
   if (!found)
     return found.err();
-  auto result = impl_->update(*found->te, found->k, found->current, std::move(object), status_only);
-  if (!result)
-    return result.err();
-  return (*result)->object;
+  return impl_->update(*found->te, found->k, found->current, std::move(object), status_only);
 }
 
 expected<json> object_store::modify(const std::string& key, const std::string& ns,
@@ -397,17 +413,14 @@ expected<json> object_store::modify(const std::string& key, const std::string& n
   if (!found)
     return found.err();
   auto& [te, k, old] = *found;
-  json proposed = old->object;
+  json proposed = *old->parsed();
   if (!mutate(proposed))
-    return old->object;
+    return *old->parsed();
   // A mutation must not rename the object; a resourceVersion it sets is a precondition.
   proposed["metadata"]["name"] = name;
   if (te->type.namespaced)
     proposed["metadata"]["namespace"] = k.first;
-  auto result = impl_->update(*te, k, old, std::move(proposed), status_only);
-  if (!result)
-    return result.err();
-  return (*result)->object;
+  return impl_->update(*te, k, old, std::move(proposed), status_only);
 }
 
 expected<json> object_store::remove(const std::string& key, const std::string& ns,
@@ -417,15 +430,15 @@ expected<json> object_store::remove(const std::string& key, const std::string& n
   if (!found)
     return found.err();
   auto& [te, k, old] = *found;
-  json obj = old->object;
+  json obj = *old->parsed();
   if (has_finalizers(obj)) {
     if (is_terminating(obj))
       return obj;
     obj["metadata"]["deletionTimestamp"] = now_rfc3339();
     obj["metadata"]["deletionGracePeriodSeconds"] = 0;
-    return impl_->commit(*te, k, std::move(obj), "MODIFIED", old)->object;
+    return impl_->commit(*te, k, std::move(obj), "MODIFIED", old);
   }
-  return impl_->commit(*te, k, std::move(obj), "DELETED", old)->object;
+  return impl_->commit(*te, k, std::move(obj), "DELETED", old);
 }
 
 uint64_t object_store::resource_version() const {
@@ -461,7 +474,7 @@ expected<std::vector<watch_event>> object_store::events_since(const std::string&
   std::vector<watch_event> out;
   out.reserve(raw->size());
   for (auto& e : *raw)
-    out.push_back(watch_event{e.type, e.object->object, e.object->resource_version});
+    out.push_back(watch_event{e.type, *e.object->parsed(), e.object->resource_version});
   return out;
 }
 
@@ -476,9 +489,29 @@ void object_store::set_admission(const std::string& key, admission_hook hook) {
   impl_->admissions[key] = std::move(hook);
 }
 
-void object_store::add_observer(const std::string& key, change_observer observer) {
+void object_store::keep_as_text(const std::string& key) {
   std::lock_guard<std::mutex> guard(impl_->mtx);
-  impl_->observers[key].push_back(std::move(observer));
+  impl_->text_only_types.insert(key);
+  if (auto* te = impl_->find(key))
+    te->text_only = true;
+}
+
+void object_store::add_observer(const std::string& key, change_observer observer,
+                                bool replay_current) {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  auto& observers = impl_->observers[key];
+  observers.push_back(std::move(observer));
+  auto* te = impl_->find(key);
+  if (!replay_current || te == nullptr)
+    return;
+  // Shown to the new observer alone: the others have seen these objects.
+  auto& added = observers.back();
+  auto peek = impl_->peeker();
+  static const std::string type = "ADDED";
+  for (const auto& [k, stored] : te->objects) {
+    auto object = stored->parsed();
+    added(change{type, *object, stored->resource_version, peek});
+  }
 }
 
 void object_store::notify_all() const {

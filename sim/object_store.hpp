@@ -46,12 +46,17 @@ struct watch_event {
   uint64_t resource_version = 0;
 };
 
-/// One stored object version, immutable once stored; its JSON text is kept so that
-/// list and watch serve 10k objects without re-serializing them.
+/// One stored object version, immutable once stored. Its JSON text is what list and
+/// watch serve without re-serializing; the parsed tree is kept beside it unless the
+/// type is held as text only (object_store::keep_as_text), because at 100,000 VMIs the
+/// trees cost six times the text.
 struct stored_object {
-  json object;
   std::string text;
   uint64_t resource_version = 0;
+  std::shared_ptr<const json> tree; // null for a type held as text only
+
+  /// The object as JSON: the kept tree, or parsed from the text.
+  std::shared_ptr<const json> parsed() const;
 };
 using stored_ptr = std::shared_ptr<const stored_object>;
 
@@ -116,19 +121,28 @@ public:
   using admission_hook = std::function<std::optional<error>(json& object)>;
   void set_admission(const std::string& key, admission_hook hook);
 
-  /// What a change observer is shown: the committed version (for DELETED, the object as
-  /// last stored) and `peek`, read access to other objects under the same lock.
+  /// Objects of `key` are held as their JSON text only and parsed when read: for the
+  /// bulk types of a large scenario (VMIs, VMs, PVCs, PVs), which the API serves as
+  /// bytes and nothing in the simulator scans on a hot path. Set before objects exist.
+  void keep_as_text(const std::string& key);
+
+  /// What a change observer is shown: the committed version, parsed (for DELETED, the
+  /// object as last stored) and `peek`, read access to other objects under the same
+  /// lock (null when absent).
   struct change {
     const std::string& type; // ADDED, MODIFIED, DELETED
-    const stored_object& object;
-    const std::function<const json*(const std::string& key, const std::string& ns,
-                                    const std::string& name)>& peek;
+    const json& object;
+    uint64_t resource_version;
+    const std::function<std::shared_ptr<const json>(const std::string& key, const std::string& ns,
+                                                    const std::string& name)>& peek;
   };
   /// Called for every committed change of `key`, under the store lock and in commit
   /// order, so an observer misses no version (a bounded watch history could not promise
   /// that). It must not call the store; it reads other objects through change::peek.
   using change_observer = std::function<void(const change&)>;
-  void add_observer(const std::string& key, change_observer observer);
+  /// With `replay_current`, the observer is first shown every object of `key` that
+  /// exists as ADDED, under the same lock, so it starts from the complete picture.
+  void add_observer(const std::string& key, change_observer observer, bool replay_current = false);
 
   /// The HTTP layer's zero-copy views of list and events_since.
   struct snapshot {

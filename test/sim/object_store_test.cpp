@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(list_is_sorted_and_namespace_filtered) {
   BOOST_TEST(ns1.items.size() == 2u);
   auto snap = store.list_stored(key, "ns1");
   BOOST_REQUIRE_EQUAL(snap.items.size(), 2u);
-  BOOST_TEST(json::parse(snap.items[0]->text) == snap.items[0]->object);
+  BOOST_TEST(json::parse(snap.items[0]->text) == *snap.items[0]->parsed());
 }
 
 BOOST_AUTO_TEST_CASE(admission_hook_can_reject_and_mutate) {
@@ -204,6 +204,67 @@ BOOST_AUTO_TEST_CASE(wait_for_change_wakes_on_write) {
   BOOST_TEST(unchanged == seen);
   BOOST_REQUIRE(store.create(key, widget("a")));
   BOOST_TEST(store.wait_for_change(seen, std::chrono::milliseconds(10)) > seen);
+}
+
+BOOST_AUTO_TEST_CASE(text_only_type_keeps_no_tree_and_the_same_semantics) {
+  object_store text_store{100};
+  text_store.keep_as_text(key); // before the type exists, as populate() does
+  text_store.register_type(crd_type());
+  auto made = text_store.create(key, widget("a", 1));
+  BOOST_REQUIRE(made);
+  auto snap = text_store.list_stored(key);
+  BOOST_REQUIRE_EQUAL(snap.items.size(), 1u);
+  BOOST_TEST(!snap.items[0]->tree);
+  BOOST_TEST(json::parse(snap.items[0]->text) == *made);
+  BOOST_TEST(*snap.items[0]->parsed() == *made);
+
+  // Writes parse the stored text: generation still follows .spec, status stays apart.
+  auto grown = text_store.modify(key, "ns1", "a", [](json& obj) {
+    obj["spec"]["size"] = 2;
+    obj["status"] = {{"ready", true}};
+    return true;
+  });
+  BOOST_REQUIRE(grown);
+  BOOST_TEST((*grown)["metadata"]["generation"].get<int>() == 2);
+  BOOST_TEST(!grown->contains("status")); // the status subresource owns .status
+  auto got = text_store.get(key, "ns1", "a");
+  BOOST_REQUIRE(got);
+  BOOST_TEST(*got == *grown);
+  auto stale = *made;
+  stale["spec"]["size"] = 3;
+  auto refused = text_store.replace(key, stale, false);
+  BOOST_REQUIRE(!refused);
+  BOOST_TEST(refused.err().http_status == 409);
+
+  auto events = text_store.events_since(key, "", 0);
+  BOOST_REQUIRE(events);
+  BOOST_REQUIRE_EQUAL(events->size(), 2u);
+  BOOST_TEST((*events)[0].type == "ADDED");
+  BOOST_TEST((*events)[0].object == *made);
+  BOOST_TEST((*events)[1].object == *grown);
+
+  // A type not named keeps its tree beside the text.
+  store.create(key, widget("b"));
+  BOOST_TEST(store.list_stored(key).items[0]->tree != nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(observer_replay_shows_existing_objects_first) {
+  BOOST_REQUIRE(store.create(key, widget("a")));
+  BOOST_REQUIRE(store.create(key, widget("b")));
+  std::vector<std::string> seen;
+  store.add_observer(
+    key,
+    [&](const object_store::change& c) {
+      seen.push_back(c.type + " " + c.object["metadata"]["name"].get<std::string>() + " "
+                     + std::to_string(c.resource_version));
+    },
+    /*replay_current=*/true);
+  BOOST_REQUIRE_EQUAL(seen.size(), 2u);
+  BOOST_TEST(seen[0] == "ADDED a 1");
+  BOOST_TEST(seen[1] == "ADDED b 2");
+  BOOST_REQUIRE(store.remove(key, "ns1", "a"));
+  BOOST_REQUIRE_EQUAL(seen.size(), 3u);
+  BOOST_TEST(seen[2] == "DELETED a 3");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
