@@ -87,8 +87,9 @@ void reconsider(controller_pointer self) {
          {{"request", so.metadata.name}, {"uid", so.metadata.uid}});
 }
 
-/// The request with this uid is gone: stop its run, or stop writing for it.
-void forget(controller_pointer self, const std::string& uid) {
+/// The request with this uid is gone: stop its run, or stop writing for it. The uid is a
+/// copy: a caller may pass the uid_by_name entry this erases (found by ASan).
+void forget(controller_pointer self, std::string uid) {
   auto& st = self->state;
   auto i = st.requests.find(uid);
   if (i == st.requests.end())

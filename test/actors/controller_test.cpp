@@ -128,6 +128,19 @@ BOOST_AUTO_TEST_CASE(a_recreate_seen_only_as_an_update_after_a_watch_gap_is_a_ne
   BOOST_CHECK((outcome_order() == std::vector<std::string>{"uid-2"}));
 }
 
+BOOST_AUTO_TEST_CASE(a_recreate_seen_as_an_update_mid_run_stops_and_closes_the_old_uid) {
+  // The controller forgets uid-1 through the name index entry it erases (under the asan
+  // preset this read freed memory): the old run must still be stopped and closed by uid-1.
+  writer->hold_open = {"uid-1"};
+  requests->objects = {request("a", "uid-1", "2026-11-30T09:00:00Z")};
+  start();
+  BOOST_REQUIRE_EQUAL(writer->opens.size(), 1u);
+  requests->push_updated(requests->objects[0], request("a", "uid-2", "2026-11-30T09:05:00Z"));
+  sched.run();
+  BOOST_CHECK((outcome_order() == std::vector<std::string>{"uid-2"}));
+  BOOST_CHECK((writer->closes == std::vector<std::string>{"uid-1"}));
+}
+
 BOOST_AUTO_TEST_CASE(a_shutdown_stops_the_running_request) {
   writer->hold_open = {"uid-1"};
   requests->objects = {request("a", "uid-1", "2026-11-30T09:00:00Z")};
