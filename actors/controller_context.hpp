@@ -6,6 +6,7 @@
 #include "actors/actors.hpp"
 #include "actors/drivers/storage_drivers.hpp"
 #include "config/settings.hpp"
+#include "model/explanation_report.hpp"
 
 namespace schedopt {
 
@@ -23,6 +24,8 @@ struct controller_context {
   storage_driver_actor driver_actor;
   /// `schedopt plan`: "table" or "json" — evaluate once, print, migrate nothing.
   std::string plan_output;
+  /// `schedopt explain`: evaluate once, print the explanation, migrate nothing.
+  std::optional<explain_query> explain;
 };
 
 /// The object reference Events about a request point at.

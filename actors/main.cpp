@@ -1,5 +1,6 @@
 // schedopt: the storage-aware workload placement controller (run), a one-shot
-// evaluation (plan) and a self-contained demonstration (demo).
+// evaluation (plan), why a VM is or is not moved (explain) and a self-contained
+// demonstration (demo).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
       return run_command(parsed->config);
     case command::plan:
       return plan_command(parsed->config, parsed->plan);
+    case command::explain:
+      return explain_command(parsed->config, parsed->explain);
     case command::demo:
       return demo_command(parsed->config, parsed->demo, args[0]);
     case command::none:

@@ -1,6 +1,7 @@
 // vmHyperconvergence kind actor. Evaluation is model/evaluation; this actor gathers the
 // inputs (informer snapshots, VM annotations, the driver's replica map), records the
-// skips, and supervises one candidate actor per eligible VM.
+// skips (each with its bounded explanation, model/explanation), and supervises one
+// candidate actor per eligible VM.
 #include "actors/vm_hyperconvergence_actor.hpp"
 
 #include <chrono>
@@ -236,6 +237,16 @@ void evaluate_and_run(kind_pointer self) {
           {"driver_ms", fmt::format("{:.0f}", st.times.driver_ms)},
           {"evaluate_ms", fmt::format("{:.0f}", phase_times::since(evaluation_started))}});
 
+  explanation_sources sources{in, result, st.in.vmims, st.in.pvcs,
+                              st.ctx.explain ? st.ctx.explain->next : std::nullopt};
+  if (st.ctx.explain) {
+    auto text = render_explain(*st.ctx.explain, explainer{sources});
+    if (!text)
+      return fail_run(self, text.err().message);
+    std::fputs(text->c_str(), stdout);
+    std::fflush(stdout);
+    return reply(self);
+  }
   if (!st.ctx.plan_output.empty()) {
     std::fputs((st.ctx.plan_output == "json" ? render_plan_json(result)
                                              : render_plan_table(result)).c_str(), stdout);
@@ -270,7 +281,8 @@ void evaluate_and_run(kind_pointer self) {
   }
   // Skips not yet counted (all of them on a fresh run); engine results keep their
   // detail slots.
-  auto skips = ledger.new_skips(result.skipped);
+  auto skips = ledger.new_skips(result.skipped.empty() ? result.skipped
+                                                      : explainer{sources}.explained_skips());
   self->send(st.ctx.status, atom::reserve_v, uid, static_cast<int64_t>(plans.size()));
   for (auto& d : skips)
     self->send(st.ctx.status, vm_result{uid, d});

@@ -55,13 +55,19 @@ demo_fraction(double demo_options::*field) {
 
 std::vector<option_def> command_options(command c) {
   std::vector<option_def> out;
-  if (c == command::plan) {
+  if (c == command::plan || c == command::explain) {
     out.push_back({"--output", "-o", "FORMAT", "table", "output format: table or json",
-                   [](parse_result& r, const std::string& text) -> std::string {
+                   [c](parse_result& r, const std::string& text) -> std::string {
                      if (text != "table" && text != "json")
                        return "must be table or json";
-                     r.plan.output = text;
+                     (c == command::plan ? r.plan.output : r.explain.output) = text;
                      return {};
+                   }});
+  }
+  if (c == command::explain) {
+    out.push_back({"--all", "", "", "false", "explain every misplaced VMI instead of one",
+                   [](parse_result& r, const std::string& text) {
+                     return config_detail::parse_bool(text, r.explain.all);
                    }});
   } else if (c == command::demo) {
     demo_options d;
@@ -112,6 +118,10 @@ const char* summary(command c) {
     case command::plan:
       return "Evaluate once and print every VMI's verdict, target nodes and skip reason; "
              "migrates nothing.";
+    case command::explain:
+      return "Explain why a VMI is or is not moved: volumes, replica nodes, node scores, "
+             "each target's admission rule by rule, cool-off, in-flight migrations and "
+             "the per-run cap; read-only.";
     case command::demo:
       return "Start a simulated cluster, fail over a storage pool, run the controller "
              "against the request it creates and print the final status.";
@@ -123,6 +133,7 @@ const char* summary(command c) {
 std::optional<command> command_from(const std::string& name) {
   if (name == "run") return command::run;
   if (name == "plan") return command::plan;
+  if (name == "explain") return command::explain;
   if (name == "demo") return command::demo;
   return std::nullopt;
 }
@@ -179,6 +190,7 @@ const char* to_string(command c) {
     case command::none: return "";
     case command::run: return "run";
     case command::plan: return "plan";
+    case command::explain: return "explain";
     case command::demo: return "demo";
   }
   return "";
@@ -200,9 +212,10 @@ std::string help_text(command c) {
            "replicas,\nserving SchedulingOptimization requests.\n"
            "\n"
            "Commands:\n"
-           "  run    " + std::string(summary(command::run)) + "\n"
-           "  plan   " + summary(command::plan) + "\n"
-           "  demo   " + summary(command::demo) + "\n"
+           "  run      " + std::string(summary(command::run)) + "\n"
+           "  plan     " + summary(command::plan) + "\n"
+           "  explain  " + summary(command::explain) + "\n"
+           "  demo     " + summary(command::demo) + "\n"
            "\n"
            "Run `schedopt <command> --help` for a command's flags; `schedopt --version` prints\n"
            "the version and git revision.\n"
@@ -227,7 +240,8 @@ std::string help_text(command c) {
   std::size_t width = 0;
   for (const auto& r : rows)
     width = std::max(width, r.left.size());
-  std::string out = "Usage: schedopt " + std::string(to_string(c)) + " [flags]\n\n"
+  std::string usage = c == command::explain ? " (NAMESPACE/VMI | --all)" : "";
+  std::string out = "Usage: schedopt " + std::string(to_string(c)) + usage + " [flags]\n\n"
                     + summary(c) + "\n\nFlags:\n";
   for (const auto& r : rows)
     out += "  " + r.left + std::string(width - r.left.size() + 2, ' ') + r.right + "\n";
@@ -240,7 +254,7 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
                                           const environment& env,
                                           const load_paths& paths) {
   if (args.size() < 2)
-    return fail("missing command: want run, plan or demo (see schedopt --help)");
+    return fail("missing command: want run, plan, explain or demo (see schedopt --help)");
   const std::string& first = args[1];
   if (first == "-h" || first == "--help")
     return help_for(command::none);
@@ -249,14 +263,14 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
       return help_for(command::none);
     auto c = command_from(args[2]);
     if (!c)
-      return fail("unknown command " + quoted(args[2]) + ": want run, plan or demo");
+      return fail("unknown command " + quoted(args[2]) + ": want run, plan, explain or demo");
     return help_for(*c);
   }
   auto cmd = command_from(first);
   if (!cmd) {
     if (!first.empty() && first[0] == '-')
-      return fail("missing command before " + first + ": want run, plan or demo");
-    return fail("unknown command " + quoted(first) + ": want run, plan or demo");
+      return fail("missing command before " + first + ": want run, plan, explain or demo");
+    return fail("unknown command " + quoted(first) + ": want run, plan, explain or demo");
   }
 
   parse_result r;
@@ -269,6 +283,17 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
     const std::string& a = args[i];
     if (a == "-h" || a == "--help")
       return help_for(*cmd);
+    if (r.cmd == command::explain && !a.empty() && a[0] != '-') {
+      if (!r.explain.name.empty())
+        return fail("explain takes one NAMESPACE/VMI, got " + quoted(a) + " too" + see);
+      auto slash = a.find('/');
+      if (slash == 0 || slash == std::string::npos || slash + 1 == a.size()
+          || a.find('/', slash + 1) != std::string::npos)
+        return fail("want NAMESPACE/VMI, got " + quoted(a) + see);
+      r.explain.namespace_ = a.substr(0, slash);
+      r.explain.name = a.substr(slash + 1);
+      continue;
+    }
     if (a.size() < 2 || a[0] != '-' || a == "--")
       return fail("unexpected argument " + quoted(a) + see);
     // Split "--name=value" / "-ovalue" / "-o=value" into spelling and inline value.
@@ -329,6 +354,10 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
       flagged.push_back({def, spelling, value});
     }
   }
+  if (r.cmd == command::explain && r.explain.all == !r.explain.name.empty())
+    return fail(std::string(r.explain.all ? "--all and NAMESPACE/VMI exclude each other"
+                                          : "missing NAMESPACE/VMI (or --all)")
+                + see);
   if (r.cmd == command::demo && r.demo.replicas > r.demo.nodes)
     return fail("--replicas " + std::to_string(r.demo.replicas) + " exceeds --nodes "
                 + std::to_string(r.demo.nodes));

@@ -1,4 +1,4 @@
-// `schedopt run|plan|demo` command lines (SPEC §8) plus environment and config file,
+// `schedopt run|plan|explain|demo` command lines (SPEC §8) plus environment and config file,
 // merged with precedence flags > SCHEDOPT_* environment > config file > defaults.
 #pragma once
 
@@ -13,12 +13,20 @@
 
 namespace schedopt {
 
-enum class command { none, run, plan, demo };
+enum class command { none, run, plan, explain, demo };
 
 const char* to_string(command c);
 
 struct plan_options {
   std::string output = "table"; // -o table|json
+};
+
+/// `schedopt explain NAMESPACE/VMI | --all [-o table|json]`: exactly one of the two.
+struct explain_options {
+  std::string output = "table"; // -o table|json
+  std::string namespace_;       // of NAMESPACE/VMI
+  std::string name;
+  bool all = false; // every misplaced VMI
 };
 
 /// `schedopt demo`: the embedded scenario's size and knobs.
@@ -39,6 +47,7 @@ struct parse_result {
   command cmd = command::none;
   settings config;
   plan_options plan;
+  explain_options explain;
   demo_options demo;
   bool help_requested = false;
   std::string help_text; // filled when help_requested

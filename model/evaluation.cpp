@@ -141,6 +141,16 @@ in_flight_migrations_by_vmi(const std::vector<virtual_machine_instance_migration
   return out;
 }
 
+void hold_room(std::map<std::string, node_usage>& usage, const virtual_machine_instance& vmi,
+               const std::vector<std::string>& targets) {
+  // The engine may send it to any of its targets: each keeps room for it, so no
+  // migration of this run waits in Scheduling for room another one took.
+  for (const auto& t : targets) {
+    usage[t].cpu_millis += vmi.requests.cpu_millis.value_or(0);
+    usage[t].memory_bytes += vmi.requests.memory_bytes.value_or(0);
+  }
+}
+
 evaluation_result evaluate(const evaluation_input& in) {
   std::map<std::string, const vmi_volumes*> volumes;
   for (const auto& v : in.volumes)
@@ -204,6 +214,8 @@ evaluation_result evaluate(const evaluation_input& in) {
     placement_verdict pv = score_placement(replica_sets, ev.node, readiness);
     ev.verdict = to_string(pv.verdict);
     ev.best_nodes = pv.best_nodes;
+    ev.best_score = pv.best_score;
+    ev.current_score = pv.current_score;
     ev.target_nodes = pv.target_nodes; // not a candidate: informational only
     target_set targets;
     if (is_candidate(pv)) {
@@ -223,12 +235,7 @@ evaluation_result evaluate(const evaluation_input& in) {
       } else if (counts.eligible < cap) {
         ev.disp = disposition::eligible;
         ++counts.eligible;
-        // The engine may send it to any of its targets: each keeps room for it, so no
-        // migration of this run waits in Scheduling for room another one took.
-        for (const auto& t : ev.target_nodes) {
-          usage[t].cpu_millis += vmi->requests.cpu_millis.value_or(0);
-          usage[t].memory_bytes += vmi->requests.memory_bytes.value_or(0);
-        }
+        hold_room(usage, *vmi, ev.target_nodes);
         out.eligible.push_back(ev);
       } else {
         ev.disp = disposition::outstanding;

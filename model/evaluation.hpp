@@ -88,6 +88,8 @@ struct vmi_evaluation {
   std::string node;    // where it runs now (source node)
   std::string verdict; // "hyperconverged", "semi", "non", "none" (no driver volume), "error"
   std::vector<std::string> best_nodes;
+  int best_score = 0;    // replicas of its driver volumes on each best node
+  int current_score = 0; // the same count on its current node
   /// SPEC §2.5: nodes of the best score level the VMI may run on, else of the next
   /// level above its current node's (target_choice.hpp admissible_targets)
   std::vector<std::string> target_nodes;
@@ -116,6 +118,12 @@ struct evaluation_result {
   std::vector<std::string> outstanding; // "<ns>/<name>", sorted
   evaluation_counts counts;
 };
+
+/// Adds the requests of an eligible `vmi` to each of its `targets` in `usage`: what
+/// evaluate() does before judging the next candidate, and what `schedopt explain`
+/// replays to show the room a candidate was judged against.
+void hold_room(std::map<std::string, node_usage>& usage, const virtual_machine_instance& vmi,
+               const std::vector<std::string>& targets);
 
 /// Step 2: verdicts, filters in SPEC order (NotLiveMigratable, MigrationInProgress,
 /// CoolingOff, NoTargetNode), the cap, and the counts.

@@ -142,29 +142,84 @@ std::string describe(const taint& t) {
   return t.key + (t.value.empty() ? "" : "=" + t.value) + ":" + t.effect;
 }
 
-std::optional<std::string> refusal(const virtual_machine_instance& vmi, const node& n,
-                                   const node_usage& used) {
+namespace {
+
+std::optional<std::string> ready_rule(const virtual_machine_instance&, const node& n,
+                                      const node_usage&) {
   if (!n.ready)
     return "not Ready";
+  return std::nullopt;
+}
+
+std::optional<std::string> schedulable_rule(const virtual_machine_instance&, const node& n,
+                                            const node_usage&) {
   if (n.unschedulable)
     return "cordoned";
+  return std::nullopt;
+}
+
+std::optional<std::string> node_selector_rule(const virtual_machine_instance& vmi,
+                                              const node& n, const node_usage&) {
   if (auto pair = unmatched_node_selector(vmi.node_selector, n))
     return "nodeSelector " + *pair + " not matched";
+  return std::nullopt;
+}
+
+std::optional<std::string> affinity_rule(const virtual_machine_instance& vmi, const node& n,
+                                         const node_usage&) {
   if (!matches_required_affinity(vmi.required_node_affinity, n))
     return std::string{"required node affinity not matched"};
+  return std::nullopt;
+}
+
+std::optional<std::string> taint_rule(const virtual_machine_instance& vmi, const node& n,
+                                      const node_usage&) {
   if (auto* t = untolerated_taint(vmi.tolerations, n))
     return "taint " + describe(*t) + " not tolerated";
+  return std::nullopt;
+}
+
+std::optional<std::string> memory_rule(const virtual_machine_instance& vmi, const node& n,
+                                       const node_usage& used) {
   if (n.allocatable.memory_bytes && vmi.requests.memory_bytes) {
     auto free = std::max<int64_t>(0, *n.allocatable.memory_bytes - used.memory_bytes);
     if (free < *vmi.requests.memory_bytes)
       return format_memory(free) + " memory free, needs "
              + format_memory(*vmi.requests.memory_bytes);
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> cpu_rule(const virtual_machine_instance& vmi, const node& n,
+                                    const node_usage& used) {
   if (n.allocatable.cpu_millis && vmi.requests.cpu_millis) {
     auto free = std::max<int64_t>(0, *n.allocatable.cpu_millis - used.cpu_millis);
     if (free < *vmi.requests.cpu_millis)
       return format_cpu(free) + " CPU free, needs " + format_cpu(*vmi.requests.cpu_millis);
   }
+  return std::nullopt;
+}
+
+} // namespace
+
+const std::vector<admission_rule>& admission_rules() {
+  static const std::vector<admission_rule> rules{
+    {"ready", ready_rule},
+    {"schedulable", schedulable_rule},
+    {"nodeSelector", node_selector_rule},
+    {"requiredNodeAffinity", affinity_rule},
+    {"taints", taint_rule},
+    {"memory", memory_rule},
+    {"cpu", cpu_rule},
+  };
+  return rules;
+}
+
+std::optional<std::string> refusal(const virtual_machine_instance& vmi, const node& n,
+                                   const node_usage& used) {
+  for (const auto& rule : admission_rules())
+    if (auto why = rule.check(vmi, n, used))
+      return why;
   return std::nullopt;
 }
 

@@ -1,23 +1,13 @@
 // `schedopt plan` output: what the evaluator decided for each VMI, without migrating.
 #include "model/plan_report.hpp"
 
-#include <algorithm>
-
 #include <nlohmann/json.hpp>
+
+#include "model/text_table.hpp"
 
 namespace schedopt {
 
 namespace {
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) {
-    if (!out.empty())
-      out += ',';
-    out += s;
-  }
-  return out;
-}
 
 std::string skip_column(const vmi_evaluation& ev) {
   if (ev.disp == disposition::outstanding)
@@ -33,25 +23,7 @@ std::string render_plan_table(const evaluation_result& r) {
   for (const auto& ev : r.vmis)
     rows.push_back(
       {ev.namespace_, ev.name, ev.node, ev.verdict, join(ev.target_nodes), skip_column(ev)});
-  std::vector<std::size_t> width(rows.front().size(), 0);
-  for (auto& row : rows)
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (row[i].empty())
-        row[i] = "-";
-      width[i] = std::max(width[i], row[i].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size())
-        line.append(width[i] - row[i].size() + 3, ' ');
-    }
-    out += line;
-    out += '\n';
-  }
-  return out;
+  return render_text_table(std::move(rows));
 }
 
 std::string render_plan_json(const evaluation_result& r) {

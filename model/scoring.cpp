@@ -15,13 +15,18 @@ const char* to_string(placement p) {
   return "unknown";
 }
 
-placement_verdict score_placement(const std::vector<std::set<std::string>>& replica_nodes,
-                                  const std::string& current_node,
-                                  const std::map<std::string, node_readiness>& nodes) {
-  std::map<std::string, int> scores; // ordered, so best_nodes come out sorted
+std::map<std::string, int> node_scores(const std::vector<std::set<std::string>>& replica_nodes) {
+  std::map<std::string, int> scores;
   for (const auto& replicas : replica_nodes)
     for (const auto& n : replicas)
       ++scores[n];
+  return scores;
+}
+
+placement_verdict score_placement(const std::vector<std::set<std::string>>& replica_nodes,
+                                  const std::string& current_node,
+                                  const std::map<std::string, node_readiness>& nodes) {
+  auto scores = node_scores(replica_nodes); // ordered, so best_nodes come out sorted
   placement_verdict v;
   for (const auto& [name, score] : scores)
     v.best_score = std::max(v.best_score, score);

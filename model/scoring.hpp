@@ -25,6 +25,9 @@ struct placement_verdict {
   std::vector<std::string> target_nodes; // best nodes that are Ready, schedulable and not current
 };
 
+/// One point per volume (set) holding a replica on the node; nodes without any absent.
+std::map<std::string, int> node_scores(const std::vector<std::set<std::string>>& replica_nodes);
+
 /// Scores every node by how many of `replica_nodes` (one set per driver volume) hold it.
 /// `nodes` gives readiness by node name; a best node absent from it is not a target.
 /// Precondition: replica_nodes is not empty (a VMI without driver volumes is no candidate).

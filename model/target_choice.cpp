@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "model/scoring.hpp"
 #include "model/vmim_outcome.hpp"
 
 namespace schedopt {
@@ -12,10 +13,7 @@ target_set admissible_targets(const virtual_machine_instance& vmi,
                               const std::vector<std::set<std::string>>& replica_nodes,
                               const std::map<std::string, const node*>& nodes,
                               const std::map<std::string, node_usage>& usage) {
-  std::map<std::string, int> scores;
-  for (const auto& replicas : replica_nodes)
-    for (const auto& n : replicas)
-      ++scores[n];
+  auto scores = node_scores(replica_nodes);
   int current = 0;
   if (auto it = scores.find(vmi.node_name); it != scores.end())
     current = it->second;

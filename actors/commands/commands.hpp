@@ -1,4 +1,4 @@
-// The three sub-commands of `schedopt` (SPEC §8). Each returns the process exit code.
+// The sub-commands of `schedopt` (SPEC §8). Each returns the process exit code.
 #pragma once
 
 #include "config/command_line.hpp"
@@ -7,6 +7,7 @@ namespace schedopt {
 
 int run_command(const settings& cfg);
 int plan_command(const settings& cfg, const plan_options& plan);
+int explain_command(const settings& cfg, const explain_options& options);
 int demo_command(const settings& cfg, const demo_options& demo, const std::string& self_path);
 
 } // namespace schedopt

@@ -197,9 +197,9 @@ BOOST_AUTO_TEST_CASE(demo_options_parse) {
 
 BOOST_AUTO_TEST_CASE(bad_input_messages) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> rows = {
-    {{}, "missing command: want run, plan or demo (see schedopt --help)"},
-    {{"frobnicate"}, "unknown command \"frobnicate\": want run, plan or demo"},
-    {{"--leader-elect"}, "missing command before --leader-elect: want run, plan or demo"},
+    {{}, "missing command: want run, plan, explain or demo (see schedopt --help)"},
+    {{"frobnicate"}, "unknown command \"frobnicate\": want run, plan, explain or demo"},
+    {{"--leader-elect"}, "missing command before --leader-elect: want run, plan, explain or demo"},
     {{"run", "--foo"}, "unknown flag --foo (see schedopt run --help)"},
     {{"run", "--no-driver"}, "unknown flag --no-driver (see schedopt run --help)"},
     {{"run", "--no-dry-run=true"}, "--no-dry-run takes no value (see schedopt run --help)"},
@@ -242,7 +242,7 @@ BOOST_AUTO_TEST_CASE(bad_input_messages) {
     {{"demo", "--failure-rate", "2"}, "--failure-rate \"2\": must be between 0 and 1"},
     {{"demo", "--nodes", "2", "--replicas", "3"}, "--replicas 3 exceeds --nodes 2"},
     {{"demo", "--seed", "-4"}, "--seed \"-4\": must be >= 0"},
-    {{"help", "nope"}, "unknown command \"nope\": want run, plan or demo"},
+    {{"help", "nope"}, "unknown command \"nope\": want run, plan, explain or demo"},
   };
   for (const auto& [args, expected] : rows) {
     BOOST_TEST_CONTEXT("args " << args.size()) {

@@ -46,18 +46,23 @@ public:
   /// The i-th controller started, oldest first.
   child_process& controller(std::size_t i) { return *controllers_.at(i); }
 
-  /// The flags every controller in these tests gets, then `extra`.
-  std::vector<std::string> controller_args(const std::vector<std::string>& extra = {}) const {
-    std::vector<std::string> args = {"run",
-                                     "--kubeconfig", sim_.kubeconfig(),
-                                     "--driver", driver_,
-                                     "--metrics-listen", "127.0.0.1:0",
-                                     "--status-flush-interval", "200ms",
-                                     "--log-level", "debug"};
+  /// `command` with the flags that point it at this cluster and driver, then `extra`.
+  std::vector<std::string> client_args(const std::string& command,
+                                       const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> args = {command, "--kubeconfig", sim_.kubeconfig(), "--driver", driver_};
     if (driver_ == "portworx") {
       args.push_back("--portworx-endpoint");
       args.push_back(sim_.sdk_url());
     }
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  /// The flags every controller in these tests gets, then `extra`.
+  std::vector<std::string> controller_args(const std::vector<std::string>& extra = {}) const {
+    auto args = client_args("run", {"--metrics-listen", "127.0.0.1:0",
+                                    "--status-flush-interval", "200ms",
+                                    "--log-level", "debug"});
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
@@ -141,6 +146,10 @@ inline std::string status_of_request(const json& r) { return r.value("/status/st
 inline std::string reason_of_request(const json& r) { return r.value("/status/reason"_json_pointer, std::string()); }
 
 inline bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+/// A skip's reason without the bounded explanation schedopt appends after " | "
+/// (model/explanation.hpp explained_skips): the evaluation's own reason.
+inline std::string reason_core(const std::string& reason) { return reason.substr(0, reason.find(" | ")); }
 
 /// The value of one series (`name` or `name{label="value",...}` exactly as exposed) on
 /// the controller's /metrics; -1 when the series is absent or /metrics cannot be read.

@@ -3,96 +3,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "model/evaluation.hpp"
+#include "model/evaluation_world.hpp"
 #include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
+using namespace schedopt::test;
 using namespace std::chrono_literals;
-
-namespace {
-
-virtual_machine_instance vmi(const std::string& ns, const std::string& name,
-                             const std::string& node, std::vector<std::string> claims,
-                             const std::string& phase = "Running") {
-  virtual_machine_instance v;
-  v.metadata.namespace_ = ns;
-  v.metadata.name = name;
-  v.node_name = node;
-  v.phase = phase;
-  for (auto& c : claims)
-    v.volumes.push_back({c + "-vol", c, ""});
-  return v;
-}
-
-persistent_volume_claim pvc(const std::string& ns, const std::string& name,
-                            const std::string& pv) {
-  persistent_volume_claim c;
-  c.metadata.namespace_ = ns;
-  c.metadata.name = name;
-  c.volume_name = pv;
-  return c;
-}
-
-persistent_volume pv(const std::string& name, const std::string& driver = "pxd.portworx.com") {
-  persistent_volume p;
-  p.metadata.name = name;
-  p.csi_driver = driver;
-  return p;
-}
-
-node make_node(const std::string& name, bool ready = true, bool unschedulable = false) {
-  node n;
-  n.metadata.name = name;
-  n.ready = ready;
-  n.unschedulable = unschedulable;
-  return n;
-}
-
-bool owned_by_px(const persistent_volume& p) {
-  return p.csi_driver == "pxd.portworx.com";
-}
-
-timestamp at(const char* text) {
-  return *parse_rfc3339(text);
-}
-
-// A cluster of three nodes; VMI "ns/<name>" uses volume "pv-<name>" whose replicas are
-// given per test.
-struct world {
-  std::vector<virtual_machine_instance> vmis;
-  std::map<std::string, persistent_volume_claim> pvcs;
-  std::map<std::string, persistent_volume> pvs;
-  evaluation_input in;
-
-  world() {
-    in.nodes = {make_node("n1"), make_node("n2"), make_node("n3")};
-    in.now = at("2026-11-30T12:00:00Z");
-  }
-
-  virtual_machine_instance& add(const std::string& name, const std::string& node,
-                                std::set<std::string> replicas, const std::string& ns = "ns") {
-    vmis.push_back(vmi(ns, name, node, {"claim-" + name}));
-    pvcs[ns + "/claim-" + name] = pvc(ns, "claim-" + name, "pv-" + name);
-    pvs["pv-" + name] = pv("pv-" + name);
-    in.replicas.nodes["pv-" + name] = std::move(replicas);
-    return vmis.back();
-  }
-
-  evaluation_result run() {
-    in.vmis = vmis;
-    in.volumes = driver_volumes_of(vmis, pvcs, pvs, owned_by_px);
-    return evaluate(in);
-  }
-
-  const vmi_evaluation& find(const evaluation_result& r, const std::string& name) {
-    for (const auto& e : r.vmis)
-      if (e.name == name)
-        return e;
-    BOOST_FAIL("no evaluation for " << name);
-    return r.vmis.front();
-  }
-};
-
-} // namespace
 
 BOOST_AUTO_TEST_SUITE(evaluation)
 
