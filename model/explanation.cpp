@@ -59,22 +59,38 @@ std::string result_of(const node_explanation& n, const vmi_explanation& ex) {
 
 } // namespace
 
-explainer::explainer(const explanation_sources& sources) : src_(sources) {
+explainer::explainer(const explanation_sources& sources,
+                     std::optional<std::set<std::string>> only)
+  : src_(sources), only_(std::move(only)) {
   for (const auto& v : src_.in.vmis)
-    vmis_[vmi_key(v.metadata.namespace_, v.metadata.name)] = &v;
-  for (const auto& ev : src_.result.vmis)
-    evaluations_[vmi_key(ev.namespace_, ev.name)] = &ev;
+    if (auto key = vmi_key(v.metadata.namespace_, v.metadata.name); wanted(key))
+      vmis_[key] = &v;
+  int64_t position = 0; // result.vmis is in the engine's (namespace, name) order
+  for (const auto& ev : src_.result.vmis) {
+    auto key = vmi_key(ev.namespace_, ev.name);
+    bool passed = ev.disp == disposition::eligible || ev.disp == disposition::outstanding;
+    position += passed;
+    if (!wanted(key))
+      continue;
+    evaluations_[key] = &ev;
+    if (passed)
+      positions_[key] = position;
+  }
   for (const auto& v : src_.in.volumes)
-    volumes_[vmi_key(v.namespace_, v.name)] = &v;
+    if (auto key = vmi_key(v.namespace_, v.name); wanted(key))
+      volumes_[key] = &v;
+  std::set<std::string> claims; // of the VMIs indexed, when not all are
+  if (only_)
+    for (const auto& [key, v] : vmis_)
+      for (const auto& vol : v->volumes)
+        claims.insert(vmi_key(v->metadata.namespace_, claim_of(vol)));
   for (const auto& c : src_.pvcs)
-    pvcs_[vmi_key(c.metadata.namespace_, c.metadata.name)] = &c;
+    if (auto key = vmi_key(c.metadata.namespace_, c.metadata.name); !only_ || claims.count(key))
+      pvcs_[key] = &c;
   for (const auto& m : src_.vmims)
     if (!is_final_phase(m.phase) && !m.vmi_name.empty())
-      vmims_[vmi_key(m.metadata.namespace_, m.vmi_name)].push_back(&m);
-  int64_t position = 0; // result.vmis is in the engine's (namespace, name) order
-  for (const auto& ev : src_.result.vmis)
-    if (ev.disp == disposition::eligible || ev.disp == disposition::outstanding)
-      positions_[vmi_key(ev.namespace_, ev.name)] = ++position;
+      if (auto key = vmi_key(m.metadata.namespace_, m.vmi_name); wanted(key))
+        vmims_[key].push_back(&m);
 }
 
 vmi_explanation explainer::summary(const std::string& key,
@@ -227,6 +243,15 @@ std::vector<vm_detail> explainer::explained_skips() const {
                              max_reason_bytes);
   }
   return out;
+}
+
+std::vector<vm_detail> explained_skips(const explanation_sources& sources) {
+  if (sources.result.skipped.empty())
+    return {};
+  std::set<std::string> skipped;
+  for (const auto& d : sources.result.skipped)
+    skipped.insert(vmi_key(d.namespace_, d.name));
+  return explainer{sources, std::move(skipped)}.explained_skips();
 }
 
 std::string brief(const vmi_explanation& ex) {

@@ -311,6 +311,10 @@ BOOST_AUTO_TEST_CASE(skip_reasons_carry_the_bounded_explanation) {
                     "NoTargetNode: n1: not Ready; n2: cordoned | non on n3 (score 0 of 1); "
                     "pv-vm: n1,n2; last migration 2026-11-30T09:00:00Z");
   BOOST_CHECK(w.result.skipped[0].reason == "NoTargetNode: n1: not Ready; n2: cordoned");
+  // What the engine records: the same, from an explainer indexing only the skipped VMIs.
+  auto recorded = explained_skips(*w.sources);
+  BOOST_REQUIRE_EQUAL(recorded.size(), 1u);
+  BOOST_CHECK_EQUAL(recorded[0].reason, skips[0].reason);
 
   // Long names: capped on a UTF-8 boundary, the evaluation's reason still first.
   explained_world big;
