@@ -241,8 +241,10 @@ void evaluate_and_run(kind_pointer self) {
                               st.ctx.explain ? st.ctx.explain->next : std::nullopt};
   if (st.ctx.explain) {
     auto text = render_explain(*st.ctx.explain, explainer{sources});
-    if (!text)
-      return fail_run(self, text.err().message);
+    if (!text) { // the operator's mistake, not a failed run: one line, no log
+      st.result.run_failure = text.err().message;
+      return reply(self);
+    }
     std::fputs(text->c_str(), stdout);
     std::fflush(stdout);
     return reply(self);

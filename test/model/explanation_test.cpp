@@ -207,8 +207,9 @@ BOOST_AUTO_TEST_CASE(the_explanation_agrees_with_the_evaluation) {
       BOOST_CHECK_EQUAL(ex->disposition, to_string(ev.disp));
       BOOST_CHECK_EQUAL(ex->reason, ev.reason);
       for (const auto& n : ex->nodes) {
-        bool chosen = std::find(ev.target_nodes.begin(), ev.target_nodes.end(), n.name)
-                      != ev.target_nodes.end();
+        bool chosen = ev.disp != disposition::not_candidate
+                      && std::find(ev.target_nodes.begin(), ev.target_nodes.end(), n.name)
+                           != ev.target_nodes.end();
         BOOST_CHECK_EQUAL(n.target, chosen);
         if (!n.allowed)
           BOOST_CHECK(!n.target);
@@ -264,6 +265,7 @@ BOOST_AUTO_TEST_CASE(the_per_run_cap_defers_candidates_past_it) {
   auto c = w.of("c");
   BOOST_CHECK_EQUAL(c.cap.position, 0);
   BOOST_CHECK_EQUAL(c.verdict, "hyperconverged");
+  BOOST_CHECK(c.target_nodes.empty()); // it stays: no node is offered as its target
 }
 
 BOOST_AUTO_TEST_CASE(unknown_and_not_running_vmis) {
