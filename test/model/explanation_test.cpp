@@ -249,7 +249,7 @@ BOOST_AUTO_TEST_CASE(the_per_run_cap_defers_candidates_past_it) {
   explained_world w;
   w.add("a", "n3", {"n1"});
   w.add("b", "n3", {"n2"});
-  w.add("c", "n1", {"n1"}); // hyperconverged: not counted
+  w.add("c", "n1", {"n1", "n2"}); // hyperconverged (n2 as good): not counted
   w.in.max_non_hyperconverged_per_run = 1;
   w.next = next_request{"so-2", "Pending"};
   auto a = w.of("a");
