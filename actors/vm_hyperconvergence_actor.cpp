@@ -36,6 +36,7 @@ struct inputs {
   std::vector<virtual_machine_instance> vmis;
   std::vector<virtual_machine_instance_migration> vmims;
   std::vector<persistent_volume_claim> pvcs;
+  std::vector<persistent_volume_claim> explained_pvcs; // kept for `schedopt explain` only
   std::vector<persistent_volume> pvs;
   std::vector<node> nodes;
   std::map<std::string, string_map> vm_annotations; // "<ns>/<name>" of VirtualMachines
@@ -237,7 +238,8 @@ void evaluate_and_run(kind_pointer self) {
           {"driver_ms", fmt::format("{:.0f}", st.times.driver_ms)},
           {"evaluate_ms", fmt::format("{:.0f}", phase_times::since(evaluation_started))}});
 
-  explanation_sources sources{in, result, st.in.vmims, st.in.pvcs,
+  explanation_sources sources{in, result, st.in.vmims,
+                              st.ctx.explain ? &st.in.explained_pvcs : nullptr,
                               st.ctx.explain ? st.ctx.explain->next : std::nullopt};
   if (st.ctx.explain) {
     auto text = render_explain(*st.ctx.explain, explainer{sources});
@@ -318,6 +320,8 @@ void input_step_done(kind_pointer self) {
 void ask_driver(kind_pointer self) {
   auto& st = self->state;
   // The snapshots are read once, here: moved into the lookups, not copied.
+  if (st.ctx.explain)
+    st.in.explained_pvcs = st.in.pvcs;
   std::map<std::string, persistent_volume_claim> pvcs;
   for (auto& c : st.in.pvcs)
     pvcs[vmi_key(c.metadata.namespace_, c.metadata.name)] = std::move(c);

@@ -84,9 +84,10 @@ explainer::explainer(const explanation_sources& sources,
     for (const auto& [key, v] : vmis_)
       for (const auto& vol : v->volumes)
         claims.insert(vmi_key(v->metadata.namespace_, claim_of(vol)));
-  for (const auto& c : src_.pvcs)
-    if (auto key = vmi_key(c.metadata.namespace_, c.metadata.name); !only_ || claims.count(key))
-      pvcs_[key] = &c;
+  if (src_.pvcs)
+    for (const auto& c : *src_.pvcs)
+      if (auto key = vmi_key(c.metadata.namespace_, c.metadata.name); !only_ || claims.count(key))
+        pvcs_[key] = &c;
   for (const auto& m : src_.vmims)
     if (!is_final_phase(m.phase) && !m.vmi_name.empty())
       if (auto key = vmi_key(m.metadata.namespace_, m.vmi_name); wanted(key))
@@ -122,7 +123,20 @@ vmi_explanation explainer::summary(const std::string& key,
     owned = v->second;
     ex.evaluation_error = owned->error;
   }
-  for (const auto& vol : vmi.volumes) {
+  auto replicas_of = [&](volume_explanation& ve) {
+    if (auto err = in.replicas.errors.find(ve.persistent_volume); err != in.replicas.errors.end())
+      ve.problem = err->second;
+    else if (auto r = in.replicas.nodes.find(ve.persistent_volume); r != in.replicas.nodes.end())
+      ve.replica_nodes.assign(r->second.begin(), r->second.end());
+  };
+  if (!src_.pvcs && owned) // no PVCs gathered: the driver PVs the evaluation found
+    for (const auto& pv : owned->pv_names) {
+      volume_explanation ve{{}, {}, pv, true, {}, {}};
+      replicas_of(ve);
+      ex.volumes.push_back(std::move(ve));
+    }
+  static const std::vector<vmi_volume> none;
+  for (const auto& vol : src_.pvcs ? vmi.volumes : none) {
     const std::string& claim = claim_of(vol);
     if (claim.empty())
       continue; // containerDisk, cloudInit, ...: no PVC behind it
@@ -136,10 +150,7 @@ vmi_explanation explainer::summary(const std::string& key,
       ve.persistent_volume = pvc->second->volume_name;
     if (!ve.persistent_volume.empty() && owned) {
       ve.driver_owned = contains(owned->pv_names, ve.persistent_volume);
-      if (auto err = in.replicas.errors.find(ve.persistent_volume); err != in.replicas.errors.end())
-        ve.problem = err->second;
-      else if (auto r = in.replicas.nodes.find(ve.persistent_volume); r != in.replicas.nodes.end())
-        ve.replica_nodes.assign(r->second.begin(), r->second.end());
+      replicas_of(ve);
     }
     ex.volumes.push_back(std::move(ve));
   }

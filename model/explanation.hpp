@@ -99,7 +99,8 @@ struct explanation_sources {
   const evaluation_input& in;
   const evaluation_result& result;
   const std::vector<virtual_machine_instance_migration>& vmims;
-  const std::vector<persistent_volume_claim>& pvcs;
+  /// nullptr: not gathered; each volume is then its driver PV only (no claim).
+  const std::vector<persistent_volume_claim>* pvcs;
   std::optional<next_request> next;
 };
 
