@@ -88,8 +88,6 @@ struct vmi_evaluation {
   std::string node;    // where it runs now (source node)
   std::string verdict; // "hyperconverged", "semi", "non", "none" (no driver volume), "error"
   std::vector<std::string> best_nodes;
-  int best_score = 0;    // replicas of its driver volumes on each best node
-  int current_score = 0; // the same count on its current node
   /// SPEC §2.5: nodes of the best score level the VMI may run on, else of the next
   /// level above its current node's (target_choice.hpp admissible_targets)
   std::vector<std::string> target_nodes;
@@ -97,6 +95,8 @@ struct vmi_evaluation {
   std::string reason; // "<Enum>: <detail>" when skipped, else empty
   int target_score = 0;              // the level target_nodes score; 0 when none
   std::vector<std::string> refusals; // "<node>: <why>" per refused best node
+  int best_score = 0;    // replicas of its driver volumes on each best node
+  int current_score = 0; // the same count on its current node
 };
 
 struct evaluation_counts {
