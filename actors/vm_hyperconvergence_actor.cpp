@@ -285,7 +285,7 @@ void evaluate_and_run(kind_pointer self) {
   }
   // Skips not yet counted (all of them on a fresh run); engine results keep their
   // detail slots.
-  auto skips = ledger.new_skips(explained_skips(sources));
+  auto skips = ledger.new_skips(result.skipped);
   self->send(st.ctx.status, atom::reserve_v, uid, static_cast<int64_t>(plans.size()));
   for (auto& d : skips)
     self->send(st.ctx.status, vm_result{uid, d});
