@@ -135,7 +135,8 @@ typename Inspector::result_type inspect(Inspector& f, vm_hyperconvergence_spec& 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, scheduling_optimization_spec& x) {
   auto hc = opt(x.vm_hyperconvergence);
-  return f(caf::meta::type_name("scheduling_optimization_spec"), hc);
+  auto invalid = opt(x.invalid);
+  return f(caf::meta::type_name("scheduling_optimization_spec"), hc, invalid);
 }
 
 template <class Inspector>

@@ -64,6 +64,10 @@ void finalize(request_pointer self, const run_summary& summary) {
 void run_kinds(request_pointer self) {
   auto& st = self->state;
   run_summary summary;
+  if (st.request.spec.invalid) {
+    summary.run_failure = "invalid " + *st.request.spec.invalid;
+    return finalize(self, summary);
+  }
   summary.any_kind_enabled = false;
   summary.vm_hyperconvergence_enabled = false;
   const optimization_kind* chosen = nullptr;

@@ -277,6 +277,7 @@ void read_into(decode_reader& r, const json_object& root, api_status& s) {
 
 void read_into(decode_reader& r, const json_object& root, scheduling_optimization& so) {
   read_meta(r, root, so.metadata);
+  bool meta_ok = r.ok();
   auto spec_vm = r.child(r.child(root, "spec"), "vmHyperconvergence");
   if (spec_vm.present) {
     vm_hyperconvergence_spec vs;
@@ -284,6 +285,12 @@ void read_into(decode_reader& r, const json_object& root, scheduling_optimizatio
     r.read(spec_vm, "coolOffPeriod", vs.cool_off_period);
     r.read(spec_vm, "maxParallelMigrations", vs.max_parallel_migrations);
     so.spec.vm_hyperconvergence = std::move(vs);
+  }
+  if (meta_ok && !r.ok()) {
+    // The user's spec is wrong, not the object: keep it, to fail the request with it.
+    so.spec.invalid = r.failure().message;
+    so.spec.vm_hyperconvergence.reset();
+    r.clear_failure();
   }
   auto status = r.child(root, "status");
   auto& st = so.status;

@@ -221,6 +221,10 @@ struct vm_hyperconvergence_spec {
 
 struct scheduling_optimization_spec {
   std::optional<vm_hyperconvergence_spec> vm_hyperconvergence;
+  /// The first spec field of the wrong type ("spec.vmHyperconvergence.enabled: expected
+  /// boolean, got string"): the request still decodes, so it can be failed with this
+  /// reason instead of being skipped by the informer and never answered.
+  std::optional<std::string> invalid;
 };
 
 namespace stage {

@@ -9,6 +9,7 @@
 #include <httplib.h>
 #include <openssl/pem.h>
 
+#include "sim/answer_fault_responses.hpp"
 #include "sim/api_server_handlers.hpp"
 #include "sim/api_server_status.hpp"
 #include "sim/audit_log.hpp"
@@ -19,6 +20,11 @@ namespace schedopt::sim {
 namespace {
 
 using json = nlohmann::json;
+
+bool is_watch(const httplib::Request& req) {
+  auto w = req.has_param("watch") ? req.get_param_value("watch") : std::string{};
+  return w == "1" || w == "true" || req.path.find("/watch/") != std::string::npos;
+}
 
 bool is_public_path(const std::string& path) {
   return path == "/healthz" || path == "/readyz" || path == "/livez";
@@ -165,6 +171,9 @@ struct api_server::impl {
         send(res, fault->status, status_failure(fault->status, fault->reason, fault->message, details));
         return;
       }
+      if (options.broken_answers)
+        if (auto broken = options.broken_answers->take("api", req.method, req.path, is_watch(req)))
+          return send_answer_fault(*broken, res);
     }
     auto segs = split_path(req.path);
     if (segs.empty()) {
@@ -223,6 +232,8 @@ struct api_server::impl {
                     const std::vector<std::string>& segs) {
     if (segs.size() == 2 && segs[1] == "audit" && req.method == "GET")
       return serve_audit(req, res);
+    if (segs.size() == 2 && segs[1] == "answer-faults")
+      return serve_answer_faults(req, res);
     if (segs.size() == 2 && segs[1] == "failover" && req.method == "POST") {
       failover_handler handler;
       {
@@ -240,6 +251,30 @@ struct api_server::impl {
       return send(res, 200, {{"request", *result}});
     }
     send(res, 404, status_failure(404, "NotFound", "no such admin endpoint"));
+  }
+
+  /// POST adds a rule (its JSON answered with its id), GET lists the rules with how often
+  /// each fired, DELETE removes them all.
+  void serve_answer_faults(const httplib::Request& req, httplib::Response& res) {
+    if (!options.broken_answers)
+      return send(res, 503, status_failure(503, "ServiceUnavailable", "answer faults are not available"));
+    if (req.method == "POST") {
+      auto rule = answer_fault_from_json(json::parse(req.body, nullptr, false));
+      if (!rule)
+        return send(res, 400, status_failure(400, "BadRequest", rule.err().message));
+      return send(res, 201, to_json(options.broken_answers->add(*rule)));
+    }
+    if (req.method == "GET") {
+      json rules = json::array();
+      for (const auto& r : options.broken_answers->list())
+        rules.push_back(to_json(r));
+      return send(res, 200, {{"rules", rules}});
+    }
+    if (req.method == "DELETE") {
+      options.broken_answers->clear();
+      return send(res, 200, {{"rules", json::array()}});
+    }
+    send(res, 405, status_failure(405, "MethodNotAllowed", "GET, POST or DELETE"));
   }
 
   /// GET /admin/audit[?since=N]: N is an absolute write index; only writes from it on are

@@ -1,7 +1,8 @@
 // The simulator's HTTPS Kubernetes API server (SPEC §7): bearer-token auth (admin and
 // ServiceAccount tokens), authorization (always-allow or RBAC), discovery,
 // CRUD with list paging and selectors, watch streams, PATCH flavours, /status, Tables,
-// injected faults, and the admin endpoints POST /admin/failover and GET /admin/audit.
+// injected faults, and the admin endpoints POST /admin/failover, GET /admin/audit and
+// /admin/answer-faults.
 #pragma once
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "model/error.hpp"
+#include "sim/answer_faults.hpp"
 #include "sim/authorization.hpp"
 #include "sim/discovery.hpp"
 #include "sim/faults.hpp"
@@ -28,6 +30,8 @@ struct api_server_options {
   /// What non-admin callers may do; the admin token is always allowed everything.
   authorization_mode authorization = authorization_mode::always_allow;
   fault_options faults;
+  /// Broken answers on demand, set through /admin/answer-faults (may be null: none).
+  std::shared_ptr<answer_faults> broken_answers;
   int threads = 64;   // long watches each hold one
   std::chrono::milliseconds bookmark_interval{1000};
 };

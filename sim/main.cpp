@@ -86,6 +86,8 @@ int serve(const serve_options& o) {
   if (!registry)
     return fail(registry.err().message);
   world sim_world(store, o.scenario);
+  auto broken_answers = std::make_shared<answer_faults>();
+  sim_world.set_answer_faults(broken_answers);
   serve_unlisted_types(store, *registry);
   for (auto ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
     store.create("namespaces", namespace_object(ns));
@@ -101,6 +103,7 @@ int serve(const serve_options& o) {
   server_options.token = o.token.empty() ? random_token() : o.token;
   server_options.faults = o.faults;
   server_options.faults.seed = o.scenario.seed;
+  server_options.broken_answers = broken_answers;
   server_options.authorization = o.authorization;
   auto accounts = std::make_shared<service_account_tokens>();
   std::vector<std::string> account_tokens;

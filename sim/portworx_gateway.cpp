@@ -5,11 +5,13 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/answer_fault_responses.hpp"
 #include "sim/storage_backend.hpp"
 
 namespace schedopt::sim {
@@ -70,13 +72,19 @@ json node_json(const storage_node& n) {
           {"scheduler_node_name", n.name}};
 }
 
-json volume_inspect_json(const storage_volume& v, const storage_backend& storage) {
+/// `extra_node`: a replica node id to add that no node enumerate names (an answer fault).
+json volume_inspect_json(const storage_volume& v, const storage_backend& storage,
+                         const std::optional<answer_fault>& extra_node = std::nullopt) {
   json nodes = json::array();
   json pools = json::array();
   for (const auto& name : v.replica_nodes) {
     auto n = storage.node_by_name(name);
     nodes.push_back(n ? n->px_id : name);
     pools.push_back(n ? n->pool_uuid : "");
+  }
+  if (extra_node) {
+    nodes.push_back(extra_node->node);
+    pools.push_back("");
   }
   json labels = {{"namespace", v.pvc_namespace}, {"pvc", v.pvc_name}};
   json volume = {
@@ -148,6 +156,7 @@ expected<volume_filter> parse_volume_filter(const std::string& body) {
 
 struct portworx_gateway::impl {
   const storage_backend& storage;
+  std::shared_ptr<answer_faults> faults;
   httplib::Server server;
   std::thread thread;
   std::string token;
@@ -155,12 +164,21 @@ struct portworx_gateway::impl {
 
   explicit impl(const storage_backend& s) : storage(s) {}
 
+  std::optional<answer_fault> rewrite_of(const httplib::Request& req) const {
+    return faults ? faults->take_rewrite(req.method, req.path) : std::nullopt;
+  }
+
   void routes() {
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      if (token.empty() || req.get_header_value("Authorization") == "Bearer " + token)
-        return httplib::Server::HandlerResponse::Unhandled;
-      send_error(res, grpc_unauthenticated, 401, "Invalid or missing authentication token");
-      return httplib::Server::HandlerResponse::Handled;
+      if (!token.empty() && req.get_header_value("Authorization") != "Bearer " + token) {
+        send_error(res, grpc_unauthenticated, 401, "Invalid or missing authentication token");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      if (auto broken = faults ? faults->take("portworx", req.method, req.path, false) : std::nullopt) {
+        send_answer_fault(*broken, res);
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      return httplib::Server::HandlerResponse::Unhandled;
     });
     server.Get("/v1/nodes", [this](const httplib::Request&, httplib::Response& res) {
       json ids = json::array();
@@ -202,7 +220,7 @@ struct portworx_gateway::impl {
       auto v = storage.volume(id);
       if (!v)
         return send_error(res, grpc_not_found, 404, "Volume id " + id + " not found");
-      send_json(res, volume_inspect_json(*v, storage));
+      send_json(res, volume_inspect_json(*v, storage, rewrite_of(req)));
     });
     // One answer for many volumes; at 200,000 volumes the body is ~150 MB, so it is
     // written volume by volume rather than built as one JSON document.
@@ -211,6 +229,7 @@ struct portworx_gateway::impl {
       auto filter = parse_volume_filter(req.body);
       if (!filter)
         return send_error(res, grpc_invalid_argument, 400, filter.err().message);
+      auto rewrite = rewrite_of(req);
       std::string body = R"({"volumes":[)";
       bool first = true;
       for (const auto& v : storage.volumes()) {
@@ -219,7 +238,7 @@ struct portworx_gateway::impl {
         if (!first)
           body += ',';
         first = false;
-        body += volume_inspect_json(v, storage).dump();
+        body += volume_inspect_json(v, storage, rewrite).dump();
       }
       body += "]}";
       if (first)
@@ -237,6 +256,10 @@ struct portworx_gateway::impl {
 portworx_gateway::portworx_gateway(const storage_backend& storage)
   : impl_(std::make_unique<impl>(storage)) {
   impl_->routes();
+}
+
+void portworx_gateway::set_answer_faults(std::shared_ptr<answer_faults> faults) {
+  impl_->faults = std::move(faults);
 }
 
 portworx_gateway::~portworx_gateway() {

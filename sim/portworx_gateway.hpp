@@ -10,12 +10,15 @@
 namespace schedopt::sim {
 
 class storage_backend;
+class answer_faults;
 
 class portworx_gateway {
 public:
   explicit portworx_gateway(const storage_backend& storage);
   ~portworx_gateway();
 
+  /// Broken answers on demand (server "portworx"); set before start.
+  void set_answer_faults(std::shared_ptr<answer_faults> faults);
   /// Listens on 127.0.0.1:`port` (0 = any) in a thread of its own; returns the port.
   /// A non-empty `token` is required as `Authorization: Bearer <token>`.
   expected<int> start(int port, const std::string& token);

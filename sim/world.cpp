@@ -67,6 +67,10 @@ void world::stop() {
   impl_->gateway.stop();
 }
 
+void world::set_answer_faults(std::shared_ptr<answer_faults> faults) {
+  impl_->gateway.set_answer_faults(std::move(faults));
+}
+
 std::string world::sdk_url() const {
   return "http://127.0.0.1:" + std::to_string(impl_->gateway.port());
 }

@@ -14,6 +14,7 @@ namespace schedopt::sim {
 class object_store;
 class storage_backend;
 class kubevirt_controller;
+class answer_faults;
 
 class world {
 public:
@@ -33,6 +34,9 @@ public:
   /// to other nodes, then creates a SchedulingOptimization as the storage driver would.
   /// Returns the created request's name.
   expected<std::string> failover(const std::string& node = {});
+
+  /// Broken SDK gateway answers on demand (rules with server "portworx"); before start.
+  void set_answer_faults(std::shared_ptr<answer_faults> faults);
 
   /// The parts, for tests and tools that inspect or step them.
   storage_backend& storage();

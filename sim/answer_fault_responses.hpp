@@ -1,0 +1,16 @@
+// What a matched answer fault sends instead of the real answer (sim/answer_faults.hpp).
+#pragma once
+
+#include "sim/answer_faults.hpp"
+
+namespace httplib {
+struct Response;
+}
+
+namespace schedopt::sim {
+
+/// Fills `res` with the broken answer of `fault` (not for unknown_replica_node, which
+/// edits a real answer).
+void send_answer_fault(const answer_fault& fault, httplib::Response& res);
+
+} // namespace schedopt::sim
