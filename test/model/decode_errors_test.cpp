@@ -206,8 +206,12 @@ BOOST_AUTO_TEST_CASE(every_decoder_rejects_garbage_without_crashing) {
     BOOST_TEST(!decode_vmim(g));
     BOOST_TEST(!decode_pvc(g));
     BOOST_TEST(!decode_node(g));
-    BOOST_TEST(!decode_scheduling_optimization(g));
   }
+  BOOST_TEST(!decode_scheduling_optimization("{\"metadata\":{\"name\":\"x\"},\"status\":[]}"));
+  // A request's non-object spec is the user's error: it decodes, to be failed with it.
+  auto spec_list = decode_scheduling_optimization("{\"metadata\":{\"name\":\"x\"},\"spec\":[]}");
+  BOOST_REQUIRE(spec_list);
+  BOOST_TEST(spec_list->spec.invalid.value_or("").rfind("spec: expected object", 0) == 0u);
 }
 
 // Random byte edits of every golden fixture: each decoder returns a value or an error,
