@@ -288,7 +288,11 @@ void read_into(decode_reader& r, const json_object& root, scheduling_optimizatio
   }
   if (meta_ok && !r.ok()) {
     // The user's spec is wrong, not the object: keep it, to fail the request with it.
-    so.spec.invalid = r.failure().message;
+    // Relative to the object: a list item's path starts "items[5].", a watch event's "object.".
+    auto message = r.failure().message;
+    if (!root.path.empty() && message.rfind(root.path + ".", 0) == 0)
+      message.erase(0, root.path.size() + 1);
+    so.spec.invalid = std::move(message);
     so.spec.vm_hyperconvergence.reset();
     r.clear_failure();
   }
