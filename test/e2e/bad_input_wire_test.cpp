@@ -32,7 +32,7 @@ BOOST_AUTO_TEST_CASE(broken_api_answers_are_retried_and_lose_nothing) {
   const std::string vmis = "/apis/kubevirt.io/v1/virtualmachineinstances";
   std::vector<wire_row> rows = {
     {"list answers an HTML 502", {{"kind", "html"}, {"method", "GET"}, {"path", vmis}, {"watch", false}},
-     "informer virtualmachineinstances: list failed: "},
+     "api client: GET " + vmis + "?limit=500 -> 502 ; retry 1 in "}, // retried in the client
     {"list answers 200 not JSON", {{"kind", "not-json"}, {"method", "GET"}, {"path", "/api/v1/nodes"}, {"watch", false}},
      "informer nodes: list failed: "},
     {"list closes mid-body",
@@ -46,7 +46,7 @@ BOOST_AUTO_TEST_CASE(broken_api_answers_are_retried_and_lose_nothing) {
      "informer virtualmachineinstances: "},
     {"status patch answers an HTML 502",
      {{"kind", "html"}, {"method", "PATCH"}, {"path", requests_path + "/wire-good/status"}},
-     "status patch"},
+     "api client: PATCH " + requests_path + "/wire-good/status -> 502 ; retry 1 in "},
   };
   std::vector<json> added;
   for (auto& row : rows)
