@@ -25,6 +25,7 @@
 #include "model/parallelism.hpp"
 #include "model/plan_report.hpp"
 #include "model/resume_ledger.hpp"
+#include "model/settled_placement.hpp"
 #include "model/vmim_outcome.hpp"
 
 namespace schedopt {
@@ -205,6 +206,10 @@ void evaluate_and_run(kind_pointer self) {
   // What the recorded status already accounts for (empty on a fresh run). VMs it names
   // and VMs with a VMIM of ours are not evaluated again: each is accounted for once.
   resume_ledger ledger{st.resume ? st.request.status.vm_hyperconvergence : std::nullopt};
+  // A VMI read before its migration's end reached the informer is judged where it runs.
+  if (auto settled = settle_finished_migrations(st.in.vmis, st.in.vmims))
+    log_kv(spdlog::level::debug, "VMIs settled on their succeeded migrations' targets",
+           {{"request", st.request.metadata.name}, {"vmis", std::to_string(settled)}});
 
   evaluation_input in;
   for (auto& v : st.in.vmis) {
@@ -285,7 +290,7 @@ void evaluate_and_run(kind_pointer self) {
   }
   // Skips not yet counted (all of them on a fresh run); engine results keep their
   // detail slots.
-  auto skips = ledger.new_skips(result.skipped);
+  auto skips = ledger.new_skips(explained_skips(sources));
   self->send(st.ctx.status, atom::reserve_v, uid, static_cast<int64_t>(plans.size()));
   for (auto& d : skips)
     self->send(st.ctx.status, vm_result{uid, d});

@@ -122,6 +122,14 @@ struct kubevirt_controller::impl {
   std::map<std::string, tracked> by_uid;
   uint64_t next_seq = 0;
 
+  /// A migration's end on its VMI, held back by options.vmi_update_lag.
+  struct pending_end {
+    clock_type::time_point due;
+    std::string ns, vmi, target;
+    json state;
+  };
+  std::vector<pending_end> pending_ends;
+
   std::thread thread;
   std::mutex stop_mutex;
   std::condition_variable stop_cv;
@@ -297,6 +305,7 @@ struct kubevirt_controller::impl {
   void tick(clock_type::time_point now) {
     std::lock_guard<std::mutex> guard{tick_mutex};
     auto when = format_rfc3339(now);
+    write_due_ends(now);
     // Zero-copy snapshot: with thousands of objects, copying them every tick is the cost.
     auto snapshot = store.list_stored(kv::vmim_key);
     std::vector<std::shared_ptr<const json>> parsed; // VMIMs keep their trees: no parse
@@ -486,7 +495,7 @@ struct kubevirt_controller::impl {
           std::uniform_int_distribution<std::size_t> pick{0, std::size(failure_reasons) - 1};
           fail(m, failure_reasons[pick(rng)], when, {});
         } else {
-          succeed(m, when);
+          succeed(m, when, now);
         }
         continue;
       }
@@ -515,7 +524,15 @@ struct kubevirt_controller::impl {
     garbage_collect(vmims);
   }
 
-  void succeed(const json& m, const std::string& when) {
+  void write_due_ends(clock_type::time_point now) {
+    auto due = std::stable_partition(pending_ends.begin(), pending_ends.end(),
+                                     [&](const pending_end& e) { return e.due > now; });
+    for (auto i = due; i != pending_ends.end(); ++i)
+      mirror_to_vmi(i->ns, i->vmi, i->state, i->target);
+    pending_ends.erase(due, pending_ends.end());
+  }
+
+  void succeed(const json& m, const std::string& when, clock_type::time_point now) {
     auto ns = str(m, "/metadata/namespace"_json_pointer);
     auto name = str(m, "/metadata/name"_json_pointer);
     json state = m.value("/status/migrationState"_json_pointer, json::object());
@@ -525,7 +542,11 @@ struct kubevirt_controller::impl {
       record_phase(status, kv::phase_succeeded, when);
       status["migrationState"] = state;
     });
-    mirror_to_vmi(ns, str(m, "/spec/vmiName"_json_pointer), state, state.value("targetNode", ""));
+    auto vmi = str(m, "/spec/vmiName"_json_pointer);
+    if (options.vmi_update_lag.count() > 0)
+      pending_ends.push_back({now + options.vmi_update_lag, ns, vmi, state.value("targetNode", ""), state});
+    else
+      mirror_to_vmi(ns, vmi, state, state.value("targetNode", ""));
     release_finalizer(ns, name);
   }
 

@@ -22,6 +22,10 @@ struct kubevirt_controller_options {
       default_migration_stages(std::chrono::milliseconds{200}, std::chrono::milliseconds{2000});
   std::chrono::milliseconds tick_interval{20};
   std::size_t finished_kept_per_vmi = 5; // KubeVirt's finalized-migration GC buffer
+  /// How long after a VMIM turns Succeeded its VMI gets the new nodeName and the
+  /// completed migrationState: 0 writes both in one tick. Models the two objects reaching
+  /// a client on separate watch streams, one of them behind.
+  std::chrono::milliseconds vmi_update_lag{0};
   uint64_t seed = 1;
 };
 

@@ -97,6 +97,8 @@ std::string serve_usage() {
          "                               (default 0)\n"
          "  --migration-failure-rate F   fraction of migrations that fail (default 0)\n"
          "  --migration-duration DUR     time from Running to Succeeded (default 2s)\n"
+         "  --vmi-update-lag DUR         time from a VMIM's Succeeded to its VMI's new nodeName\n"
+         "                               (default 0: the same tick)\n"
          "  --parallel-migrations-per-cluster N        KubeVirt's cluster cap (default 5)\n"
          "  --parallel-outbound-migrations-per-node N  KubeVirt's per-node cap (default 2)\n"
          "  --driver portworx|csi-topology|longhorn    storage driver (default portworx)\n"
@@ -221,6 +223,7 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     {"--full-nodes", int_flag(s.full_nodes, 0, 100000)},
     {"--migration-failure-rate", fraction_flag(s.migration_failure_rate)},
     {"--migration-duration", dur_flag(s.migration_duration)},
+    {"--vmi-update-lag", dur_flag(s.vmi_update_lag)},
     {"--parallel-migrations-per-cluster", int_flag(s.parallel_migrations_per_cluster, 1, 100000)},
     {"--parallel-outbound-migrations-per-node",
      int_flag(s.parallel_outbound_migrations_per_node, 1, 100000)},

@@ -23,6 +23,7 @@ kubevirt_controller_options controller_options(const scenario_options& o) {
   c.parallel_outbound_migrations_per_node = std::max(1, o.parallel_outbound_migrations_per_node);
   c.migration_failure_rate = o.migration_failure_rate;
   c.stages = default_migration_stages(o.phase_delay, o.migration_duration);
+  c.vmi_update_lag = o.vmi_update_lag;
   c.seed = o.seed;
   return c;
 }

@@ -515,10 +515,18 @@ inline end_state check_end_state(const sim_process& sim, const audit_record& aud
       std::ostringstream counts;
       counts << "successful " << successful << " + failed " << failed << " + skipped " << skipped
              << " + outstanding " << outstanding << " = " << sum;
+      // Named details of VMs that were no candidate: what a count mismatch is made of.
+      std::string strangers;
+      for (auto& d : vm.value("details", json::array())) {
+        auto key = d.value("namespace", "") + "/" + d.value("name", "");
+        if (!candidates.count(key) && !uncertain.count(key))
+          strangers += "; " + key + " " + d.value("status", "") + " \"" + d.value("reason", "") + "\"";
+      }
       v.expect(sum >= least && sum <= most,
                who + ": " + counts.str() + ", but " + std::to_string(least)
                  + (most != least ? ".." + std::to_string(most) : "")
-                 + " candidates at evaluation (status " + result + ", reason \"" + reason + "\")");
+                 + " candidates at evaluation (status " + result + ", reason \"" + reason + "\")"
+                 + (strangers.empty() ? "" : "; details of no candidate" + strangers));
       static const std::regex left_re("^([0-9]+) candidates? outstanding: ");
       std::smatch lm;
       if (std::regex_search(reason, lm, left_re))

@@ -23,7 +23,9 @@ inline bool node_tainted(const json& node) {
 
 inline bool selector_matches(const json& vmi, const json& node) {
   auto labels = node.value("/metadata/labels"_json_pointer, json::object());
-  for (auto& [k, v] : vmi.value("/spec/nodeSelector"_json_pointer, json::object()).items())
+  // Held by name: a range-for over value(...).items() iterates a destroyed temporary.
+  auto selector = vmi.value("/spec/nodeSelector"_json_pointer, json::object());
+  for (auto& [k, v] : selector.items())
     if (!labels.contains(k) || labels[k] != v)
       return false;
   return true;

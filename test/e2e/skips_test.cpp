@@ -64,6 +64,10 @@ BOOST_AUTO_TEST_CASE(not_live_migratable_candidates_are_skipped_with_the_conditi
       BOOST_TEST(details[t.key()].value("status", "") == "Skipped");
       auto reason = details[t.key()].value("reason", "");
       BOOST_TEST(reason_core(reason) == "NotLiveMigratable: " + t.not_migratable_reason);
+      // The bounded explanation follows: verdict and node, as the cluster has them.
+      std::string verdict = t.node_score > 0 ? "semi" : "non";
+      BOOST_TEST(reason.find(" | " + verdict + " on " + t.node + " (score "
+                             + std::to_string(t.node_score) + " of ") != std::string::npos);
       BOOST_TEST(reason.size() <= 256u);
     }
   BOOST_TEST(s.schedopt_vmims().size() == 0u);

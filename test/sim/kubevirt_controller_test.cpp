@@ -181,6 +181,30 @@ BOOST_AUTO_TEST_CASE(cordoned_or_missing_target_never_schedules) {
   BOOST_CHECK_EQUAL(phase_of(w.vmim(*ghost)), "Scheduling");
 }
 
+BOOST_AUTO_TEST_CASE(a_vmi_update_lag_holds_the_new_node_back_after_succeeded) {
+  populated_store w{cluster()};
+  auto options = fast();
+  options.vmi_update_lag = 350ms;
+  kubevirt_controller c{w.store, options};
+  stepper s{c};
+  auto vmi = w.vmis().front();
+  std::string ns = vmi["metadata"]["namespace"], name = vmi["metadata"]["name"];
+  auto source = vmi["status"]["nodeName"].get<std::string>();
+  auto made = w.migrate(vmi);
+  BOOST_REQUIRE(made);
+  for (int i = 0; i < 20 && phase_of(w.vmim(*made)) != "Succeeded"; ++i)
+    s.step();
+  BOOST_REQUIRE_EQUAL(phase_of(w.vmim(*made)), "Succeeded");
+  auto target = w.vmim(*made)["status"]["migrationState"]["targetNode"].get<std::string>();
+  BOOST_CHECK_EQUAL(w.vmi(ns, name)["status"]["nodeName"], source);
+  BOOST_CHECK(!w.vmi(ns, name)["status"]["migrationState"].value("completed", false));
+  s.step(3); // 300 ms: still held back
+  BOOST_CHECK_EQUAL(w.vmi(ns, name)["status"]["nodeName"], source);
+  s.step(1);
+  BOOST_CHECK_EQUAL(w.vmi(ns, name)["status"]["nodeName"], target);
+  BOOST_CHECK_EQUAL(w.vmi(ns, name)["status"]["migrationState"]["completed"], true);
+}
+
 BOOST_AUTO_TEST_CASE(failure_rate_one_fails_with_a_reason_and_leaves_the_vmi) {
   populated_store w{cluster()};
   kubevirt_controller c{w.store, fast(5, 2, 1.0)};
