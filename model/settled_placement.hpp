@@ -15,10 +15,11 @@
 
 namespace schedopt {
 
-/// For each VMI whose latest succeeded VMIM (by end time) is not yet recorded on the VMI
-/// as completed, sets its nodeName and migrationState from that VMIM. Left alone: a VMI
-/// created after the VMIM (a restarted VM), a VMI whose own migrationState is newer (it
-/// names another migration, in flight or ended later). Returns how many were settled.
+/// For each VMI whose own migrationState names a migration it has not seen end, while
+/// that VMIM is already Succeeded: sets its nodeName and migrationState from the VMIM.
+/// Only the migration the VMI itself names counts, so a VMI created anew (a restarted VM,
+/// no migrationState) or one that has recorded a later migration is left alone. Returns
+/// how many were settled.
 std::size_t settle_finished_migrations(std::vector<virtual_machine_instance>& vmis,
                                        const std::vector<virtual_machine_instance_migration>& vmims);
 

@@ -40,10 +40,20 @@ virtual_machine_instance_migration vmim(const std::string& uid, const std::strin
 
 } // namespace
 
+migration_state running_state(const std::string& uid, const std::string& target) {
+  migration_state s;
+  s.migration_uid = uid;
+  s.source_node = "n1";
+  s.target_node = target;
+  return s;
+}
+
 BOOST_AUTO_TEST_SUITE(settled_placement)
 
-BOOST_AUTO_TEST_CASE(a_vmi_not_yet_told_of_its_succeeded_migration_is_settled_on_the_target) {
-  std::vector<virtual_machine_instance> vmis{vmi_on("n1")};
+BOOST_AUTO_TEST_CASE(a_vmi_that_saw_its_migration_run_but_not_end_is_settled_on_the_target) {
+  auto v = vmi_on("n1");
+  v.migration = running_state("u1", "n2");
+  std::vector<virtual_machine_instance> vmis{v};
   auto settled = settle_finished_migrations(vmis, {vmim("u1", "Succeeded", "n2", "2026-12-01T11:01:00Z")});
   BOOST_CHECK_EQUAL(settled, 1u);
   BOOST_CHECK_EQUAL(vmis[0].node_name, "n2");
@@ -52,51 +62,44 @@ BOOST_AUTO_TEST_CASE(a_vmi_not_yet_told_of_its_succeeded_migration_is_settled_on
   BOOST_CHECK(vmis[0].migration->completed);
 }
 
-BOOST_AUTO_TEST_CASE(a_vmi_that_saw_the_migration_run_but_not_end_is_settled) {
-  auto v = vmi_on("n1");
-  migration_state running;
-  running.migration_uid = "u1";
-  running.target_node = "n2";
-  v.migration = running;
-  std::vector<virtual_machine_instance> vmis{v};
-  BOOST_CHECK_EQUAL(settle_finished_migrations(vmis, {vmim("u1", "Succeeded", "n2", "2026-12-01T11:01:00Z")}), 1u);
-  BOOST_CHECK_EQUAL(vmis[0].node_name, "n2");
-}
-
 BOOST_AUTO_TEST_CASE(failed_and_running_migrations_move_nothing) {
-  std::vector<virtual_machine_instance> vmis{vmi_on("n1")};
-  BOOST_CHECK_EQUAL(settle_finished_migrations(vmis, {vmim("u1", "Failed", "n2", "2026-12-01T11:01:00Z"),
-                                                      vmim("u2", "Running", "n3", "")}),
+  auto failed = vmi_on("n1");
+  failed.migration = running_state("u1", "n2");
+  auto running = vmi_on("n1");
+  running.metadata.name = "other";
+  running.migration = running_state("u2", "n3");
+  auto other = vmim("u2", "Running", "n3", "");
+  other.vmi_name = "other";
+  std::vector<virtual_machine_instance> vmis{failed, running};
+  BOOST_CHECK_EQUAL(settle_finished_migrations(vmis, {vmim("u1", "Failed", "n2", "2026-12-01T11:01:00Z"), other}),
                     0u);
   BOOST_CHECK_EQUAL(vmis[0].node_name, "n1");
+  BOOST_CHECK_EQUAL(vmis[1].node_name, "n1");
 }
 
-BOOST_AUTO_TEST_CASE(the_latest_succeeded_migration_wins) {
-  std::vector<virtual_machine_instance> vmis{vmi_on("n1")};
-  settle_finished_migrations(vmis, {vmim("late", "Succeeded", "n3", "2026-12-01T12:00:00Z"),
-                                    vmim("early", "Succeeded", "n2", "2026-12-01T11:01:00Z")});
+BOOST_AUTO_TEST_CASE(only_the_migration_the_vmi_names_counts) {
+  auto v = vmi_on("n1");
+  v.migration = running_state("late", "n3");
+  std::vector<virtual_machine_instance> vmis{v};
+  settle_finished_migrations(vmis, {vmim("early", "Succeeded", "n2", "2026-12-01T11:01:00Z"),
+                                    vmim("late", "Succeeded", "n3", "2026-12-01T12:00:00Z")});
   BOOST_CHECK_EQUAL(vmis[0].node_name, "n3");
 }
 
-BOOST_AUTO_TEST_CASE(a_vmi_that_recorded_the_end_or_a_newer_migration_is_left_alone) {
+BOOST_AUTO_TEST_CASE(a_vmi_that_recorded_the_end_or_was_created_anew_is_left_alone) {
   auto recorded = vmi_on("n5"); // moved on by hand since: its own record says so
-  migration_state own;
-  own.migration_uid = "u1";
-  own.target_node = "n2";
+  auto own = running_state("u1", "n2");
   own.completed = true;
   recorded.migration = own;
-  auto newer = vmi_on("n2");
-  migration_state next;
-  next.migration_uid = "u9";
-  next.target_node = "n4";
-  newer.migration = next; // in flight, started after u1 ended
-  auto restarted = vmi_on("n1", "2026-12-01T13:00:00Z"); // created after the VMIM
-  std::vector<virtual_machine_instance> vmis{recorded, newer, restarted};
-  BOOST_CHECK_EQUAL(settle_finished_migrations(vmis, {vmim("u1", "Succeeded", "n2", "2026-12-01T11:01:00Z")}),
-                    0u);
+  auto restarted = vmi_on("n1"); // a new VMI of the same name: no migrationState
+  restarted.metadata.namespace_ = "other";
+  auto old = vmim("u1", "Succeeded", "n2", "2026-12-01T11:01:00Z");
+  auto old_other = vmim("u3", "Succeeded", "n2", "2026-12-01T11:01:00Z");
+  old_other.metadata.namespace_ = "other";
+  std::vector<virtual_machine_instance> vmis{recorded, restarted};
+  BOOST_CHECK_EQUAL(settle_finished_migrations(vmis, {old, old_other}), 0u);
   BOOST_CHECK_EQUAL(vmis[0].node_name, "n5");
-  BOOST_CHECK_EQUAL(vmis[1].node_name, "n2");
-  BOOST_CHECK_EQUAL(vmis[2].node_name, "n1");
+  BOOST_CHECK_EQUAL(vmis[1].node_name, "n1");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
