@@ -11,6 +11,7 @@
 #include "actors/informer_actor.hpp"
 #include "actors/status_writer_actor.hpp"
 #include "actors/system_config.hpp"
+#include "model/cool_off.hpp"
 
 namespace schedopt {
 
@@ -36,7 +37,10 @@ caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
   auto& ctx = stack.ctx;
   ctx.config = cfg;
   ctx.api = *api;
-  ctx.vmis = spawn_informer<virtual_machine_instance>(sys, *api);
+  informer_options vmi_options;
+  vmi_options.kept.vmi_annotations = {cfg.vm_cool_off_annotation,
+                                      cool_off_request_annotation(cfg.vm_cool_off_annotation)};
+  ctx.vmis = spawn_informer<virtual_machine_instance>(sys, *api, vmi_options);
   ctx.vmims = spawn_informer<virtual_machine_instance_migration>(sys, *api);
   ctx.pvcs = spawn_informer<persistent_volume_claim>(sys, *api);
   ctx.pvs = spawn_informer<persistent_volume>(sys, *api);

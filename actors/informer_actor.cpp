@@ -201,7 +201,7 @@ void list_page(Self self, std::shared_ptr<std::vector<T>> items, std::string con
         if (resource_version.empty())
           resource_version = answer.resource_version;
         for (auto& item : list->items) {
-          keep_decision_fields(item);
+          keep_decision_fields(item, st.opts.kept);
           items->push_back(std::move(item));
         }
         for (auto& bad : list->skipped) {
@@ -302,7 +302,7 @@ void handle_line(Self self, std::string_view line, bool& restart,
     st.last_rv = ev->resource_version;
   if (ev->type == "BOOKMARK")
     return;
-  keep_decision_fields(ev->object);
+  keep_decision_fields(ev->object, st.opts.kept);
   auto key = k8s::store_key(ev->object);
   if (ev->type == "DELETED") {
     auto old = st.store.erase(key);

@@ -8,6 +8,7 @@
 #include <caf/actor_system.hpp>
 
 #include "actors/actors.hpp"
+#include "model/store_fields.hpp"
 
 namespace schedopt {
 
@@ -18,6 +19,7 @@ struct informer_options {
   int64_t watch_timeout_seconds = 300; // server-side timeoutSeconds per watch
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10000};
+  kept_fields kept; // what the store keeps beyond the decision fields (store_fields.hpp)
 };
 
 /// Spawns the informer of T and starts listing at once. T is one of

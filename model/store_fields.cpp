@@ -30,14 +30,33 @@ void keep_decision_fields(persistent_volume& pv) {
   keep_identity_only(pv.metadata);
 }
 
-void keep_decision_fields(virtual_machine_instance& vmi) {
+void keep_decision_fields(virtual_machine_instance& vmi, const kept_fields& kept) {
   auto& m = vmi.metadata;
   release(m.generate_name);
   release(m.creation_timestamp);
   release(m.labels);
   release(m.finalizers);
+  if (!kept.vmi_annotations.empty()) {
+    string_map annotations;
+    for (const auto& key : kept.vmi_annotations)
+      if (auto i = m.annotations.find(key); i != m.annotations.end())
+        annotations.insert(*i);
+    m.annotations.swap(annotations);
+  }
+  // Read by the evaluation: LiveMigratable only (first_blocking_filter).
+  std::vector<condition> conditions;
   for (auto& c : vmi.conditions)
-    release(c.last_transition_time);
+    if (c.type == "LiveMigratable") {
+      conditions.push_back(std::move(c));
+      release(conditions.back().last_transition_time);
+    }
+  vmi.conditions.swap(conditions);
+  // Only volumes backed by a claim can hold a driver's replicas (driver_volumes_of).
+  std::vector<vmi_volume> volumes;
+  for (auto& v : vmi.volumes)
+    if (!v.claim_name.empty() || !v.data_volume_name.empty())
+      volumes.push_back(std::move(v));
+  vmi.volumes.swap(volumes);
 }
 
 } // namespace schedopt

@@ -12,12 +12,27 @@ namespace schedopt {
 void keep_decision_fields(persistent_volume_claim& pvc);
 /// PVs: name, uid, resourceVersion, the CSI driver and handle, claimRef, node affinity.
 void keep_decision_fields(persistent_volume& pv);
-/// VMIs: everything but labels, finalizers, generateName, creationTimestamp and the
-/// conditions' transition times (annotations and owner references carry cool-off).
-void keep_decision_fields(virtual_machine_instance& vmi);
+/// What a store keeps that depends on the configuration.
+struct kept_fields {
+  /// The VMI annotations decisions read: the cool-off record's two keys
+  /// (cool_off_record_of). Empty keeps every annotation.
+  std::vector<std::string> vmi_annotations;
+};
+
+/// VMIs: identity, owner references (the cool-off holder), the `kept` annotations, the
+/// volumes backed by a PVC or DataVolume, the LiveMigratable condition (without its
+/// transition time), scheduling constraints, requests, phase, node and migrationState.
+/// Dropped: labels, finalizers, generateName, creationTimestamp, other conditions, other
+/// volumes (cloud-init, container disks), other annotations.
+void keep_decision_fields(virtual_machine_instance& vmi, const kept_fields& kept = {});
 
 /// Other kinds are few (nodes) or read whole by their subscribers (VMIMs, requests).
 template <class T>
 void keep_decision_fields(T&) {}
+
+template <class T>
+void keep_decision_fields(T& obj, const kept_fields&) {
+  keep_decision_fields(obj);
+}
 
 } // namespace schedopt

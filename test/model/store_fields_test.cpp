@@ -48,25 +48,51 @@ BOOST_AUTO_TEST_CASE(a_pv_keeps_its_driver_handle_claim_and_affinity) {
 BOOST_AUTO_TEST_CASE(a_vmi_keeps_what_cool_off_and_filters_read) {
   auto vmi = decode_vmi(fixture("vmi-running.json"));
   BOOST_REQUIRE(vmi);
+  vmi->metadata.annotations["kubevirt.io/latest-observed-api-version"] = "v1";
+  vmi->metadata.annotations["cool/at"] = "2026-12-01T10:00:00Z";
+  vmi->metadata.annotations["cool/at-request-uid"] = "u1";
+  vmi->volumes.push_back({"cloudinitdisk", "", ""});
   auto before = *vmi;
   BOOST_REQUIRE(!before.metadata.labels.empty());
-  BOOST_REQUIRE(!before.conditions.empty());
-  keep_decision_fields(*vmi);
+  BOOST_REQUIRE(before.conditions.size() > 1u);
+  keep_decision_fields(*vmi, kept_fields{{"cool/at", "cool/at-request-uid"}});
   BOOST_CHECK(vmi->metadata.labels.empty());
   BOOST_CHECK(vmi->metadata.finalizers.empty());
-  BOOST_CHECK(vmi->metadata.annotations == before.metadata.annotations);
+  BOOST_CHECK(vmi->metadata.annotations == (string_map{{"cool/at", "2026-12-01T10:00:00Z"},
+                                                       {"cool/at-request-uid", "u1"}}));
   BOOST_CHECK_EQUAL(vmi->metadata.owner_references.size(), before.metadata.owner_references.size());
   BOOST_CHECK_EQUAL(vmi->metadata.uid, before.metadata.uid);
   BOOST_CHECK_EQUAL(vmi->node_name, before.node_name);
-  BOOST_CHECK_EQUAL(vmi->volumes.size(), before.volumes.size());
-  BOOST_REQUIRE_EQUAL(vmi->conditions.size(), before.conditions.size());
-  for (std::size_t i = 0; i < vmi->conditions.size(); ++i) {
-    BOOST_CHECK_EQUAL(vmi->conditions[i].type, before.conditions[i].type);
-    BOOST_CHECK_EQUAL(vmi->conditions[i].status, before.conditions[i].status);
-    BOOST_CHECK_EQUAL(vmi->conditions[i].reason, before.conditions[i].reason);
-    BOOST_CHECK_EQUAL(vmi->conditions[i].message, before.conditions[i].message);
-    BOOST_CHECK(vmi->conditions[i].last_transition_time.empty());
-  }
+  // Volumes: the claim-backed ones, in order.
+  std::vector<std::string> claimed, kept;
+  for (auto& v : before.volumes)
+    if (!v.claim_name.empty() || !v.data_volume_name.empty())
+      claimed.push_back(v.name);
+  for (auto& v : vmi->volumes)
+    kept.push_back(v.name);
+  BOOST_CHECK(!claimed.empty());
+  BOOST_CHECK(kept == claimed);
+  // Conditions: LiveMigratable alone, whole but for its transition time.
+  const condition* live = nullptr;
+  for (auto& c : before.conditions)
+    if (c.type == "LiveMigratable")
+      live = &c;
+  BOOST_REQUIRE(live);
+  BOOST_REQUIRE_EQUAL(vmi->conditions.size(), 1u);
+  BOOST_CHECK_EQUAL(vmi->conditions[0].type, "LiveMigratable");
+  BOOST_CHECK_EQUAL(vmi->conditions[0].status, live->status);
+  BOOST_CHECK_EQUAL(vmi->conditions[0].reason, live->reason);
+  BOOST_CHECK_EQUAL(vmi->conditions[0].message, live->message);
+  BOOST_CHECK(vmi->conditions[0].last_transition_time.empty());
+}
+
+BOOST_AUTO_TEST_CASE(without_kept_keys_a_vmi_keeps_every_annotation) {
+  auto vmi = decode_vmi(fixture("vmi-running.json"));
+  BOOST_REQUIRE(vmi);
+  vmi->metadata.annotations["a"] = "1";
+  auto before = vmi->metadata.annotations;
+  keep_decision_fields(*vmi);
+  BOOST_CHECK(vmi->metadata.annotations == before);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
