@@ -77,7 +77,7 @@ using informer_actor = caf::typed_actor<
   // any -> informer: has the initial list completed?
   caf::replies_to<atom::synced>::with<bool>,
   // any -> informer: every object in the store, sorted by namespace/name.
-  caf::replies_to<atom::snapshot>::with<std::vector<T>>,
+  caf::replies_to<atom::snapshot>::with<shared_list<T>>,
   // api_client -> informer: watch bytes and end (watch_sink_actor).
   caf::reacts_to<watch_chunk>,
   caf::reacts_to<watch_closed>,

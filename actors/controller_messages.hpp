@@ -57,7 +57,7 @@ struct kind_result {
 
 /// kind -> storage driver: replica nodes of these PVs (the driver owns them all).
 struct replica_query {
-  std::vector<persistent_volume> volumes;
+  shared_list<persistent_volume> volumes; // shared with the PV informer's store
   std::vector<node> nodes; // to map driver node ids onto Kubernetes node names
 };
 
@@ -125,10 +125,6 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, kind_result& x) {
   return f(caf::meta::type_name("kind_result"), x.successful, x.skipped, x.failed,
            x.outstanding, x.run_failure);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, replica_query& x) {
-  return f(caf::meta::type_name("replica_query"), x.volumes, x.nodes);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replica_answer& x) {

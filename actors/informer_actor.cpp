@@ -282,7 +282,7 @@ void handle_line(Self self, std::string_view line, bool& restart,
     if (bad.type == "DELETED" && !bad.name.empty()) {
       auto key = k8s::store_key(bad.namespace_, bad.name);
       if (auto old = st.store.erase(key))
-        notify<T>(self, key, object_deleted<T>{std::move(*old)});
+        notify<T>(self, key, object_deleted<T>{*old});
     }
     return;
   }
@@ -306,14 +306,14 @@ void handle_line(Self self, std::string_view line, bool& restart,
   auto key = k8s::store_key(ev->object);
   if (ev->type == "DELETED") {
     auto old = st.store.erase(key);
-    notify<T>(self, key, object_deleted<T>{old ? std::move(*old) : ev->object});
+    notify<T>(self, key, object_deleted<T>{old ? *old : ev->object});
     return;
   }
   auto old = st.store.upsert(ev->object);
   if (!old)
     notify<T>(self, key, object_added<T>{std::move(ev->object)});
   else if (old->metadata.resource_version != ev->object.metadata.resource_version)
-    notify<T>(self, key, object_updated<T>{std::move(*old), std::move(ev->object)});
+    notify<T>(self, key, object_updated<T>{*old, std::move(ev->object)});
 }
 
 template <class T, class Self>
@@ -350,7 +350,7 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
       self->monitor(sub);
       st.all_subscribers.push_back(sub);
       for (auto& [key, obj] : st.store.objects())
-        self->send(sub, object_added<T>{obj});
+        self->send(sub, object_added<T>{*obj});
       if (st.synced)
         self->send(sub, informer_synced<T>{st.last_rv});
     },

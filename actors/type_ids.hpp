@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/type_id.hpp>
 
 #include "actors/controller_messages.hpp"
@@ -77,7 +78,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::run_outcome))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_run))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_result))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::replica_query))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::replica_answer))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::admission_request))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::migration_finished))
@@ -97,3 +97,15 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   SCHEDOPT_ADD_INFORMER_TYPES(schedopt::longhorn_replica)
 
 CAF_END_TYPE_ID_BLOCK(schedopt)
+
+// Informer snapshots share the store's objects (k8s/informer_store.hpp, copy-on-write):
+// they never leave the process, so they are whitelisted instead of given serializers.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::scheduling_optimization>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine_instance>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine_instance_migration>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::persistent_volume_claim>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::persistent_volume>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::node>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::longhorn_replica>)
+// kind -> storage driver: carries the PV snapshot's objects, never a copy of them.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::replica_query)

@@ -34,11 +34,12 @@ namespace {
 
 /// Everything the evaluation reads, gathered step by step.
 struct inputs {
-  std::vector<virtual_machine_instance> vmis;
+  // The big stores are read as shared snapshots (copy-on-write, k8s/informer_store.hpp).
+  shared_list<virtual_machine_instance> vmis;
   std::vector<virtual_machine_instance_migration> vmims;
-  std::vector<persistent_volume_claim> pvcs;
+  shared_list<persistent_volume_claim> pvcs;
   std::vector<persistent_volume_claim> explained_pvcs; // kept for `schedopt explain` only
-  std::vector<persistent_volume> pvs;
+  shared_list<persistent_volume> pvs;
   std::vector<node> nodes;
   std::map<std::string, string_map> vm_annotations; // "<ns>/<name>" of VirtualMachines
   std::vector<vmi_volumes> volumes;                 // step 1, what the driver was asked
@@ -116,7 +117,8 @@ std::map<std::string, timestamp> last_migrations(kind_state& st,
   for (auto& m : st.in.vmims)
     by_vmi[vmi_key(m.metadata.namespace_, m.vmi_name)].push_back(m);
   std::map<std::string, timestamp> out;
-  for (auto& vmi : st.in.vmis) {
+  for (auto& shared : st.in.vmis) {
+    const auto& vmi = *shared;
     auto key = vmi_key(vmi.metadata.namespace_, vmi.metadata.name);
     auto holder = cool_off_holder_of(vmi);
     const string_map* annotations = &vmi.metadata.annotations;
@@ -215,18 +217,11 @@ void evaluate_and_run(kind_pointer self) {
   in.usage = usage_by_node(st.in.vmis, st.in.vmims); // every VMI, evaluated or not
   in.in_flight = in_flight_migrations_by_vmi(st.in.vmims);
   in.last_migration = last_migrations(st, ours_keys);
-  // The VMIs to evaluate are moved out of the snapshot, not copied (10,000 VMIs are tens
-  // of MB); the accounted ones stay behind for the adopted plans.
-  std::vector<virtual_machine_instance> accounted;
-  in.vmis.reserve(st.in.vmis.size());
   for (auto& v : st.in.vmis) {
-    auto key = vmi_key(v.metadata.namespace_, v.metadata.name);
+    auto key = vmi_key(v->metadata.namespace_, v->metadata.name);
     if (!ledger.accounted(key) && !ours_keys.count(key))
-      in.vmis.push_back(std::move(v));
-    else
-      accounted.push_back(std::move(v));
+      in.vmis.push_back(v);
   }
-  st.in.vmis = std::move(accounted);
   in.volumes = std::move(st.in.volumes);
   in.replicas = std::move(st.in.replicas);
   in.nodes = st.in.nodes;
@@ -274,9 +269,8 @@ void evaluate_and_run(kind_pointer self) {
 
   std::vector<candidate_plan> plans;
   std::map<std::string, const virtual_machine_instance*> vmi_by_key;
-  for (const auto* vmis : {&in.vmis, &st.in.vmis})
-    for (auto& v : *vmis)
-      vmi_by_key[vmi_key(v.metadata.namespace_, v.metadata.name)] = &v;
+  for (auto& v : st.in.vmis)
+    vmi_by_key[vmi_key(v->metadata.namespace_, v->metadata.name)] = v.get();
   for (auto& [key, m] : ours) {
     if (ledger.accounted(key))
       continue; // its result is recorded
@@ -332,25 +326,28 @@ void input_step_done(kind_pointer self) {
 
 void ask_driver(kind_pointer self) {
   auto& st = self->state;
-  // The snapshots are read once, here: moved into the lookups, not copied.
+  // The snapshots are indexed, not copied; the driver gets the PVs it owns, shared.
   if (st.ctx.explain)
-    st.in.explained_pvcs = st.in.pvcs;
-  std::map<std::string, persistent_volume_claim> pvcs;
+    st.in.explained_pvcs = values_of(st.in.pvcs);
+  object_index<persistent_volume_claim> pvcs;
   for (auto& c : st.in.pvcs)
-    pvcs[vmi_key(c.metadata.namespace_, c.metadata.name)] = std::move(c);
-  std::vector<persistent_volume_claim>{}.swap(st.in.pvcs); // clear() would keep the buffer
-  std::map<std::string, persistent_volume> pvs;
-  for (auto& v : st.in.pvs)
-    pvs[v.metadata.name] = std::move(v);
-  std::vector<persistent_volume>{}.swap(st.in.pvs);
+    pvcs.emplace_hint(pvcs.end(), vmi_key(c->metadata.namespace_, c->metadata.name), c.get());
+  std::map<std::string, std::shared_ptr<const persistent_volume>> pv_by_name;
+  object_index<persistent_volume> pvs;
+  for (auto& v : st.in.pvs) {
+    pvs.emplace(v->metadata.name, v.get());
+    pv_by_name.emplace(v->metadata.name, v);
+  }
   auto owns = st.ctx.driver.owns;
   auto cfg = st.ctx.config;
   st.in.volumes = driver_volumes_of(st.in.vmis, pvcs, pvs,
                                     [&](const persistent_volume& pv) { return owns(pv, cfg); });
   replica_query q;
   for (auto& name : all_pv_names(st.in.volumes))
-    q.volumes.push_back(std::move(pvs.at(name)));
+    q.volumes.push_back(pv_by_name.at(name));
   q.nodes = st.in.nodes;
+  st.in.pvcs = {}; // the driver holds the PVs it needs; the rest may go
+  st.in.pvs = {};
   auto asked = phase_times::clock::now();
   self->request(st.ctx.driver_actor, caf::infinite, std::move(q))
     .then(
@@ -375,7 +372,7 @@ void ask_driver(kind_pointer self) {
 template <class T, class Handle, class Then>
 void snapshot(kind_pointer self, const Handle& informer, Then then) {
   self->request(informer, caf::infinite, atom::snapshot_v)
-    .then([=](std::vector<T>& items) { then(std::move(items)); },
+    .then([=](shared_list<T>& items) { then(std::move(items)); },
           [=](caf::error& err) { fail_run(self, "informer snapshot failed: " + error_message(err)); });
 }
 
@@ -440,14 +437,14 @@ void gather(kind_pointer self) {
   snapshot<virtual_machine_instance>(self, ctx.vmis, [=](auto vmis) {
     self->state.in.vmis = std::move(vmis);
     snapshot<virtual_machine_instance_migration>(self, self->state.ctx.vmims, [=](auto vmims) {
-      self->state.in.vmims = std::move(vmims);
+      self->state.in.vmims = values_of(vmims);
       snapshot<persistent_volume_claim>(self, self->state.ctx.pvcs, [=](auto pvcs) {
         self->state.in.pvcs = std::move(pvcs);
         snapshot<persistent_volume>(self, self->state.ctx.pvs, [=](auto pvs) {
           self->state.in.pvs = std::move(pvs);
           snapshot<node>(self, self->state.ctx.nodes, [=](auto nodes) {
             auto& st = self->state;
-            st.in.nodes = std::move(nodes);
+            st.in.nodes = values_of(nodes);
             st.times.snapshots_ms = phase_times::since(st.times.started);
             read_vm_annotations(self);
             ask_driver(self);

@@ -4,8 +4,10 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/objects.hpp"
@@ -28,10 +30,14 @@ struct store_diff {
   std::vector<T> deleted;
 };
 
+/// Holds each object once, shared: snapshot() hands out pointers (copy-on-write), so an
+/// evaluation reads the whole store without copying it, and an update stores a new
+/// object while any snapshot keeps the one it had.
 template <class T>
 class informer_store {
 public:
-  using map_type = std::map<std::string, T>;
+  using pointer = std::shared_ptr<const T>;
+  using map_type = std::map<std::string, pointer>;
 
   /// Replaces the content with a fresh list and returns what changed, for the keys
   /// `interested` accepts (all by default): an informer nobody subscribes to does not copy
@@ -43,43 +49,42 @@ public:
     map_type fresh;
     for (auto& item : items) {
       auto key = store_key(item);
-      fresh.insert_or_assign(std::move(key), std::move(item));
+      fresh.insert_or_assign(std::move(key), std::make_shared<const T>(std::move(item)));
     }
     for (auto& [key, obj] : objects_) {
       if (!wanted(key))
         continue;
       auto i = fresh.find(key);
       if (i == fresh.end())
-        diff.deleted.push_back(obj);
-      else if (i->second.metadata.resource_version != obj.metadata.resource_version
-               || i->second.metadata.uid != obj.metadata.uid)
-        diff.updated.emplace_back(obj, i->second);
+        diff.deleted.push_back(*obj);
+      else if (i->second->metadata.resource_version != obj->metadata.resource_version
+               || i->second->metadata.uid != obj->metadata.uid)
+        diff.updated.emplace_back(*obj, *i->second);
     }
     for (auto& [key, obj] : fresh)
       if (wanted(key) && objects_.count(key) == 0)
-        diff.added.push_back(obj);
+        diff.added.push_back(*obj);
     objects_ = std::move(fresh);
     return diff;
   }
 
   /// Inserts or replaces; returns the previous state if there was one.
-  std::optional<T> upsert(T obj) {
+  pointer upsert(T obj) {
     auto key = store_key(obj);
+    auto fresh = std::make_shared<const T>(std::move(obj));
     auto i = objects_.find(key);
     if (i == objects_.end()) {
-      objects_.emplace(std::move(key), std::move(obj));
-      return std::nullopt;
+      objects_.emplace(std::move(key), std::move(fresh));
+      return nullptr;
     }
-    auto old = std::move(i->second);
-    i->second = std::move(obj);
-    return old;
+    return std::exchange(i->second, std::move(fresh));
   }
 
-  /// Removes; returns the last stored state (or the given one when absent).
-  std::optional<T> erase(const std::string& key) {
+  /// Removes; returns the last stored state (nullptr when absent).
+  pointer erase(const std::string& key) {
     auto i = objects_.find(key);
     if (i == objects_.end())
-      return std::nullopt;
+      return nullptr;
     auto old = std::move(i->second);
     objects_.erase(i);
     return old;
@@ -87,11 +92,12 @@ public:
 
   const T* find(const std::string& key) const {
     auto i = objects_.find(key);
-    return i == objects_.end() ? nullptr : &i->second;
+    return i == objects_.end() ? nullptr : i->second.get();
   }
 
-  std::vector<T> snapshot() const {
-    std::vector<T> out;
+  /// Every object, sorted by key, shared with the store.
+  shared_list<T> snapshot() const {
+    shared_list<T> out;
     out.reserve(objects_.size());
     for (auto& [key, obj] : objects_)
       out.push_back(obj);

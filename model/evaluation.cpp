@@ -37,11 +37,11 @@ bool by_namespace_name(const T& a, const T& b) {
 }
 
 std::vector<const virtual_machine_instance*>
-considered_sorted(const std::vector<virtual_machine_instance>& vmis) {
+considered_sorted(const shared_list<virtual_machine_instance>& vmis) {
   std::vector<const virtual_machine_instance*> out;
   for (const auto& v : vmis)
-    if (is_considered(v))
-      out.push_back(&v);
+    if (is_considered(*v))
+      out.push_back(v.get());
   std::sort(out.begin(), out.end(),
             [](auto* a, auto* b) { return by_namespace_name(*a, *b); });
   return out;
@@ -50,8 +50,8 @@ considered_sorted(const std::vector<virtual_machine_instance>& vmis) {
 // Volumes in spec order; the first lookup failure is the VMI's evaluation error, worded
 // as the API server words a failed GET so operators recognise it.
 vmi_volumes volumes_of(const virtual_machine_instance& vmi,
-                       const std::map<std::string, persistent_volume_claim>& pvcs,
-                       const std::map<std::string, persistent_volume>& pvs,
+                       const object_index<persistent_volume_claim>& pvcs,
+                       const object_index<persistent_volume>& pvs,
                        const pv_owned_predicate& owned) {
   vmi_volumes out{vmi.metadata.namespace_, vmi.metadata.name, {}, {}};
   for (const auto& vol : vmi.volumes) {
@@ -63,7 +63,7 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
       out.error = "persistentvolumeclaims \"" + claim + "\" not found";
       break;
     }
-    const std::string& pv_name = pvc->second.volume_name;
+    const std::string& pv_name = pvc->second->volume_name;
     if (pv_name.empty()) {
       out.error = "persistentvolumeclaims \"" + claim + "\" is not bound to a volume";
       break;
@@ -73,7 +73,7 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
       out.error = "persistentvolumes \"" + pv_name + "\" not found";
       break;
     }
-    if (owned && owned(pv->second))
+    if (owned && owned(*pv->second))
       out.pv_names.push_back(pv_name);
   }
   if (!out.error.empty())
@@ -113,10 +113,10 @@ std::string first_blocking_filter(const virtual_machine_instance& vmi,
 
 } // namespace
 
-std::vector<vmi_volumes> driver_volumes_of(
-  const std::vector<virtual_machine_instance>& vmis,
-  const std::map<std::string, persistent_volume_claim>& pvcs,
-  const std::map<std::string, persistent_volume>& pvs, const pv_owned_predicate& owned) {
+std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_instance>& vmis,
+                                           const object_index<persistent_volume_claim>& pvcs,
+                                           const object_index<persistent_volume>& pvs,
+                                           const pv_owned_predicate& owned) {
   std::vector<vmi_volumes> out;
   for (auto* vmi : considered_sorted(vmis))
     out.push_back(volumes_of(*vmi, pvcs, pvs, owned));

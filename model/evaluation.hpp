@@ -37,10 +37,10 @@ using pv_owned_predicate = std::function<bool(const persistent_volume&)>;
 
 /// Step 1: maps every considered VMI to the driver PVs behind its PVC / DataVolume
 /// volumes. `pvcs` is keyed by "<ns>/<name>", `pvs` by PV name. Sorted (ns, name).
-std::vector<vmi_volumes> driver_volumes_of(
-  const std::vector<virtual_machine_instance>& vmis,
-  const std::map<std::string, persistent_volume_claim>& pvcs,
-  const std::map<std::string, persistent_volume>& pvs, const pv_owned_predicate& owned);
+std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_instance>& vmis,
+                                           const object_index<persistent_volume_claim>& pvcs,
+                                           const object_index<persistent_volume>& pvs,
+                                           const pv_owned_predicate& owned);
 
 /// Every PV name step 1 found, sorted and unique: what to ask the driver about.
 std::vector<std::string> all_pv_names(const std::vector<vmi_volumes>& volumes);
@@ -56,7 +56,7 @@ std::map<std::string, std::string>
 in_flight_migrations_by_vmi(const std::vector<virtual_machine_instance_migration>& vmims);
 
 struct evaluation_input {
-  std::vector<virtual_machine_instance> vmis;
+  shared_list<virtual_machine_instance> vmis; // shared with the informer: never copied
   std::vector<vmi_volumes> volumes; // step 1 output
   replica_map replicas;
   std::vector<node> nodes;

@@ -63,8 +63,8 @@ explainer::explainer(const explanation_sources& sources,
                      std::optional<std::set<std::string>> only)
   : src_(sources), only_(std::move(only)) {
   for (const auto& v : src_.in.vmis)
-    if (auto key = vmi_key(v.metadata.namespace_, v.metadata.name); wanted(key))
-      vmis_[key] = &v;
+    if (auto key = vmi_key(v->metadata.namespace_, v->metadata.name); wanted(key))
+      vmis_[key] = v.get();
   int64_t position = 0; // result.vmis is in the engine's (namespace, name) order
   for (const auto& ev : src_.result.vmis) {
     auto key = vmi_key(ev.namespace_, ev.name);

@@ -36,14 +36,14 @@ void add(node_usage& u, const resource_list& r) {
 } // namespace
 
 std::map<std::string, node_usage>
-usage_by_node(const std::vector<virtual_machine_instance>& vmis,
+usage_by_node(const shared_list<virtual_machine_instance>& vmis,
               const std::vector<virtual_machine_instance_migration>& vmims) {
   std::map<std::string, node_usage> out;
   std::map<std::string, const virtual_machine_instance*> by_key;
   for (const auto& v : vmis) {
-    by_key[v.metadata.namespace_ + "/" + v.metadata.name] = &v;
-    if (is_placed(v))
-      add(out[v.node_name], v.requests);
+    by_key[v->metadata.namespace_ + "/" + v->metadata.name] = v.get();
+    if (is_placed(*v))
+      add(out[v->node_name], v->requests);
   }
   for (const auto& m : vmims) {
     if (!is_schedopt_migration(m) || is_final_phase(m.phase))

@@ -23,7 +23,7 @@ struct node_usage {
 /// Failed) plus those of VMIs a non-final schedopt VMIM is pinned toward
 /// (spec.addedNodeSelector hostname), unless the VMI already runs there.
 std::map<std::string, node_usage>
-usage_by_node(const std::vector<virtual_machine_instance>& vmis,
+usage_by_node(const shared_list<virtual_machine_instance>& vmis,
               const std::vector<virtual_machine_instance_migration>& vmims);
 
 /// The first spec.nodeSelector pair the node's labels lack, as "key=value"; nullopt

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,45 @@
 namespace schedopt {
 
 using string_map = std::map<std::string, std::string>;
+
+/// Objects shared with an informer's store (copy-on-write: an update stores a new object,
+/// a snapshot keeps the one it had). An evaluation reads 10,000 VMIs without copying them.
+template <class T>
+using shared_list = std::vector<std::shared_ptr<const T>>;
+
+/// Wraps values into a shared_list (tests, and callers that built their own objects).
+template <class T>
+shared_list<T> share_all(std::vector<T> values) {
+  shared_list<T> out;
+  out.reserve(values.size());
+  for (auto& v : values)
+    out.push_back(std::make_shared<const T>(std::move(v)));
+  return out;
+}
+
+/// Copies out of a shared_list, for the few objects a caller needs as values (requests,
+/// nodes, VMIMs).
+template <class T>
+std::vector<T> values_of(const shared_list<T>& shared) {
+  std::vector<T> out;
+  out.reserve(shared.size());
+  for (const auto& p : shared)
+    out.push_back(*p);
+  return out;
+}
+
+/// "<ns>/<name>" (or name) -> object, pointing into objects someone else holds.
+template <class T>
+using object_index = std::map<std::string, const T*>;
+
+/// Indexes a map of values by pointer (tests, small inputs).
+template <class T>
+object_index<T> index_of(const std::map<std::string, T>& values) {
+  object_index<T> out;
+  for (const auto& [key, v] : values)
+    out.emplace_hint(out.end(), key, &v);
+  return out;
+}
 
 struct owner_reference {
   std::string api_version;

@@ -8,7 +8,7 @@
 
 namespace schedopt {
 
-std::size_t settle_finished_migrations(std::vector<virtual_machine_instance>& vmis,
+std::size_t settle_finished_migrations(shared_list<virtual_machine_instance>& vmis,
                                        const std::vector<virtual_machine_instance_migration>& vmims) {
   std::map<std::string, const virtual_machine_instance_migration*> succeeded; // by VMIM uid
   for (const auto& m : vmims)
@@ -16,7 +16,8 @@ std::size_t settle_finished_migrations(std::vector<virtual_machine_instance>& vm
         && classify_migration(m).progress == migration_progress::succeeded)
       succeeded.emplace(m.metadata.uid, &m);
   std::size_t settled = 0;
-  for (auto& vmi : vmis) {
+  for (auto& shared : vmis) {
+    const auto& vmi = *shared;
     if (!vmi.migration || vmi.migration->completed || vmi.migration->migration_uid.empty())
       continue;
     auto i = succeeded.find(vmi.migration->migration_uid);
@@ -25,9 +26,11 @@ std::size_t settle_finished_migrations(std::vector<virtual_machine_instance>& vm
     const auto& m = *i->second;
     if (m.vmi_name != vmi.metadata.name || m.metadata.namespace_ != vmi.metadata.namespace_)
       continue;
-    vmi.node_name = m.migration->target_node;
-    vmi.migration = m.migration;
-    vmi.migration->migration_uid = m.metadata.uid;
+    auto moved = std::make_shared<virtual_machine_instance>(vmi);
+    moved->node_name = m.migration->target_node;
+    moved->migration = m.migration;
+    moved->migration->migration_uid = m.metadata.uid;
+    shared = std::move(moved);
     ++settled;
   }
   return settled;

@@ -20,7 +20,8 @@ namespace schedopt {
 /// Only the migration the VMI itself names counts, so a VMI created anew (a restarted VM,
 /// no migrationState) or one that has recorded a later migration is left alone. Returns
 /// how many were settled.
-std::size_t settle_finished_migrations(std::vector<virtual_machine_instance>& vmis,
+/// A settled VMI is replaced by a settled copy; the shared original is not touched.
+std::size_t settle_finished_migrations(shared_list<virtual_machine_instance>& vmis,
                                        const std::vector<virtual_machine_instance_migration>& vmims);
 
 } // namespace schedopt

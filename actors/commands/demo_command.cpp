@@ -180,7 +180,7 @@ int demo_command(const settings& given, const demo_options& d, const std::string
     }
     std::vector<scheduling_optimization> all;
     self->request(stack->requests, std::chrono::seconds(5), atom::snapshot_v)
-      .receive([&](std::vector<scheduling_optimization>& got) { all = std::move(got); },
+      .receive([&](shared_list<scheduling_optimization>& got) { all = values_of(got); },
                [](caf::error&) {});
     auto so = first_request(all);
     if (!so)

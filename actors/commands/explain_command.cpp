@@ -20,7 +20,7 @@ std::optional<scheduling_optimization> next_in_queue(caf::actor_system& sys,
   std::vector<scheduling_optimization> requests;
   caf::scoped_actor self{sys};
   self->request(stack.requests, std::chrono::seconds(30), atom::snapshot_v)
-    .receive([&](std::vector<scheduling_optimization>& items) { requests = std::move(items); },
+    .receive([&](shared_list<scheduling_optimization>& items) { requests = values_of(items); },
              [&](caf::error& err) {
                spdlog::warn("cannot read SchedulingOptimizations: {}", error_message(err));
              });

@@ -76,7 +76,8 @@ void answer_query(driver_pointer self, const replica_query& q,
   auto pending = std::make_shared<pending_answer>();
   pending->promise = std::move(promise);
   pending->outstanding = 1; // released below, after every lookup is sent
-  for (auto& pv : q.volumes) {
+  for (auto& shared : q.volumes) {
+    const auto& pv = *shared;
     auto volume = longhorn_volume_of(pv);
     if (auto nodes = index.running_nodes(volume); !nodes.empty()) {
       pending->answer.replicas.emplace_back(pv.metadata.name, std::move(nodes));

@@ -238,8 +238,8 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
 void inspect_volumes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
   l->volumes_pending = l->query.volumes.size();
   for (auto& pv : l->query.volumes) {
-    auto pv_name = pv.metadata.name;
-    auto volume_id = pv.volume_handle;
+    auto pv_name = pv->metadata.name;
+    auto volume_id = pv->volume_handle;
     auto what = "inspect volume " + volume_id;
     call(self, l, what, "/v1/volumes/inspect/" + k8s::url_encode(volume_id),
          [=](const http_completion& c, int attempts) {
@@ -334,7 +334,8 @@ void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
       if (!v.name.empty())
         by_name.emplace(v.name, &v);
     }
-    for (auto& pv : l->query.volumes) {
+    for (auto& shared : l->query.volumes) {
+      const auto& pv = *shared;
       const sdk_volume* found = nullptr;
       if (auto i = by_id.find(pv.volume_handle); i != by_id.end())
         found = i->second;

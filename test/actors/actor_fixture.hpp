@@ -284,7 +284,7 @@ informer_actor<T> spawn_mock_informer(caf::actor_system& sys, std::shared_ptr<in
                 s.end());
       },
       [=](atom::synced) { return log->synced; },
-      [=](atom::snapshot) { return log->objects; },
+      [=](atom::snapshot) { return share_all(log->objects); },
       [=](const watch_chunk&) {},
       [=](const watch_closed&) {},
       [=](atom::restart) {},

@@ -31,7 +31,8 @@ BOOST_AUTO_TEST_CASE(replica_answer_lists_node_affinity_hosts_per_pv) {
   BOOST_REQUIRE(spawned);
   auto aut = track(*spawned);
   replica_query q;
-  q.volumes = {pv("pv-a", "local.csi.io", {"n1", "n3"}), pv("pv-b", "local.csi.io", {"n2"})};
+  q.volumes = share_all(std::vector<persistent_volume>{pv("pv-a", "local.csi.io", {"n1", "n3"}),
+                                                      pv("pv-b", "local.csi.io", {"n2"})});
   auto answer = ask<replica_answer>(sys, aut, q);
   sched.run();
   BOOST_REQUIRE(answer->value);

@@ -61,7 +61,7 @@ struct longhorn_fixture : actor_fixture {
 
   replica_answer query(const storage_driver_actor& aut, std::vector<persistent_volume> volumes) {
     replica_query q;
-    q.volumes = std::move(volumes);
+    q.volumes = share_all(std::move(volumes));
     auto answer = ask<replica_answer>(sys, aut, q);
     sched.run();
     BOOST_REQUIRE(answer->value);
@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(queries_wait_for_the_first_list) {
   replicas->objects = {replica("vol-a-r-1", "vol-a", "n1")};
   auto aut = spawn_aut();
   replica_query q;
-  q.volumes = {pv("pvc-a", "vol-a")};
+  q.volumes = share_all(std::vector<persistent_volume>{pv("pvc-a", "vol-a")});
   auto answer = ask<replica_answer>(sys, aut, q);
   sched.run();
   BOOST_CHECK(!answer->arrived());
@@ -187,7 +187,7 @@ BOOST_AUTO_TEST_CASE(a_never_synced_informer_fails_the_query_after_the_timeout) 
   options.sync_timeout = std::chrono::seconds(30);
   auto aut = spawn_aut(options);
   replica_query q;
-  q.volumes = {pv("pvc-a", "vol-a")};
+  q.volumes = share_all(std::vector<persistent_volume>{pv("pvc-a", "vol-a")});
   auto answer = ask<replica_answer>(sys, aut, q);
   advance(std::chrono::seconds(29), std::chrono::seconds(1));
   BOOST_CHECK(!answer->arrived());
@@ -223,7 +223,7 @@ BOOST_AUTO_TEST_CASE(registered_driver_lists_and_watches_replicas_in_longhorn_sy
   // The mock API answers lists with no page, so the informer never syncs: the query
   // fails after the sync timeout rather than hanging the run.
   replica_query q;
-  q.volumes = {pv("pvc-a", "vol-a")};
+  q.volumes = share_all(std::vector<persistent_volume>{pv("pvc-a", "vol-a")});
   auto answer = ask<replica_answer>(sys, aut, q);
   advance(std::chrono::seconds(31), std::chrono::seconds(1));
   BOOST_REQUIRE(answer->error);

@@ -118,7 +118,7 @@ replica_query query_for(std::vector<std::string> handles) {
     v.metadata.name = "pv-" + h;
     v.csi_driver = "pxd.portworx.com";
     v.volume_handle = h;
-    q.volumes.push_back(v);
+    q.volumes.push_back(std::make_shared<const persistent_volume>(v));
   }
   node n;
   n.metadata.name = "n1";
@@ -280,7 +280,7 @@ struct bulk_cluster {
       v.metadata.name = "pv-" + id;
       v.csi_driver = "pxd.portworx.com";
       v.volume_handle = id;
-      query.volumes.push_back(v);
+      query.volumes.push_back(std::make_shared<const persistent_volume>(v));
       body += R"({"volume":{"id":")" + id + R"(","locator":{"name":"pv-)" + id
               + R"("},"replica_sets":[{"nodes":[")" + (i % 2 ? "px2" : "px1")
               + R"("]}]},"name":"pv-)" + id + R"("},)";
@@ -307,7 +307,7 @@ BOOST_AUTO_TEST_CASE(one_inspectwithfilters_and_one_enumerate_answer_every_volum
   gone.metadata.name = "pv-gone";
   gone.csi_driver = "pxd.portworx.com";
   gone.volume_handle = "4242";
-  q.volumes.push_back(gone);
+  q.volumes.push_back(std::make_shared<const persistent_volume>(gone));
   auto answer = ask<replica_answer>(sys, aut, q);
   BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
   BOOST_REQUIRE_MESSAGE(answer->value, "driver failed: " << error_message(*answer->error));

@@ -79,9 +79,9 @@ figures run_informer(caf::actor_system& sys, const schedopt::k8s::cluster_config
   auto end = std::chrono::steady_clock::now();
   rusage after{};
   getrusage(RUSAGE_SELF, &after);
-  f.peak_rss_kib = self_peak_rss_kib(); // before the snapshot copies the store
+  f.peak_rss_kib = self_peak_rss_kib(); // the store alone, before the snapshot
   self->request(inf, 60s, schedopt::atom::snapshot_v)
-    .receive([&](std::vector<schedopt::virtual_machine_instance>& v) { f.objects = v.size(); },
+    .receive([&](schedopt::shared_list<schedopt::virtual_machine_instance>& v) { f.objects = v.size(); },
              [&](caf::error&) {});
   f.wall = std::chrono::duration<double>(end - start).count();
   f.cpu = cpu_seconds(after) - cpu_seconds(before);

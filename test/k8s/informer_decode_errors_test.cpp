@@ -110,7 +110,7 @@ std::vector<T> snapshot(caf::actor_system& sys, schedopt::informer_actor<T> inf)
   caf::scoped_actor self{sys};
   std::vector<T> out;
   self->request(inf, 10s, schedopt::atom::snapshot_v)
-    .receive([&](std::vector<T>& v) { out = std::move(v); }, [&](caf::error&) {});
+    .receive([&](schedopt::shared_list<T>& v) { out = schedopt::values_of(v); }, [&](caf::error&) {});
   return out;
 }
 

@@ -31,11 +31,25 @@ BOOST_AUTO_TEST_CASE(informer_store_relist_diff) {
   BOOST_CHECK_EQUAL(second.added[0].metadata.namespace_, "c");
   auto snap = store.snapshot();
   BOOST_REQUIRE_EQUAL(snap.size(), 3u);
-  BOOST_CHECK_EQUAL(snap[0].metadata.namespace_, "a"); // sorted by namespace/name
-  BOOST_CHECK(store.erase("a/y").has_value());
-  BOOST_CHECK(!store.erase("a/y").has_value());
-  BOOST_CHECK(!store.upsert(vmi("a", "q", "9")).has_value());
-  BOOST_CHECK(store.upsert(vmi("a", "q", "10")).has_value());
+  BOOST_CHECK_EQUAL(snap[0]->metadata.namespace_, "a"); // sorted by namespace/name
+  BOOST_CHECK(store.erase("a/y") != nullptr);
+  BOOST_CHECK(store.erase("a/y") == nullptr);
+  BOOST_CHECK(store.upsert(vmi("a", "q", "9")) == nullptr);
+  BOOST_CHECK(store.upsert(vmi("a", "q", "10"))->metadata.resource_version == "9");
+}
+
+// Copy-on-write: a snapshot shares the stored objects and keeps the versions it saw.
+BOOST_AUTO_TEST_CASE(informer_store_snapshot_shares_and_keeps_its_versions) {
+  schedopt::k8s::informer_store<virtual_machine_instance> store;
+  store.replace({vmi("a", "x", "1"), vmi("a", "y", "2")});
+  auto before = store.snapshot();
+  BOOST_CHECK_EQUAL(before[0].get(), store.find("a/x")); // the same object, not a copy
+  store.upsert(vmi("a", "x", "5"));
+  store.erase("a/y");
+  BOOST_CHECK_EQUAL(before[0]->metadata.resource_version, "1");
+  BOOST_CHECK_EQUAL(before[1]->metadata.name, "y");
+  BOOST_CHECK_EQUAL(store.find("a/x")->metadata.resource_version, "5");
+  BOOST_CHECK_EQUAL(store.snapshot().size(), 1u);
 }
 
 BOOST_AUTO_TEST_CASE(informer_store_diff_only_for_interesting_keys) {

@@ -41,7 +41,7 @@ std::vector<T> snapshot(schedopt::test::sim_client& t, schedopt::informer_actor<
   caf::scoped_actor self{*t.env.sys};
   std::vector<T> out;
   self->request(inf, 30s, schedopt::atom::snapshot_v)
-    .receive([&](std::vector<T>& v) { out = std::move(v); }, [&](caf::error&) {});
+    .receive([&](schedopt::shared_list<T>& v) { out = schedopt::values_of(v); }, [&](caf::error&) {});
   return out;
 }
 

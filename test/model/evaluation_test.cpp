@@ -16,7 +16,7 @@ BOOST_AUTO_TEST_CASE(only_running_vmis_with_a_node_are_considered) {
   std::vector<virtual_machine_instance> vmis = {
     vmi("ns", "running", "n1", {}), vmi("ns", "pending", "", {}, "Pending"),
     vmi("ns", "scheduled-no-node", "", {}), vmi("ns", "succeeded", "n1", {}, "Succeeded")};
-  auto vols = driver_volumes_of(vmis, {}, {}, owned_by_px);
+  auto vols = driver_volumes_of(share_all(vmis), {}, {}, owned_by_px);
   BOOST_REQUIRE_EQUAL(vols.size(), 1u);
   BOOST_CHECK_EQUAL(vols[0].name, "running");
   BOOST_CHECK(is_considered(vmis[0]));
@@ -30,7 +30,7 @@ BOOST_AUTO_TEST_CASE(volume_lookup_errors_read_like_kubernetes) {
     vmi("ns", "unbound", "n1", {"baz"})};
   std::map<std::string, persistent_volume_claim> pvcs = {
     {"ns/bar", pvc("ns", "bar", "pvc-x")}, {"ns/baz", pvc("ns", "baz", "")}};
-  auto vols = driver_volumes_of(vmis, pvcs, {}, owned_by_px);
+  auto vols = driver_volumes_of(share_all(vmis), index_of(pvcs), {}, owned_by_px);
   BOOST_REQUIRE_EQUAL(vols.size(), 3u);
   // Sorted by name: no-pv, no-pvc, unbound.
   BOOST_CHECK_EQUAL(vols[0].error, "persistentvolumes \"pvc-x\" not found");
@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(pvc_in_another_namespace_does_not_count) {
   std::vector<virtual_machine_instance> vmis = {vmi("a", "v", "n1", {"disk"})};
   std::map<std::string, persistent_volume_claim> pvcs = {{"b/disk", pvc("b", "disk", "pv1")}};
   std::map<std::string, persistent_volume> pvs = {{"pv1", pv("pv1")}};
-  auto vols = driver_volumes_of(vmis, pvcs, pvs, owned_by_px);
+  auto vols = driver_volumes_of(share_all(vmis), index_of(pvcs), index_of(pvs), owned_by_px);
   BOOST_CHECK_EQUAL(vols.at(0).error, "persistentvolumeclaims \"disk\" not found");
 }
 
@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(data_volumes_resolve_and_foreign_pvs_are_ignored) {
     {"ns/dv-disk", pvc("ns", "dv-disk", "pv-dv")}};
   std::map<std::string, persistent_volume> pvs = {
     {"pv-a", pv("pv-a")}, {"pv-other", pv("pv-other", "ebs.csi.aws.com")}, {"pv-dv", pv("pv-dv")}};
-  auto vols = driver_volumes_of({v}, pvcs, pvs, owned_by_px);
+  auto vols = driver_volumes_of(share_all(std::vector<virtual_machine_instance>{v}), index_of(pvcs), index_of(pvs), owned_by_px);
   BOOST_REQUIRE_EQUAL(vols.size(), 1u);
   BOOST_CHECK(vols[0].error.empty());
   BOOST_CHECK((vols[0].pv_names == std::vector<std::string>{"pv-a", "pv-dv"}));
@@ -323,12 +323,12 @@ BOOST_AUTO_TEST_CASE(room_counts_what_runs_and_what_is_migrating_there) {
   m.vmi_name = "moving";
   m.phase = "Scheduling";
   m.added_node_selector[labels::hostname] = "n2";
-  w.in.usage = usage_by_node({v, other, moving}, {m});
+  w.in.usage = usage_by_node(share_all(std::vector<virtual_machine_instance>{v, other, moving}), {m});
   auto r = w.run();
   BOOST_CHECK_EQUAL(w.find(r, "vm").reason,
                     "NoTargetNode: n1: 2Gi memory free, needs 8Gi; n2: 1500m CPU free, needs 2");
   m.phase = "Succeeded"; // final: no longer counted
-  w.in.usage = usage_by_node({v, other, moving}, {m});
+  w.in.usage = usage_by_node(share_all(std::vector<virtual_machine_instance>{v, other, moving}), {m});
   r = w.run();
   BOOST_CHECK(w.find(r, "vm").target_nodes == std::vector<std::string>{"n2"});
 }

@@ -79,8 +79,8 @@ struct world {
   }
 
   evaluation_result run() {
-    in.vmis = vmis;
-    in.volumes = driver_volumes_of(vmis, pvcs, pvs, owned_by_px);
+    in.vmis = share_all(vmis);
+    in.volumes = driver_volumes_of(in.vmis, index_of(pvcs), index_of(pvs), owned_by_px);
     return evaluate(in);
   }
 

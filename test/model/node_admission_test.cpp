@@ -190,7 +190,7 @@ BOOST_AUTO_TEST_CASE(usage_counts_placed_vmis_and_schedopt_migrations_pinned_the
     m.added_node_selector[labels::hostname] = to;
     return m;
   };
-  auto usage = usage_by_node({a, b, done, c},
+  auto usage = usage_by_node(share_all(std::vector<virtual_machine_instance>{a, b, done, c}),
                              {pinned("c", "n1", "Scheduling"),  // counted on n1 too
                               pinned("a", "n3", "Succeeded"),   // final
                               pinned("b", "n3", "Running", false), // not schedopt's

@@ -53,13 +53,15 @@ BOOST_AUTO_TEST_SUITE(settled_placement)
 BOOST_AUTO_TEST_CASE(a_vmi_that_saw_its_migration_run_but_not_end_is_settled_on_the_target) {
   auto v = vmi_on("n1");
   v.migration = running_state("u1", "n2");
-  std::vector<virtual_machine_instance> vmis{v};
+  auto vmis = share_all(std::vector<virtual_machine_instance>{v});
+  auto original = vmis[0];
   auto settled = settle_finished_migrations(vmis, {vmim("u1", "Succeeded", "n2", "2026-12-01T11:01:00Z")});
   BOOST_CHECK_EQUAL(settled, 1u);
-  BOOST_CHECK_EQUAL(vmis[0].node_name, "n2");
-  BOOST_REQUIRE(vmis[0].migration);
-  BOOST_CHECK_EQUAL(vmis[0].migration->migration_uid, "u1");
-  BOOST_CHECK(vmis[0].migration->completed);
+  BOOST_CHECK_EQUAL(original->node_name, "n1"); // the store's object is not changed
+  BOOST_CHECK_EQUAL(vmis[0]->node_name, "n2");
+  BOOST_REQUIRE(vmis[0]->migration);
+  BOOST_CHECK_EQUAL(vmis[0]->migration->migration_uid, "u1");
+  BOOST_CHECK(vmis[0]->migration->completed);
 }
 
 BOOST_AUTO_TEST_CASE(failed_and_running_migrations_move_nothing) {
@@ -70,20 +72,20 @@ BOOST_AUTO_TEST_CASE(failed_and_running_migrations_move_nothing) {
   running.migration = running_state("u2", "n3");
   auto other = vmim("u2", "Running", "n3", "");
   other.vmi_name = "other";
-  std::vector<virtual_machine_instance> vmis{failed, running};
+  auto vmis = share_all(std::vector<virtual_machine_instance>{failed, running});
   BOOST_CHECK_EQUAL(settle_finished_migrations(vmis, {vmim("u1", "Failed", "n2", "2026-12-01T11:01:00Z"), other}),
                     0u);
-  BOOST_CHECK_EQUAL(vmis[0].node_name, "n1");
-  BOOST_CHECK_EQUAL(vmis[1].node_name, "n1");
+  BOOST_CHECK_EQUAL(vmis[0]->node_name, "n1");
+  BOOST_CHECK_EQUAL(vmis[1]->node_name, "n1");
 }
 
 BOOST_AUTO_TEST_CASE(only_the_migration_the_vmi_names_counts) {
   auto v = vmi_on("n1");
   v.migration = running_state("late", "n3");
-  std::vector<virtual_machine_instance> vmis{v};
+  auto vmis = share_all(std::vector<virtual_machine_instance>{v});
   settle_finished_migrations(vmis, {vmim("early", "Succeeded", "n2", "2026-12-01T11:01:00Z"),
                                     vmim("late", "Succeeded", "n3", "2026-12-01T12:00:00Z")});
-  BOOST_CHECK_EQUAL(vmis[0].node_name, "n3");
+  BOOST_CHECK_EQUAL(vmis[0]->node_name, "n3");
 }
 
 BOOST_AUTO_TEST_CASE(a_vmi_that_recorded_the_end_or_was_created_anew_is_left_alone) {
@@ -96,10 +98,10 @@ BOOST_AUTO_TEST_CASE(a_vmi_that_recorded_the_end_or_was_created_anew_is_left_alo
   auto old = vmim("u1", "Succeeded", "n2", "2026-12-01T11:01:00Z");
   auto old_other = vmim("u3", "Succeeded", "n2", "2026-12-01T11:01:00Z");
   old_other.metadata.namespace_ = "other";
-  std::vector<virtual_machine_instance> vmis{recorded, restarted};
+  auto vmis = share_all(std::vector<virtual_machine_instance>{recorded, restarted});
   BOOST_CHECK_EQUAL(settle_finished_migrations(vmis, {old, old_other}), 0u);
-  BOOST_CHECK_EQUAL(vmis[0].node_name, "n5");
-  BOOST_CHECK_EQUAL(vmis[1].node_name, "n1");
+  BOOST_CHECK_EQUAL(vmis[0]->node_name, "n5");
+  BOOST_CHECK_EQUAL(vmis[1]->node_name, "n1");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

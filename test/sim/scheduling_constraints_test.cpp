@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(tainted_nodes_are_tolerated_by_some_and_full_nodes_have_no_
   populated_store w{constrained()};
   decoded_world d{w};
   std::vector<std::string> tainted, full;
-  auto usage = usage_by_node(d.vmis, {});
+  auto usage = usage_by_node(share_all(d.vmis), {});
   for (const auto& [name, n] : d.nodes) {
     BOOST_CHECK(n.metadata.labels.count("topology.kubernetes.io/zone"));
     if (!n.taints.empty()) {
@@ -160,7 +160,7 @@ BOOST_AUTO_TEST_CASE(an_unschedulable_target_pod_keeps_the_migration_scheduling)
   populated_store w{constrained(1.0, 2, 1)};
   w.store.register_type({"", "v1", "Event", "events", "event", "EventList", true, false, {"ev"}, {}});
   decoded_world d{w};
-  auto usage = usage_by_node(d.vmis, {});
+  auto usage = usage_by_node(share_all(d.vmis), {});
   kubevirt_controller c{w.store, fast()};
   auto now = std::chrono::system_clock::now();
   auto step = [&](int ticks) {
