@@ -3,6 +3,9 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include "wire_fixture.hpp"
 #include "wire_http.hpp"
@@ -60,6 +63,36 @@ BOOST_AUTO_TEST_CASE(sigterm_stops_cleanly) {
   watch_reader watch(sim, "/api/v1/namespaces/default/configmaps?watch=true");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   BOOST_TEST(sim.stop() == 0);
+}
+
+// sim/malloc_tuning.hpp: the serving process runs with glibc's larger per-thread cache
+// (it re-executed itself, keeping its pid), and a setting of the user's is kept.
+BOOST_AUTO_TEST_CASE(serve_runs_with_the_malloc_tunable_and_keeps_the_users) {
+  auto environment_of = [](pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string tunables;
+    for (std::size_t at = 0; at < all.size();) {
+      auto end = all.find('\0', at);
+      auto entry = all.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      if (entry.rfind("GLIBC_TUNABLES=", 0) == 0)
+        tunables = entry.substr(15);
+      at = end == std::string::npos ? all.size() : end + 1;
+    }
+    return tunables;
+  };
+  {
+    sim_process sim({"--nodes", "2", "--vmis", "2"});
+    BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+    BOOST_TEST(environment_of(sim.pid()).find("glibc.malloc.tcache_count=4096") != std::string::npos);
+    BOOST_TEST(sim.stop() == 0);
+  }
+  setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=16", 1);
+  sim_process own({"--nodes", "2", "--vmis", "2"});
+  unsetenv("GLIBC_TUNABLES");
+  BOOST_REQUIRE_MESSAGE(own.ok(), own.error());
+  BOOST_TEST(environment_of(own.pid()) == "glibc.malloc.tcache_count=16");
+  BOOST_TEST(own.stop() == 0);
 }
 
 BOOST_AUTO_TEST_CASE(injected_429_carries_retry_after) {
