@@ -8,13 +8,12 @@
 #include <unistd.h>
 
 #include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/commands/commands.hpp"
-#include "actors/commands/scheduler_config.hpp"
+#include "actors/commands/local_stack.hpp"
 #include "actors/commands/process_signals.hpp"
 #include "actors/commands/simulator_child.hpp"
 #include "actors/controller_actor.hpp"
@@ -148,20 +147,13 @@ int demo_command(const settings& given, const demo_options& d, const std::string
   cfg.leader_elect = false;
   std::printf("Simulator ready at %s (Portworx SDK at %s); a pool failover follows in 2s.\n",
               (*sim)->url().c_str(), cfg.portworx_endpoint.c_str());
-  auto cluster = k8s::load_cluster_config(cfg.kubeconfig, "");
-  if (!cluster) {
-    std::fprintf(stderr, "schedopt demo: %s\n", cluster.err().message.c_str());
+  auto local = start_local_stack(cfg);
+  if (!local) {
+    std::fprintf(stderr, "schedopt demo: %s\n", local.err().message.c_str());
     return 1;
   }
-  caf::actor_system_config sys_cfg;
-  register_schedopt_types(sys_cfg);
-  use_work_sharing_scheduler(sys_cfg, cfg.workers);
-  caf::actor_system sys{sys_cfg};
-  auto stack = start_controller_stack(sys, cfg, *cluster);
-  if (!stack) {
-    std::fprintf(stderr, "schedopt demo: %s\n", error_message(stack.error()).c_str());
-    return 1;
-  }
+  auto& sys = *(*local)->system;
+  auto* stack = &(*local)->stack;
   if (!wait_until_synced(sys, *stack, std::chrono::seconds(120))) {
     std::fprintf(stderr, "schedopt demo: informers did not sync\n");
     return 1;

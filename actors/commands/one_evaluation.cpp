@@ -4,11 +4,10 @@
 
 #include <cstdio>
 
-#include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/commands/scheduler_config.hpp"
+#include "actors/commands/local_stack.hpp"
 #include "actors/logging.hpp"
 #include "actors/optimization_kinds.hpp"
 #include "actors/system_config.hpp"
@@ -20,20 +19,13 @@ int run_one_evaluation(const char* command, const settings& given,
   settings cfg = given;
   cfg.dry_run = true;
   configure_logging(cfg.log_format, cfg.log_level == "info" ? "warn" : cfg.log_level);
-  auto cluster = k8s::load_cluster_config(cfg.kubeconfig, cfg.context);
-  if (!cluster) {
-    spdlog::error("{}", cluster.err().message);
+  auto local = start_local_stack(cfg);
+  if (!local) {
+    spdlog::error("{}", local.err().message);
     return 2;
   }
-  caf::actor_system_config sys_cfg;
-  register_schedopt_types(sys_cfg);
-  use_work_sharing_scheduler(sys_cfg, cfg.workers);
-  caf::actor_system sys{sys_cfg};
-  auto stack = start_controller_stack(sys, cfg, *cluster);
-  if (!stack) {
-    spdlog::error("{}", error_message(stack.error()));
-    return 2;
-  }
+  auto& sys = *(*local)->system;
+  auto* stack = &(*local)->stack;
   int rc = 0;
   auto failed = [&](const std::string& why) {
     std::fprintf(stderr, "schedopt %s: %s\n", command, why.c_str());

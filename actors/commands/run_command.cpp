@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/after.hpp>
 #include <caf/send.hpp>
@@ -16,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/commands/commands.hpp"
-#include "actors/commands/scheduler_config.hpp"
+#include "actors/commands/local_stack.hpp"
 #include "actors/commands/process_signals.hpp"
 #include "actors/controller_actor.hpp"
 #include "actors/api_client_actor.hpp"
@@ -113,13 +112,15 @@ std::string replica_identity() {
 int run_command(const settings& cfg) {
   configure_logging(cfg.log_format, cfg.log_level);
   block_termination_signals();
-  auto cluster = k8s::load_cluster_config(cfg.kubeconfig, cfg.context);
-  if (!cluster) {
-    spdlog::error("{}", cluster.err().message);
+  auto identity = replica_identity();
+  auto local = start_local_stack(cfg, identity);
+  if (!local) {
+    spdlog::error("{}", local.err().message);
     return 2;
   }
-  spdlog::info("schedopt run: API server {} ({}), driver {}, dry run {}", cluster->server,
-               cluster->source, cfg.driver, cfg.dry_run);
+  auto& sys = *(*local)->system;
+  auto* stack = &(*local)->stack;
+  const auto& cluster = (*local)->cluster;
   // 1 while this replica may work: at once without leader election, else once it leads.
   // Set before anything is served, so /metrics never lacks it.
   k8s::default_metrics().describe_gauge("schedopt_leader", "1 while this replica holds the leader Lease.");
@@ -129,21 +130,14 @@ int run_command(const settings& cfg) {
     auto started = metrics_server::start(cfg.metrics_listen);
     if (!started) {
       spdlog::error("{}", started.err().message);
+      stop_controller_stack(*stack); // or the actor system would wait for it forever
       return 2;
     }
     metrics = std::move(*started);
     spdlog::info("metrics, healthz and readyz on port {}", metrics->port());
   }
-  caf::actor_system_config sys_cfg;
-  register_schedopt_types(sys_cfg);
-  use_work_sharing_scheduler(sys_cfg, cfg.workers);
-  caf::actor_system sys{sys_cfg};
-  auto identity = replica_identity();
-  auto stack = start_controller_stack(sys, cfg, *cluster, identity);
-  if (!stack) {
-    spdlog::error("{}", error_message(stack.error()));
-    return 2;
-  }
+  spdlog::info("schedopt run: API server {} ({}), driver {}, dry run {}", cluster.server,
+               cluster.source, cfg.driver, cfg.dry_run);
   // SIGTERM is honoured while waiting too (an informer that cannot list, e.g. for want
   // of RBAC, never syncs): the stack is stopped so the actor system can shut down.
   for (int waited = 0; !wait_until_synced(sys, *stack, std::chrono::seconds(1)); ++waited) {
@@ -180,7 +174,7 @@ int run_command(const settings& cfg) {
     leader_election_options le;
     // The pod's namespace in cluster (the service account's namespace file), else the
     // kubeconfig context's namespace: where deploy/rbac grants the Lease.
-    le.namespace_ = cfg.lease_namespace.empty() ? cluster->namespace_ : cfg.lease_namespace;
+    le.namespace_ = cfg.lease_namespace.empty() ? cluster.namespace_ : cfg.lease_namespace;
     le.lease_name = cfg.lease_name;
     le.identity = identity;
     le.lease_duration = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.lease_duration);
