@@ -390,6 +390,10 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
       const setting_def* def = setting_by_key(e.key);
       if (!def || e.key == "config")
         return fail(config_path + ": " + e.key + ": unknown setting");
+      // Only LIST settings take a list; joined, [1, 2] would read as the value "1,2".
+      if (e.sequence && def->value_name != "LIST")
+        return fail(config_path + ": " + e.key + ": expected one " + def->value_name
+                    + " value, got a list");
       if (auto err = def->apply(r.config, e.value); !err.empty())
         return fail(config_path + ": " + e.key + ": " + err);
       source[e.key] = config_path;

@@ -44,6 +44,7 @@ expected<std::vector<file_entry>> parse_config_file(const std::string& text,
     if (v.IsScalar()) {
       e.value = v.Scalar();
     } else if (v.IsSequence()) {
+      e.sequence = true;
       for (const auto& item : v) {
         if (!item.IsScalar())
           return make_error(ec::config_error, path + ": " + key + ": expected a list of strings");

@@ -12,6 +12,7 @@ namespace schedopt::config_detail {
 struct file_entry {
   std::string key;
   std::string value; // scalars as written; sequences joined with ","
+  bool sequence = false; // written as a YAML/JSON list
 };
 
 /// The file's bytes, or `<path>: cannot read: <strerror>`.

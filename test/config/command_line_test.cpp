@@ -318,6 +318,12 @@ BOOST_AUTO_TEST_CASE(bad_file_messages) {
   BOOST_CHECK_EQUAL(fails({"run", "--config", object}), object + ": driver: expected a scalar");
   auto broken = write("broken.yaml", "driver: [unclosed\n");
   BOOST_CHECK(fails({"run", "--config", broken}).rfind(broken + ": invalid YAML: ", 0) == 0);
+  auto listed = write("listed.yaml", "coolOffPeriod: [1, 2]\n");
+  BOOST_CHECK_EQUAL(fails({"run", "--config", listed}),
+                    listed + ": coolOffPeriod: expected one DURATION value, got a list");
+  auto drivers = write("drivers.yaml", "csiTopologyDrivers: [a.csi.io, b.csi.io]\n");
+  BOOST_CHECK((ok({"run", "--config", drivers}).config.csi_topology_drivers
+               == std::vector<std::string>{"a.csi.io", "b.csi.io"})); // a LIST setting takes one
   auto dur = write("dur.yaml", "coolOffPeriod: soon\n");
   BOOST_CHECK(fails({"run", "--config", dur}).rfind(dur + ": coolOffPeriod: invalid duration", 0)
               == 0);
