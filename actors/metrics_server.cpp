@@ -5,6 +5,7 @@
 
 #include <httplib.h>
 
+#include "k8s/listen_thread.hpp"
 #include "k8s/metrics.hpp"
 #include "schedopt_version.hpp"
 
@@ -69,11 +70,7 @@ expected<std::unique_ptr<metrics_server>> metrics_server::start(const std::strin
   if (bound <= 0)
     return make_error(ec::config_error, "--metrics-listen \"" + listen + "\": cannot listen");
   out->port_ = bound;
-  out->impl_->thread = std::thread([self] { self->impl_->server.listen_after_bind(); });
-  // httplib's stop() is a no-op until the listen loop runs; a server destroyed right
-  // after start (the next start-up step failed) would then never be joined.
-  for (int i = 0; i < 5000 && !out->impl_->server.is_running(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  out->impl_->thread = start_listening(out->impl_->server);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // HTTP wiring of the simulated API server: authentication, authorization, faults, routing of
 // /api and /apis paths to the resource handlers, discovery and admin endpoints.
 #include "sim/api_server.hpp"
+#include "k8s/listen_thread.hpp"
 
 #include <atomic>
 #include <optional>
@@ -369,7 +370,7 @@ expected<bool> api_server::start(const tls_material& tls) {
     return make_error(ec::transport_error, "cannot listen on " + impl_->options.host + ":"
                                              + std::to_string(impl_->options.port));
   impl_->bound_port = port;
-  impl_->thread = std::thread([this] { impl_->server->listen_after_bind(); });
+  impl_->thread = start_listening(*impl_->server);
   return true;
 }
 

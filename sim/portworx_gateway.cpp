@@ -2,6 +2,7 @@
 // default JSONPb{OrigName: true}), 64-bit integers are strings, zero values are omitted,
 // errors are {"error","code","message","details"} with the gRPC code's HTTP status.
 #include "sim/portworx_gateway.hpp"
+#include "k8s/listen_thread.hpp"
 
 #include <map>
 #include <memory>
@@ -280,7 +281,7 @@ expected<int> portworx_gateway::start(int port, const std::string& token) {
     return make_error(ec::transport_error,
                       "Portworx SDK gateway cannot listen on 127.0.0.1:" + std::to_string(port));
   impl_->port = bound;
-  impl_->thread = std::thread{[this] { impl_->server.listen_after_bind(); }};
+  impl_->thread = start_listening(impl_->server);
   return bound;
 }
 

@@ -17,6 +17,7 @@
 #include <httplib.h>
 
 #include "actor_fixture.hpp"
+#include "k8s/listen_thread.hpp"
 #include "actors/drivers/storage_drivers.hpp"
 
 using namespace schedopt;
@@ -61,7 +62,7 @@ struct gateway {
     // httplib's 5 s keep-alive timeout.
     server.set_keep_alive_max_count(1);
     port = server.bind_to_any_port("127.0.0.1");
-    thread = std::thread{[this] { server.listen_after_bind(); }};
+    thread = start_listening(server);
     while (!server.is_running())
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -436,7 +437,7 @@ struct tls_gateway {
     });
     server.set_keep_alive_max_count(1);
     port = server.bind_to_any_port("127.0.0.1");
-    thread = std::thread{[this] { server.listen_after_bind(); }};
+    thread = start_listening(server);
     while (!server.is_running())
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }

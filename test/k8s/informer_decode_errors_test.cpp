@@ -11,6 +11,7 @@
 #include <httplib.h>
 
 #include "actors/informer_actor.hpp"
+#include "k8s/listen_thread.hpp"
 #include "k8s/metrics.hpp"
 #include "sim_client_fixture.hpp"
 
@@ -74,7 +75,7 @@ struct fake_api {
         });
     });
     port = server.bind_to_any_port("127.0.0.1");
-    thread = std::thread{[this] { server.listen_after_bind(); }};
+    thread = schedopt::start_listening(server);
     while (!server.is_running())
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
