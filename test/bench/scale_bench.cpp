@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -276,8 +277,13 @@ figures run_rung(const options& o, long vmis) {
   f.peak_rss_kib = vm_hwm_kib(controller.pid());
   f.sim_peak_rss_kib = sim.peak_rss_kib();
   auto log = controller.err();
-  if (!o.log_dir.empty())
-    std::ofstream(o.log_dir + "/scale_bench-" + o.scenario + "-" + std::to_string(vmis) + ".log") << log;
+  if (!o.log_dir.empty()) {
+    std::error_code made;
+    std::filesystem::create_directories(o.log_dir, made); // the log is lost if it cannot be
+    auto path = o.log_dir + "/scale_bench-" + o.scenario + "-" + std::to_string(vmis) + ".log";
+    if (!(std::ofstream(path) << log))
+      std::fprintf(stderr, "scale_bench: cannot write %s\n", path.c_str());
+  }
   auto started = log_time_of(log, "request started");
   auto considered = log_time_of(log, "VMIs considered");
   if (started > 0 && considered > 0)
