@@ -331,20 +331,17 @@ void ask_driver(kind_pointer self) {
     st.in.explained_pvcs = values_of(st.in.pvcs);
   object_index<persistent_volume_claim> pvcs;
   for (auto& c : st.in.pvcs)
-    pvcs.emplace_hint(pvcs.end(), vmi_key(c->metadata.namespace_, c->metadata.name), c.get());
-  std::map<std::string, std::shared_ptr<const persistent_volume>> pv_by_name;
+    pvcs.emplace_hint(pvcs.end(), vmi_key(c->metadata.namespace_, c->metadata.name), c);
   object_index<persistent_volume> pvs;
-  for (auto& v : st.in.pvs) {
-    pvs.emplace(v->metadata.name, v.get());
-    pv_by_name.emplace(v->metadata.name, v);
-  }
+  for (auto& v : st.in.pvs)
+    pvs.emplace(v->metadata.name, v);
   auto owns = st.ctx.driver.owns;
   auto cfg = st.ctx.config;
   st.in.volumes = driver_volumes_of(st.in.vmis, pvcs, pvs,
                                     [&](const persistent_volume& pv) { return owns(pv, cfg); });
   replica_query q;
   for (auto& name : all_pv_names(st.in.volumes))
-    q.volumes.push_back(pv_by_name.at(name));
+    q.volumes.push_back(pvs.at(name));
   q.nodes = st.in.nodes;
   st.in.pvcs = {}; // the driver holds the PVs it needs; the rest may go
   st.in.pvs = {};
