@@ -78,6 +78,9 @@ using informer_actor = caf::typed_actor<
   caf::replies_to<atom::synced>::with<bool>,
   // any -> informer: every object in the store, sorted by namespace/name.
   caf::replies_to<atom::snapshot>::with<shared_list<T>>,
+  // candidate -> informer: the object as this controller's own write answered it, stored
+  // at once so the next evaluation reads its writes before the watch event arrives.
+  caf::reacts_to<atom::observed, T>,
   // api_client -> informer: watch bytes and end (watch_sink_actor).
   caf::reacts_to<watch_chunk>,
   caf::reacts_to<watch_closed>,
@@ -87,6 +90,7 @@ using informer_actor = caf::typed_actor<
 using scheduling_optimization_informer_actor = informer_actor<scheduling_optimization>;
 using vmi_informer_actor = informer_actor<virtual_machine_instance>;
 using vmim_informer_actor = informer_actor<virtual_machine_instance_migration>;
+using vm_informer_actor = informer_actor<virtual_machine>;
 using pvc_informer_actor = informer_actor<persistent_volume_claim>;
 using pv_informer_actor = informer_actor<persistent_volume>;
 using node_informer_actor = informer_actor<node>;

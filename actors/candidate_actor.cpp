@@ -129,6 +129,22 @@ void start_watching(candidate_pointer self, const virtual_machine_instance_migra
   spawn_vmim_watch(self, st.ctx, self, std::move(t));
 }
 
+/// The cool-off holder as the record's patch answered it goes to its informer at once:
+/// the next run reads this record even while the watch event is still on its way.
+void feed_own_write(candidate_pointer self, const cool_off_holder& holder,
+                    const std::string& body) {
+  auto& ctx = self->state.ctx;
+  auto same = [&](const object_meta& m) {
+    return m.namespace_ == holder.namespace_ && m.name == holder.name;
+  };
+  if (holder.kind == "VirtualMachine") {
+    if (auto vm = decode<virtual_machine>(body); ctx.vms && vm && same(vm->metadata))
+      self->send(ctx.vms, atom::observed_v, std::move(*vm));
+  } else if (auto vmi = decode_vmi(body); ctx.vmis && vmi && same(vmi->metadata)) {
+    self->send(ctx.vmis, atom::observed_v, std::move(*vmi));
+  }
+}
+
 /// The create failed for good: the VM was not migrated, so it must not cool off. The
 /// record goes back to what it was before this run wrote it, then the VM is reported.
 void restore_cool_off_then_fail(candidate_pointer self, const std::string& reason) {
@@ -143,7 +159,11 @@ void restore_cool_off_then_fail(candidate_pointer self, const std::string& reaso
                                      st.plan.cool_off_before).dump();
   k8s::patch_request req{res, holder.namespace_, holder.name, body, false, false};
   self->request(st.ctx.api, caf::infinite, std::move(req))
-    .then([=](const k8s::api_response&) { finish(self, vm_status::failed, reason); },
+    .then(
+      [=](const k8s::api_response& resp) {
+        feed_own_write(self, holder, resp.body);
+        finish(self, vm_status::failed, reason);
+      },
           [=](caf::error& err) {
             // Costs the VM one cool-off window at most; the result is reported anyway.
             log_kv(spdlog::level::warn,
@@ -229,7 +249,11 @@ void record_cool_off_and_create(candidate_pointer self) {
   k8s::patch_request req{res, holder.namespace_, holder.name, body, false, false};
   st.record_pending = true;
   self->request(st.ctx.api, caf::infinite, std::move(req))
-    .then([=](const k8s::api_response&) { record_answered(self); },
+    .then(
+      [=](const k8s::api_response& resp) {
+        feed_own_write(self, holder, resp.body);
+        record_answered(self);
+      },
           [=](caf::error& err) {
             log_kv(spdlog::level::warn,
                    "cannot record cool-off on " + holder.kind + " " + holder.name,

@@ -15,6 +15,9 @@ struct controller_context {
   api_client_actor api;
   vmi_informer_actor vmis;
   vmim_informer_actor vmims;
+  /// VirtualMachines, for their cool-off records; unset (or not synced, e.g. a cluster
+  /// without the VM API) makes each run list them instead.
+  vm_informer_actor vms;
   pvc_informer_actor pvcs;
   pv_informer_actor pvs;
   node_informer_actor nodes;

@@ -38,10 +38,17 @@ caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
   ctx.config = cfg;
   ctx.api = *api;
   informer_options vmi_options;
-  vmi_options.kept.vmi_annotations = {cfg.vm_cool_off_annotation,
+  vmi_options.kept.cool_off_annotations = {cfg.vm_cool_off_annotation,
                                       cool_off_request_annotation(cfg.vm_cool_off_annotation)};
   ctx.vmis = spawn_informer<virtual_machine_instance>(sys, *api, vmi_options);
   ctx.vmims = spawn_informer<virtual_machine_instance_migration>(sys, *api);
+  // Not part of readiness (wait_until_synced): until it has listed, or where there is
+  // no VirtualMachine API, a run lists VMs itself. Its backoff is longer so a missing
+  // API is asked about once a minute, not every 10 s.
+  informer_options vm_options;
+  vm_options.kept.cool_off_annotations = vmi_options.kept.cool_off_annotations;
+  vm_options.max_backoff = std::chrono::seconds(60);
+  ctx.vms = spawn_informer<virtual_machine>(sys, *api, vm_options);
   ctx.pvcs = spawn_informer<persistent_volume_claim>(sys, *api);
   ctx.pvs = spawn_informer<persistent_volume>(sys, *api);
   ctx.nodes = spawn_informer<node>(sys, *api);
@@ -93,6 +100,7 @@ void stop_controller_stack(const controller_stack& stack) {
   auto reason = caf::exit_reason::user_shutdown;
   caf::anon_send_exit(c.vmis, reason);
   caf::anon_send_exit(c.vmims, reason);
+  caf::anon_send_exit(c.vms, reason);
   caf::anon_send_exit(c.pvcs, reason);
   caf::anon_send_exit(c.pvs, reason);
   caf::anon_send_exit(c.nodes, reason);

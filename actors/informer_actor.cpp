@@ -38,6 +38,10 @@ const k8s::resource& resource_of<virtual_machine_instance_migration>() {
   return k8s::resources::vmims;
 }
 template <>
+const k8s::resource& resource_of<virtual_machine>() {
+  return k8s::resources::vms;
+}
+template <>
 const k8s::resource& resource_of<persistent_volume_claim>() {
   return k8s::resources::pvcs;
 }
@@ -266,6 +270,24 @@ void start_watch(Self self) {
       });
 }
 
+// Stores an object from the watch or from this controller's own write (atom::observed).
+// An own write's answer can overtake the watch events before it: those older versions
+// of the same object are not stored over it.
+template <class T, class Self>
+void store_object(Self self, T obj) {
+  auto& st = self->state;
+  auto key = k8s::store_key(obj);
+  if (auto* held = st.store.find(key); held && held->metadata.uid == obj.metadata.uid
+                                       && k8s::older_version(obj.metadata.resource_version,
+                                                             held->metadata.resource_version))
+    return;
+  auto old = st.store.upsert(obj);
+  if (!old)
+    notify<T>(self, key, object_added<T>{std::move(obj)});
+  else if (old->metadata.resource_version != obj.metadata.resource_version)
+    notify<T>(self, key, object_updated<T>{*old, std::move(obj)});
+}
+
 template <class T, class Self>
 void handle_line(Self self, std::string_view line, bool& restart,
                  bool& relist_needed) {
@@ -309,11 +331,7 @@ void handle_line(Self self, std::string_view line, bool& restart,
     notify<T>(self, key, object_deleted<T>{old ? *old : ev->object});
     return;
   }
-  auto old = st.store.upsert(ev->object);
-  if (!old)
-    notify<T>(self, key, object_added<T>{std::move(ev->object)});
-  else if (old->metadata.resource_version != ev->object.metadata.resource_version)
-    notify<T>(self, key, object_updated<T>{*old, std::move(ev->object)});
+  store_object<T>(self, std::move(ev->object));
 }
 
 template <class T, class Self>
@@ -371,6 +389,10 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
     },
     [=](atom::synced) { return self->state.synced; },
     [=](atom::snapshot) { return self->state.store.snapshot(); },
+    [=](atom::observed, T& obj) {
+      keep_decision_fields(obj, self->state.opts.kept);
+      store_object<T>(self, std::move(obj));
+    },
     [=](watch_chunk& chunk) {
       auto& st = self->state;
       if (chunk.watch_id < st.stale_below)
@@ -447,6 +469,8 @@ spawn_informer<virtual_machine_instance>(caf::actor_system&, api_client_actor, i
 template informer_actor<virtual_machine_instance_migration>
 spawn_informer<virtual_machine_instance_migration>(caf::actor_system&, api_client_actor,
                                                    informer_options);
+template informer_actor<virtual_machine>
+spawn_informer<virtual_machine>(caf::actor_system&, api_client_actor, informer_options);
 template informer_actor<persistent_volume_claim>
 spawn_informer<persistent_volume_claim>(caf::actor_system&, api_client_actor, informer_options);
 template informer_actor<persistent_volume>

@@ -84,6 +84,11 @@ typename Inspector::result_type inspect(Inspector& f, phase_transition& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, virtual_machine& x) {
+  return f(caf::meta::type_name("virtual_machine"), x.metadata);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, virtual_machine_instance_migration& x) {
   auto migration = opt(x.migration);
   return f(caf::meta::type_name("virtual_machine_instance_migration"), x.metadata, x.vmi_name,

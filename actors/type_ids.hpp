@@ -96,6 +96,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::longhorn_replica))
   SCHEDOPT_ADD_INFORMER_TYPES(schedopt::longhorn_replica)
 
+  // -- VirtualMachine informer (cool-off records) and own writes fed to informers
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::virtual_machine))
+  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine)
+  CAF_ADD_ATOM(schedopt, schedopt::atom, observed, "observed")
+
 CAF_END_TYPE_ID_BLOCK(schedopt)
 
 // Informer snapshots share the store's objects (k8s/informer_store.hpp, copy-on-write):
@@ -107,5 +112,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::persistent_volume_
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::persistent_volume>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::node>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::longhorn_replica>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine>)
 // kind -> storage driver: carries the PV snapshot's objects, never a copy of them.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::replica_query)

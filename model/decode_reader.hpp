@@ -89,10 +89,11 @@ public:
   /// `array_path`, each parsed alone by this thread's element parser. Returns false,
   /// reading no further, when an element is not valid JSON: the caller then parses the
   /// document whole, so that failure reads as before.
+  /// `first_index`: the array index of the first element (a stream's later pieces).
   template <class F>
   bool for_each_split(const std::vector<std::string_view>& elements,
-                      const std::string& array_path, F&& each) {
-    std::size_t index = 0;
+                      const std::string& array_path, F&& each, std::size_t first_index = 0) {
+    std::size_t index = first_index;
     for (auto text : elements) {
       auto element = parse_element(text);
       if (!element)

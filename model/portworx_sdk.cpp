@@ -5,6 +5,7 @@
 #include <set>
 
 #include "model/decode_reader.hpp"
+#include "model/json_array_stream.hpp"
 #include "model/json_split.hpp"
 
 namespace schedopt {
@@ -112,6 +113,68 @@ expected<std::vector<sdk_volume>> decode_sdk_volume_inspect_with_filters(std::st
   return std::move(*decode_volumes(json, false));
 }
 
+
+struct sdk_volume_stream::impl {
+  json_array_stream stream{"volumes"};
+  std::vector<sdk_volume> volumes;
+  std::optional<error> failed;
+  std::size_t index = 0; // of the next element
+  std::size_t bytes = 0;
+
+  void element(std::string_view text) {
+    if (failed)
+      return;
+    decode_reader r;
+    auto each = [&](const json_object& item) {
+      if (auto v = read_volume_inspect(r, item))
+        volumes.push_back(std::move(*v));
+      else
+        failed = v.err();
+    };
+    auto path = "volumes[" + std::to_string(index) + "]";
+    if (!r.for_each_split({text}, "volumes", each, index))
+      failed = error{ec::parse_error, path + ": not valid JSON"};
+    else if (!failed && !r.ok())
+      failed = r.failure();
+    ++index;
+  }
+};
+
+sdk_volume_stream::sdk_volume_stream() : impl_(std::make_unique<impl>()) {}
+sdk_volume_stream::~sdk_volume_stream() = default;
+
+void sdk_volume_stream::feed(std::string_view bytes) {
+  impl_->bytes += bytes.size();
+  impl_->stream.feed(bytes, [this](std::string_view text) { impl_->element(text); });
+}
+
+std::size_t sdk_volume_stream::size() const {
+  return impl_->bytes;
+}
+
+expected<std::vector<sdk_volume>> sdk_volume_stream::finish() {
+  auto& st = *impl_;
+  using shape = json_array_stream::shape;
+  switch (st.stream.state()) {
+  case shape::unknown:
+  case shape::whole:
+    return decode_sdk_volume_inspect_with_filters(st.stream.whole_text());
+  case shape::broken:
+    return make_error(ec::parse_error, "volumes[" + std::to_string(st.index)
+                                         + "]: brackets or strings do not balance");
+  case shape::streaming:
+    break;
+  }
+  if (st.failed)
+    return *st.failed;
+  if (!st.stream.array_closed())
+    return make_error(ec::parse_error, "the answer ends inside volumes[" + std::to_string(st.index) + "]");
+  // The rest of the document still has to be JSON of the expected shape.
+  auto rest = decode_volumes(st.stream.envelope(), false);
+  if (!*rest)
+    return rest->err();
+  return std::move(st.volumes);
+}
 
 expected<std::vector<sdk_node>> decode_sdk_node_enumerate_with_filters(std::string_view json) {
   decode_reader r;

@@ -20,6 +20,16 @@ void keep_identity_only(object_meta& m) {
   release(m.owner_references);
 }
 
+void keep_annotations(string_map& annotations, const std::vector<std::string>& keys) {
+  if (keys.empty())
+    return;
+  string_map kept;
+  for (const auto& key : keys)
+    if (auto i = annotations.find(key); i != annotations.end())
+      kept.insert(*i);
+  annotations.swap(kept);
+}
+
 } // namespace
 
 void keep_decision_fields(persistent_volume_claim& pvc) {
@@ -30,19 +40,20 @@ void keep_decision_fields(persistent_volume& pv) {
   keep_identity_only(pv.metadata);
 }
 
+void keep_decision_fields(virtual_machine& vm, const kept_fields& kept) {
+  auto annotations = std::move(vm.metadata.annotations);
+  keep_identity_only(vm.metadata);
+  keep_annotations(annotations, kept.cool_off_annotations);
+  vm.metadata.annotations.swap(annotations);
+}
+
 void keep_decision_fields(virtual_machine_instance& vmi, const kept_fields& kept) {
   auto& m = vmi.metadata;
   release(m.generate_name);
   release(m.creation_timestamp);
   release(m.labels);
   release(m.finalizers);
-  if (!kept.vmi_annotations.empty()) {
-    string_map annotations;
-    for (const auto& key : kept.vmi_annotations)
-      if (auto i = m.annotations.find(key); i != m.annotations.end())
-        annotations.insert(*i);
-    m.annotations.swap(annotations);
-  }
+  keep_annotations(m.annotations, kept.cool_off_annotations);
   // Read by the evaluation: LiveMigratable only (first_blocking_filter).
   std::vector<condition> conditions;
   for (auto& c : vmi.conditions)

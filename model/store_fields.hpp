@@ -14,9 +14,9 @@ void keep_decision_fields(persistent_volume_claim& pvc);
 void keep_decision_fields(persistent_volume& pv);
 /// What a store keeps that depends on the configuration.
 struct kept_fields {
-  /// The VMI annotations decisions read: the cool-off record's two keys
-  /// (cool_off_record_of). Empty keeps every annotation.
-  std::vector<std::string> vmi_annotations;
+  /// The annotations decisions read on VMIs and VirtualMachines: the cool-off
+  /// record's two keys (cool_off_record_of). Empty keeps every annotation.
+  std::vector<std::string> cool_off_annotations;
 };
 
 /// VMIs: identity, owner references (the cool-off holder), the `kept` annotations, the
@@ -25,6 +25,10 @@ struct kept_fields {
 /// Dropped: labels, finalizers, generateName, creationTimestamp, other conditions, other
 /// volumes (cloud-init, container disks), other annotations.
 void keep_decision_fields(virtual_machine_instance& vmi, const kept_fields& kept = {});
+
+/// VirtualMachines: identity and the `kept` annotations (the cool-off holder's record);
+/// everything else of a VM (its template, a copy of the VMI's spec) is dropped.
+void keep_decision_fields(virtual_machine& vm, const kept_fields& kept);
 
 /// Other kinds are few (nodes) or read whole by their subscribers (VMIMs, requests).
 template <class T>

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/answer_fault_responses.hpp"
+#include "sim/portworx_volume_json.hpp"
 #include "sim/storage_backend.hpp"
 
 namespace schedopt::sim {
@@ -73,40 +74,14 @@ json node_json(const storage_node& n) {
           {"scheduler_node_name", n.name}};
 }
 
-/// `extra_node`: a replica node id to add that no node enumerate names (an answer fault).
-json volume_inspect_json(const storage_volume& v, const storage_backend& storage,
-                         const std::optional<answer_fault>& extra_node = std::nullopt) {
-  json nodes = json::array();
-  json pools = json::array();
-  for (const auto& name : v.replica_nodes) {
-    auto n = storage.node_by_name(name);
-    nodes.push_back(n ? n->px_id : name);
-    pools.push_back(n ? n->pool_uuid : "");
-  }
-  if (extra_node) {
-    nodes.push_back(extra_node->node);
-    pools.push_back("");
-  }
-  json labels = {{"namespace", v.pvc_namespace}, {"pvc", v.pvc_name}};
-  json volume = {
-      {"id", v.id},
-      {"locator", {{"name", v.name}, {"volume_labels", labels}}},
-      {"ctime", "2026-01-01T00:00:00Z"},
-      {"spec",
-       {{"ha_level", std::to_string(v.replica_nodes.size())},
-        {"size", std::to_string(v.size_bytes)},
-        {"format", "FS_TYPE_EXT4"},
-        {"block_size", "4096"},
-        {"cos", "HIGH"},
-        {"sharedv4", true},
-        {"volume_labels", labels}}},
-      {"usage", "1073741824"},
-      {"format", "FS_TYPE_EXT4"},
-      {"state", "VOLUME_STATE_ATTACHED"},
-      {"status", "VOLUME_STATUS_UP"},
-      {"replica_sets", json::array({{{"nodes", nodes}, {"pool_uuids", pools}}})},
-      {"attached_state", "ATTACH_STATE_INTERNAL_SWITCH"}};
-  return {{"volume", volume}, {"name", v.name}, {"labels", labels}};
+/// The volume inspect answer; `extra_node`: a replica node id to add that no node
+/// enumerate names (an answer fault).
+std::string volume_inspect_text(const storage_volume& v, const px_node_directory& nodes,
+                                const std::optional<answer_fault>& extra_node) {
+  std::string out;
+  append_volume_inspect_json(out, v, nodes,
+                             extra_node ? std::optional<std::string>{extra_node->node} : std::nullopt);
+  return out;
 }
 
 // SdkVolumeInspectWithFiltersRequest {name, labels, ownership, group, options}: an
@@ -155,6 +130,18 @@ expected<volume_filter> parse_volume_filter(const std::string& body) {
 
 } // namespace
 
+/// Where a chunked inspectwithfilters answer is.
+struct bulk_cursor {
+  volume_filter filter;
+  std::optional<std::string> extra;
+  px_node_directory nodes;
+  std::size_t next = 0; // storage index
+  bool opened = false;  // `{"volumes":[` written: only once a volume matched
+  bool done = false;
+};
+
+constexpr std::size_t volumes_per_chunk = 512;
+
 struct portworx_gateway::impl {
   const storage_backend& storage;
   std::shared_ptr<answer_faults> faults;
@@ -165,12 +152,41 @@ struct portworx_gateway::impl {
 
   explicit impl(const storage_backend& s) : storage(s) {}
 
+  // grpc-gateway omits an empty repeated field, so an answer without volumes is `{}`:
+  // the opening is written with the first volume that matches.
+  bool write_volume_chunk(bulk_cursor& c, httplib::DataSink& sink) const {
+    if (c.done)
+      return false;
+    std::string out;
+    auto from = c.next;
+    c.next = storage.for_each_volume(from, volumes_per_chunk, [&](const storage_volume& v) {
+      if (!c.filter.matches(v))
+        return;
+      out += c.opened ? "," : R"({"volumes":[)";
+      c.opened = true;
+      append_volume_inspect_json(out, v, c.nodes, c.extra);
+    });
+    if (c.next == from) { // every volume written
+      out += c.opened ? "]}" : "{}";
+      c.done = true;
+    }
+    if (!out.empty() && !sink.write(out.data(), out.size()))
+      return false;
+    if (c.done)
+      sink.done();
+    return true;
+  }
+
   std::optional<answer_fault> rewrite_of(const httplib::Request& req) const {
     return faults ? faults->take_rewrite(req.method, req.path) : std::nullopt;
   }
 
   void routes() {
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      // grpc-gateway never compresses, and httplib would brotli a chunked answer (the
+      // bulk inspect) for a client offering br, seconds per MB: the offer is dropped.
+      // (The request is the server's own mutable object; httplib hands it out const.)
+      const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
       if (!token.empty() && req.get_header_value("Authorization") != "Bearer " + token) {
         send_error(res, grpc_unauthenticated, 401, "Invalid or missing authentication token");
         return httplib::Server::HandlerResponse::Handled;
@@ -221,30 +237,26 @@ struct portworx_gateway::impl {
       auto v = storage.volume(id);
       if (!v)
         return send_error(res, grpc_not_found, 404, "Volume id " + id + " not found");
-      send_json(res, volume_inspect_json(*v, storage, rewrite_of(req)));
+      send_uncompressed(res, volume_inspect_text(*v, px_node_directory_of(storage), rewrite_of(req)));
     });
     // One answer for many volumes; at 200,000 volumes the body is ~150 MB, so it is
-    // written volume by volume rather than built as one JSON document.
+    // written in chunks of volumes as the client reads (never built whole): the client
+    // decodes the first volumes while the later ones are written.
     server.Post("/v1/volumes/inspectwithfilters", [this](const httplib::Request& req,
                                                          httplib::Response& res) {
       auto filter = parse_volume_filter(req.body);
       if (!filter)
         return send_error(res, grpc_invalid_argument, 400, filter.err().message);
       auto rewrite = rewrite_of(req);
-      std::string body = R"({"volumes":[)";
-      bool first = true;
-      for (const auto& v : storage.volumes()) {
-        if (!filter->matches(v))
-          continue;
-        if (!first)
-          body += ',';
-        first = false;
-        body += volume_inspect_json(v, storage, rewrite).dump();
-      }
-      body += "]}";
-      if (first)
-        body = "{}"; // grpc-gateway omits an empty repeated field
-      send_uncompressed(res, std::move(body));
+      auto cursor = std::make_shared<bulk_cursor>();
+      cursor->filter = std::move(*filter);
+      cursor->extra = rewrite ? std::optional<std::string>{rewrite->node} : std::nullopt;
+      cursor->nodes = px_node_directory_of(storage);
+      res.status = 200;
+      res.set_chunked_content_provider(
+        "application/json", [this, cursor](size_t, httplib::DataSink& sink) {
+          return write_volume_chunk(*cursor, sink);
+        });
     });
     // Unrouted paths answer as grpc-gateway does for an unknown pattern.
     server.set_error_handler([](const httplib::Request&, httplib::Response& res) {

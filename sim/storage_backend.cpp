@@ -41,6 +41,23 @@ std::vector<storage_volume> storage_backend::volumes() const {
   return volumes_;
 }
 
+void storage_backend::for_each_volume(
+  const std::function<void(const storage_volume&)>& visit) const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  for (const auto& v : volumes_)
+    visit(v);
+}
+
+std::size_t storage_backend::for_each_volume(
+  std::size_t from, std::size_t count,
+  const std::function<void(const storage_volume&)>& visit) const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto end = std::min(volumes_.size(), from + count);
+  for (auto i = from; i < end; ++i)
+    visit(volumes_[i]);
+  return std::max(from, end);
+}
+
 std::optional<storage_volume> storage_backend::volume(const std::string& id) const {
   std::lock_guard<std::mutex> guard{mutex_};
   for (const auto& v : volumes_)

@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -56,6 +58,9 @@ struct sdk_call {
   std::string method = "GET";
   std::string body;
   std::chrono::seconds timeout{30};
+  /// Set for the bulk volume inspect: its 2xx body is decoded as it arrives, by the
+  /// engine's thread, into a fresh stream per attempt (the handler reads the slot).
+  std::shared_ptr<std::unique_ptr<sdk_volume_stream>> stream;
 };
 
 struct portworx_state {
@@ -112,11 +117,17 @@ void start_queued(portworx_pointer self) {
     if (auto token = bearer_token(st); !token.empty())
       req.headers.push_back("Authorization: Bearer " + token);
     ++sc.attempts;
+    k8s::http_engine::data_callback on_data;
+    if (sc.stream) {
+      *sc.stream = std::make_unique<sdk_volume_stream>();
+      req.streaming = true;
+      on_data = [slot = sc.stream](std::string_view bytes) { (*slot)->feed(bytes); };
+    }
     auto id = st.next_call++;
     st.calls.emplace(id, std::move(sc));
     ++st.running;
     auto handle = caf::actor_cast<storage_driver_actor>(self);
-    st.engine->submit(std::move(req), nullptr, [handle, id](k8s::http_result r) {
+    st.engine->submit(std::move(req), std::move(on_data), [handle, id](k8s::http_result r) {
       caf::anon_send(handle, http_completion{id, r.status, std::move(r.body), r.retry_after,
                                              std::move(r.error)});
     });
@@ -143,11 +154,13 @@ void call(portworx_pointer self, const std::shared_ptr<lookup>& owner, std::stri
 /// A bulk POST: at 200,000 volumes the answer is ~150 MB, so it gets a longer timeout.
 void post(portworx_pointer self, const std::shared_ptr<lookup>& owner, std::string what,
           std::string path, std::string body,
-          std::function<void(const http_completion&, int)> handler) {
+          std::function<void(const http_completion&, int)> handler,
+          std::shared_ptr<std::unique_ptr<sdk_volume_stream>> stream) {
   auto sc = make_call(owner, std::move(what), std::move(path), std::move(handler));
   sc.method = "POST";
   sc.body = std::move(body);
   sc.timeout = std::chrono::seconds(300);
+  sc.stream = std::move(stream);
   self->state.queued.push_back(std::move(sc));
   start_queued(self);
 }
@@ -315,8 +328,11 @@ void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
   if (self->state.no_bulk_volumes)
     return inspect_volumes(self, l);
   const std::string what = "inspect volumes";
+  auto asked = std::chrono::steady_clock::now();
+  auto stream = std::make_shared<std::unique_ptr<sdk_volume_stream>>();
   post(self, l, what, "/v1/volumes/inspectwithfilters", "{}",
        [=](const http_completion& c, int attempts) {
+    auto answered = std::chrono::steady_clock::now();
     if (sdk_bulk_unsupported(c.http_status, !c.transport_error.empty())) {
       spdlog::info("portworx: the SDK gateway has no POST /v1/volumes/inspectwithfilters "
                    "(HTTP {}); inspecting volumes one by one", c.http_status);
@@ -325,22 +341,28 @@ void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
     }
     if (!answered_ok(c))
       return fail(l, describe_failure(what, c, attempts));
-    auto volumes = decode_sdk_volume_inspect_with_filters(c.body);
+    auto bytes = (*stream)->size();
+    auto volumes = (*stream)->finish();
+    stream->reset();
     if (!volumes)
       return fail(l, "driver failure: portworx: inspect volumes: " + volumes.err().message);
-    std::map<std::string, const sdk_volume*> by_id, by_name;
-    for (auto& v : *volumes) {
+    std::unordered_map<std::string_view, const sdk_volume*> by_id, by_name;
+    by_id.reserve(volumes->size());
+    for (auto& v : *volumes)
       by_id.emplace(v.id, &v);
-      if (!v.name.empty())
-        by_name.emplace(v.name, &v);
-    }
     for (auto& shared : l->query.volumes) {
       const auto& pv = *shared;
       const sdk_volume* found = nullptr;
-      if (auto i = by_id.find(pv.volume_handle); i != by_id.end())
+      if (auto i = by_id.find(pv.volume_handle); i != by_id.end()) {
         found = i->second;
-      else if (auto j = by_name.find(pv.volume_handle); j != by_name.end())
-        found = j->second; // a handle that names the volume
+      } else { // a handle that names the volume: indexed on the first such PV
+        if (by_name.empty())
+          for (auto& v : *volumes)
+            if (!v.name.empty())
+              by_name.emplace(v.name, &v);
+        if (auto j = by_name.find(pv.volume_handle); j != by_name.end())
+          found = j->second;
+      }
       if (found)
         l->volume_replicas[pv.metadata.name] = found->replica_node_ids;
       else
@@ -348,8 +370,12 @@ void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
                                                           + "\" not found");
     }
     l->volumes_pending = 0;
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    spdlog::debug("portworx: {} volumes in one inspect ({} bytes, decoded as they arrived): "
+                  "answered after {:.0f} ms, matched in {:.0f} ms", volumes->size(), bytes,
+                  ms(asked, answered), ms(answered, std::chrono::steady_clock::now()));
     finish_if_done(l);
-  });
+  }, stream);
 }
 
 storage_driver_actor::behavior_type portworx_driver(portworx_pointer self, settings cfg) {

@@ -230,6 +230,7 @@ struct informer_log {
     std::optional<std::pair<std::string, std::string>> object; // ns/name, or every object
   };
   std::vector<T> objects;
+  std::vector<T> observed; // own writes fed back (atom::observed)
   bool synced = true;
   std::vector<subscription> subscribers;
   int unsubscribes = 0;
@@ -285,6 +286,7 @@ informer_actor<T> spawn_mock_informer(caf::actor_system& sys, std::shared_ptr<in
       },
       [=](atom::synced) { return log->synced; },
       [=](atom::snapshot) { return share_all(log->objects); },
+      [=](atom::observed, T& x) { log->observed.push_back(std::move(x)); },
       [=](const watch_chunk&) {},
       [=](const watch_closed&) {},
       [=](atom::restart) {},

@@ -473,6 +473,53 @@ BOOST_AUTO_TEST_CASE(a_resume_ignores_its_own_cool_off_record_for_a_vm_it_never_
   BOOST_CHECK(cooling);
 }
 
+BOOST_AUTO_TEST_CASE(a_vms_cool_off_record_comes_from_the_vm_informer_without_a_list) {
+  // vm-a belongs to VirtualMachine vm-a, whose record (from the VM informer) is recent.
+  vmi_log->objects[0].metadata.owner_references = {
+    owner_reference{"kubevirt.io/v1", "VirtualMachine", "vm-a", "uid-vm-a", true}};
+  auto key = std::string{default_cool_off_annotation};
+  virtual_machine vm;
+  vm.metadata.namespace_ = "ns1";
+  vm.metadata.name = "vm-a";
+  vm.metadata.annotations = {{key, format_rfc3339(actor_now(parent.ptr()))},
+                             {key + "-request-uid", "an-earlier-request"}};
+  auto vm_log = std::make_shared<informer_log<virtual_machine>>();
+  vm_log->objects = {vm};
+  ctx.vms = track(spawn_mock_informer(sys, vm_log));
+  auto result = run_kind(request(), false);
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK(api->calls_of("create").empty());
+  BOOST_CHECK(api->calls_of("list").empty()); // no VirtualMachine list on the way
+  bool cooling = false;
+  for (auto& r : writer->results)
+    cooling = cooling || (r.detail.name == "vm-a" && r.detail.reason.rfind("CoolingOff", 0) == 0);
+  BOOST_CHECK(cooling);
+
+  // Not synced yet (or no VM API): the run lists VirtualMachines itself.
+  vm_log->synced = false;
+  api->calls.clear();
+  run_kind(request(), false);
+  auto lists = api->calls_of("list");
+  BOOST_REQUIRE_EQUAL(lists.size(), 1u);
+  BOOST_CHECK(lists.front().res == k8s::resources::vms);
+}
+
+BOOST_AUTO_TEST_CASE(the_cool_off_patch_answer_is_fed_to_the_holders_informer) {
+  // The API answers the record's patch with the VMI as stored, as a real server does.
+  api->respond = [](const api_call& c) -> api_answer {
+    if (c.verb == "create")
+      return k8s::api_response{201, c.body};
+    if (c.verb == "patch" && c.res == k8s::resources::vmis)
+      return k8s::api_response{200, R"({"metadata":{"namespace":"ns1","name":"vm-a",)"
+                                    R"("resourceVersion":"77"},"status":{"phase":"Running"}})"};
+    return k8s::api_response{200, "{}"};
+  };
+  run_kind(request(), false);
+  BOOST_REQUIRE_EQUAL(vmi_log->observed.size(), 1u);
+  BOOST_CHECK_EQUAL(vmi_log->observed.front().metadata.name, "vm-a");
+  BOOST_CHECK_EQUAL(vmi_log->observed.front().metadata.resource_version, "77");
+}
+
 BOOST_AUTO_TEST_CASE(driver_less_fleet_creates_nothing) {
   pv_log->objects.clear(); // no PV the driver owns: nothing to do
   auto result = run_kind(request(), false);

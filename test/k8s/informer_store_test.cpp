@@ -66,3 +66,14 @@ BOOST_AUTO_TEST_CASE(informer_store_diff_only_for_interesting_keys) {
   BOOST_REQUIRE(store.find("b/x") != nullptr);
   BOOST_CHECK_EQUAL(store.find("b/x")->metadata.resource_version, "4");
 }
+
+BOOST_AUTO_TEST_CASE(older_version_compares_integer_versions_only) {
+  using schedopt::k8s::older_version;
+  BOOST_CHECK(older_version("9", "10"));     // numbers, not strings: "9" > "10" as text
+  BOOST_CHECK(!older_version("10", "9"));
+  BOOST_CHECK(!older_version("10", "10"));
+  BOOST_CHECK(!older_version("abc", "10")); // opaque versions are never called older
+  BOOST_CHECK(!older_version("9", "x"));
+  BOOST_CHECK(!older_version("", "10"));
+  BOOST_CHECK(!older_version("9 ", "10"));
+}

@@ -95,4 +95,24 @@ BOOST_AUTO_TEST_CASE(without_kept_keys_a_vmi_keeps_every_annotation) {
   BOOST_CHECK(vmi->metadata.annotations == before);
 }
 
+BOOST_AUTO_TEST_CASE(a_vm_keeps_its_identity_and_the_cool_off_record_only) {
+  virtual_machine vm;
+  vm.metadata.namespace_ = "ns1";
+  vm.metadata.name = "vm-a";
+  vm.metadata.uid = "u-vm";
+  vm.metadata.resource_version = "42";
+  vm.metadata.labels["app"] = "db";
+  vm.metadata.finalizers = {"kubevirt.io/virtualMachineControllerFinalize"};
+  vm.metadata.annotations = {{"cool/at", "2026-12-01T10:00:00Z"},
+                             {"kubectl.kubernetes.io/last-applied-configuration", "{...}"}};
+  keep_decision_fields(vm, kept_fields{{"cool/at", "cool/at-request-uid"}});
+  BOOST_CHECK_EQUAL(vm.metadata.namespace_, "ns1");
+  BOOST_CHECK_EQUAL(vm.metadata.name, "vm-a");
+  BOOST_CHECK_EQUAL(vm.metadata.uid, "u-vm");
+  BOOST_CHECK_EQUAL(vm.metadata.resource_version, "42");
+  BOOST_CHECK(vm.metadata.labels.empty());
+  BOOST_CHECK(vm.metadata.finalizers.empty());
+  BOOST_CHECK(vm.metadata.annotations == (string_map{{"cool/at", "2026-12-01T10:00:00Z"}}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,158 @@
+// See json_array_stream.hpp.
+#include "model/json_array_stream.hpp"
+
+namespace schedopt {
+
+namespace {
+
+// As json_split: simdjson's depth limit is 1024, so deeper elements are left alone.
+constexpr std::size_t max_depth = 1000;
+// What follows the array is the envelope's few closing bytes; more is not a bulk answer.
+constexpr std::size_t max_tail = 1 << 20;
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+} // namespace
+
+json_array_stream::json_array_stream(std::string key) : key_(std::move(key)) {}
+
+// The prefix must read `{`, `"<key>"`, `:`, `[` (with spaces between): decided as soon as
+// enough has arrived; any other start keeps the whole document for the usual parse.
+void json_array_stream::read_prefix() {
+  std::size_t i = 0;
+  auto space = [&] {
+    while (i < prefix_.size() && is_space(prefix_[i]))
+      ++i;
+    return i < prefix_.size();
+  };
+  auto expect = [&](char c) -> int { // 1 matched, 0 needs more, -1 mismatch
+    if (!space())
+      return 0;
+    return prefix_[i++] == c ? 1 : -1;
+  };
+  auto step = expect('{');
+  if (step == 1)
+    step = expect('"');
+  if (step == 1) {
+    if (prefix_.size() < i + key_.size() + 1)
+      return; // the key has not all arrived
+    if (prefix_.compare(i, key_.size(), key_) != 0 || prefix_[i + key_.size()] != '"') {
+      state_ = shape::whole;
+      return;
+    }
+    i += key_.size() + 1;
+    step = expect(':');
+  }
+  if (step == 1)
+    step = expect('[');
+  if (step == 0)
+    return;
+  if (step == -1) {
+    state_ = shape::whole;
+    return;
+  }
+  rest_ = prefix_.substr(i);
+  prefix_.resize(i); // with the `[`
+  prefix_.pop_back(); // the envelope puts `[]` back
+  state_ = shape::streaming;
+  phase_ = phase::between;
+}
+
+void json_array_stream::feed(std::string_view bytes,
+                             const std::function<void(std::string_view)>& element) {
+  if (state_ == shape::broken)
+    return;
+  if (state_ == shape::unknown || state_ == shape::whole) {
+    prefix_.append(bytes);
+    if (state_ == shape::unknown)
+      read_prefix();
+    if (state_ != shape::streaming)
+      return;
+    auto rest = std::move(rest_); // what came after `[` with the prefix
+    rest_.clear();
+    scan(rest, element);
+    return;
+  }
+  scan(bytes, element);
+}
+
+void json_array_stream::scan(std::string_view bytes,
+                             const std::function<void(std::string_view)>& element) {
+  for (std::size_t i = 0; i < bytes.size() && state_ != shape::broken; ++i) {
+    char c = bytes[i];
+    switch (phase_) {
+    case phase::prefix:
+      return;
+    case phase::after:
+      tail_ += c;
+      if (tail_.size() > max_tail)
+        state_ = shape::broken;
+      continue;
+    case phase::between:
+      if (is_space(c))
+        continue;
+      if (c == ',' || (c == ']' && need_element_)) { // `[,1]`, `[1,,2]`, `[1,]`
+        state_ = shape::broken;
+        return;
+      }
+      if (c == ']') {
+        phase_ = phase::after;
+        continue;
+      }
+      phase_ = phase::element;
+      current_.clear();
+      depth_ = 0;
+      in_string_ = escape_ = false;
+      break; // read c as the element's first byte
+    case phase::element:
+      break;
+    }
+    // Inside an element.
+    if (in_string_) {
+      current_ += c;
+      if (escape_)
+        escape_ = false;
+      else if (c == '\\')
+        escape_ = true;
+      else if (c == '"')
+        in_string_ = false;
+      continue;
+    }
+    bool ends = false;
+    if (c == '"') {
+      in_string_ = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth_ > max_depth) {
+        state_ = shape::broken;
+        return;
+      }
+    } else if (c == '}' || c == ']') {
+      if (depth_ == 0) {
+        ends = true; // the array's own `]`
+      } else {
+        --depth_;
+      }
+    } else if (c == ',' && depth_ == 0) {
+      ends = true;
+    }
+    if (!ends) {
+      current_ += c;
+      continue;
+    }
+    while (!current_.empty() && is_space(current_.back()))
+      current_.pop_back();
+    if (c == '}') { // `[{...}}`: unbalanced
+      state_ = shape::broken;
+      return;
+    }
+    if (element)
+      element(current_);
+    current_.clear();
+    phase_ = c == ']' ? phase::after : phase::between;
+    need_element_ = c == ',';
+  }
+}
+
+} // namespace schedopt
