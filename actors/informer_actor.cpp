@@ -146,7 +146,8 @@ void skip_undecodable(Self self, const char* where, const undecodable_object& ba
 
 // The store takes a full list; the diff against the old one becomes notifications.
 template <class T, class Self>
-void list_complete(Self self, std::vector<T> items, const std::string& resource_version) {
+void list_complete(Self self, std::vector<std::shared_ptr<const T>> items,
+                   const std::string& resource_version) {
   auto& st = self->state;
   auto interested = [&st](const std::string& key) {
     return !st.all_subscribers.empty() || st.object_subscribers.count(key) > 0;
@@ -179,7 +180,8 @@ void list_complete(Self self, std::vector<T> items, const std::string& resource_
 // held at a time (a 10,000-VMI list is ~34 MB of JSON, its decoded items far less).
 // `items` accumulates the decoded pages; the first page's resourceVersion is the list's.
 template <class T, class Self>
-void list_page(Self self, std::shared_ptr<std::vector<T>> items, std::string continue_token,
+void list_page(Self self, std::shared_ptr<std::vector<std::shared_ptr<const T>>> items,
+               std::string continue_token,
                std::string resource_version) {
   auto& st = self->state;
   k8s::list_request req;
@@ -206,15 +208,16 @@ void list_page(Self self, std::shared_ptr<std::vector<T>> items, std::string con
           resource_version = answer.resource_version;
         for (auto& item : list->items) {
           keep_decision_fields(item, st.opts.kept);
-          items->push_back(std::move(item));
+          items->push_back(std::make_shared<const T>(std::move(item)));
         }
+        list->items = {};
         for (auto& bad : list->skipped) {
           skip_undecodable<T>(self, "list item", bad);
           // Keep the last good version: a relist must not report a live object deleted
           // just because its new version does not decode.
           if (!bad.name.empty())
-            if (auto* old = st.store.find(k8s::store_key(bad.namespace_, bad.name)))
-              items->push_back(*old);
+            if (auto old = st.store.find_shared(k8s::store_key(bad.namespace_, bad.name)))
+              items->push_back(std::move(old));
         }
         if (!list->continue_token.empty()) {
           list_page<T>(self, items, list->continue_token, resource_version);
@@ -239,7 +242,8 @@ void relist(Self self) {
   k8s::default_metrics().counter_add("schedopt_informer_relists_total",
                                      {{"resource", st.res.plural}});
   st.watching = true; // blocks other restarts until the list ends
-  list_page<T>(self, std::make_shared<std::vector<T>>(), std::string{}, std::string{});
+  list_page<T>(self, std::make_shared<std::vector<std::shared_ptr<const T>>>(), std::string{},
+               std::string{});
 }
 
 template <class T, class Self>

@@ -59,13 +59,26 @@ public:
   /// a whole list into a diff.
   store_diff<T> replace(std::vector<T> items,
                         const std::function<bool(const std::string&)>& interested = {}) {
+    std::vector<pointer> shared;
+    shared.reserve(items.size());
+    for (auto& item : items)
+      shared.push_back(std::make_shared<const T>(std::move(item)));
+    items = {};
+    return replace(std::move(shared), interested);
+  }
+
+  /// The same for objects already shared: an informer makes each one as its page
+  /// decodes, so a list never holds its objects twice (a vector of them, then the store's).
+  store_diff<T> replace(std::vector<pointer> items,
+                        const std::function<bool(const std::string&)>& interested = {}) {
     auto wanted = [&](const std::string& key) { return !interested || interested(key); };
     store_diff<T> diff;
     map_type fresh;
     for (auto& item : items) {
-      auto key = store_key(item);
-      fresh.insert_or_assign(std::move(key), std::make_shared<const T>(std::move(item)));
+      auto key = store_key(*item);
+      fresh.insert_or_assign(std::move(key), std::move(item));
     }
+    items = {};
     for (auto& [key, obj] : objects_) {
       if (!wanted(key))
         continue;
@@ -103,6 +116,12 @@ public:
     auto old = std::move(i->second);
     objects_.erase(i);
     return old;
+  }
+
+  /// The stored object, shared (nullptr when absent).
+  pointer find_shared(const std::string& key) const {
+    auto i = objects_.find(key);
+    return i == objects_.end() ? nullptr : i->second;
   }
 
   const T* find(const std::string& key) const {

@@ -235,6 +235,7 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
   if (l->failed || l->nodes_pending > 0 || l->volumes_pending > 0)
     return;
   auto names = map_sdk_nodes(l->sdk_nodes, l->query.nodes);
+  l->answer.replicas.reserve(l->volume_replicas.size());
   for (auto& [pv, ids] : l->volume_replicas) {
     std::vector<std::string> nodes;
     for (auto& id : ids) {
@@ -245,6 +246,7 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
     }
     l->answer.replicas.emplace_back(pv, std::move(nodes));
   }
+  l->volume_replicas.clear();
   l->promise.deliver(std::move(l->answer));
 }
 
@@ -322,6 +324,34 @@ void enumerate_nodes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
   });
 }
 
+/// Each queried PV's replica node ids from the bulk answer, found by volume id (or by
+/// name, for a handle that names the volume); a PV whose volume is absent is an error.
+void match_volumes(lookup& l, const std::vector<sdk_volume>& volumes) {
+  std::unordered_map<std::string_view, const sdk_volume*> by_id, by_name;
+  by_id.reserve(volumes.size());
+  for (auto& v : volumes)
+    by_id.emplace(v.id, &v);
+  for (auto& shared : l.query.volumes) {
+    const auto& pv = *shared;
+    const sdk_volume* found = nullptr;
+    if (auto i = by_id.find(pv.volume_handle); i != by_id.end()) {
+      found = i->second;
+    } else { // a handle that names the volume: indexed on the first such PV
+      if (by_name.empty())
+        for (auto& v : volumes)
+          if (!v.name.empty())
+            by_name.emplace(v.name, &v);
+      if (auto j = by_name.find(pv.volume_handle); j != by_name.end())
+        found = j->second;
+    }
+    if (found)
+      l.volume_replicas[pv.metadata.name] = found->replica_node_ids;
+    else
+      l.answer.errors.emplace_back(pv.metadata.name, "portworx volume \"" + pv.volume_handle
+                                                        + "\" not found");
+  }
+}
+
 /// One InspectWithFilters (no filter: every volume) instead of one inspect per volume;
 /// a queried volume missing from the answer is a per-volume error, as a 404 is.
 void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup>& l) {
@@ -346,33 +376,13 @@ void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
     stream->reset();
     if (!volumes)
       return fail(l, "driver failure: portworx: inspect volumes: " + volumes.err().message);
-    std::unordered_map<std::string_view, const sdk_volume*> by_id, by_name;
-    by_id.reserve(volumes->size());
-    for (auto& v : *volumes)
-      by_id.emplace(v.id, &v);
-    for (auto& shared : l->query.volumes) {
-      const auto& pv = *shared;
-      const sdk_volume* found = nullptr;
-      if (auto i = by_id.find(pv.volume_handle); i != by_id.end()) {
-        found = i->second;
-      } else { // a handle that names the volume: indexed on the first such PV
-        if (by_name.empty())
-          for (auto& v : *volumes)
-            if (!v.name.empty())
-              by_name.emplace(v.name, &v);
-        if (auto j = by_name.find(pv.volume_handle); j != by_name.end())
-          found = j->second;
-      }
-      if (found)
-        l->volume_replicas[pv.metadata.name] = found->replica_node_ids;
-      else
-        l->answer.errors.emplace_back(pv.metadata.name, "portworx volume \"" + pv.volume_handle
-                                                          + "\" not found");
-    }
+    auto count = volumes->size();
+    match_volumes(*l, *volumes);
+    volumes = std::vector<sdk_volume>{}; // gone before the answer is built
     l->volumes_pending = 0;
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     spdlog::debug("portworx: {} volumes in one inspect ({} bytes, decoded as they arrived): "
-                  "answered after {:.0f} ms, matched in {:.0f} ms", volumes->size(), bytes,
+                  "answered after {:.0f} ms, matched in {:.0f} ms", count, bytes,
                   ms(asked, answered), ms(answered, std::chrono::steady_clock::now()));
     finish_if_done(l);
   }, stream);
