@@ -78,80 +78,105 @@ void json_array_stream::feed(std::string_view bytes,
   scan(bytes, element);
 }
 
+// Element text is copied once per piece (a span), not byte by byte, and an element that
+// lies whole in one piece is handed out as a view of it.
 void json_array_stream::scan(std::string_view bytes,
                              const std::function<void(std::string_view)>& element) {
-  for (std::size_t i = 0; i < bytes.size() && state_ != shape::broken; ++i) {
-    char c = bytes[i];
+  const std::size_t n = bytes.size();
+  std::size_t i = 0;
+  std::size_t span = 0; // where this piece's part of the current element starts
+  while (i < n && state_ != shape::broken) {
     switch (phase_) {
     case phase::prefix:
       return;
     case phase::after:
-      tail_ += c;
+      tail_.append(bytes.substr(i));
       if (tail_.size() > max_tail)
         state_ = shape::broken;
-      continue;
-    case phase::between:
-      if (is_space(c))
+      return;
+    case phase::between: {
+      char c = bytes[i];
+      if (is_space(c)) {
+        ++i;
         continue;
+      }
       if (c == ',' || (c == ']' && need_element_)) { // `[,1]`, `[1,,2]`, `[1,]`
         state_ = shape::broken;
         return;
       }
       if (c == ']') {
         phase_ = phase::after;
+        ++i;
         continue;
       }
       phase_ = phase::element;
       current_.clear();
       depth_ = 0;
       in_string_ = escape_ = false;
-      break; // read c as the element's first byte
+      span = i;
+      break;
+    }
     case phase::element:
       break;
     }
-    // Inside an element.
-    if (in_string_) {
-      current_ += c;
-      if (escape_)
-        escape_ = false;
-      else if (c == '\\')
-        escape_ = true;
-      else if (c == '"')
-        in_string_ = false;
-      continue;
-    }
-    bool ends = false;
-    if (c == '"') {
-      in_string_ = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth_ > max_depth) {
+    for (; i < n; ++i) {
+      char c = bytes[i];
+      if (in_string_) {
+        if (escape_) {
+          escape_ = false;
+          continue;
+        }
+        while (i < n && bytes[i] != '"' && bytes[i] != '\\')
+          ++i;
+        if (i == n)
+          break;
+        if (bytes[i] == '\\')
+          escape_ = true;
+        else
+          in_string_ = false;
+        continue;
+      }
+      if (c == '"') {
+        in_string_ = true;
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        if (++depth_ > max_depth) {
+          state_ = shape::broken;
+          return;
+        }
+        continue;
+      }
+      if ((c == '}' || c == ']') && depth_ > 0) {
+        --depth_;
+        continue;
+      }
+      if (c != ']' && c != '}' && (c != ',' || depth_ != 0))
+        continue;
+      if (c == '}') { // `[{...}}`: unbalanced
         state_ = shape::broken;
         return;
       }
-    } else if (c == '}' || c == ']') {
-      if (depth_ == 0) {
-        ends = true; // the array's own `]`
+      // The element ends before `c` (`,` or the array's `]`).
+      std::string_view text;
+      if (current_.empty()) {
+        text = bytes.substr(span, i - span);
       } else {
-        --depth_;
+        current_.append(bytes.substr(span, i - span));
+        text = current_;
       }
-    } else if (c == ',' && depth_ == 0) {
-      ends = true;
+      while (!text.empty() && is_space(text.back()))
+        text.remove_suffix(1);
+      if (element)
+        element(text);
+      current_.clear();
+      phase_ = c == ']' ? phase::after : phase::between;
+      need_element_ = c == ',';
+      ++i;
+      break;
     }
-    if (!ends) {
-      current_ += c;
-      continue;
-    }
-    while (!current_.empty() && is_space(current_.back()))
-      current_.pop_back();
-    if (c == '}') { // `[{...}}`: unbalanced
-      state_ = shape::broken;
-      return;
-    }
-    if (element)
-      element(current_);
-    current_.clear();
-    phase_ = c == ']' ? phase::after : phase::between;
-    need_element_ = c == ',';
+    if (phase_ == phase::element && i >= n)
+      current_.append(bytes.substr(span));
   }
 }
 

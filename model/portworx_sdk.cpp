@@ -120,20 +120,21 @@ struct sdk_volume_stream::impl {
   std::optional<error> failed;
   std::size_t index = 0; // of the next element
   std::size_t bytes = 0;
+  decode_reader r; // reused: once it has failed, nothing more is read
+  std::vector<std::string_view> piece = std::vector<std::string_view>(1);
 
   void element(std::string_view text) {
     if (failed)
       return;
-    decode_reader r;
     auto each = [&](const json_object& item) {
       if (auto v = read_volume_inspect(r, item))
         volumes.push_back(std::move(*v));
       else
         failed = v.err();
     };
-    auto path = "volumes[" + std::to_string(index) + "]";
-    if (!r.for_each_split({text}, "volumes", each, index))
-      failed = error{ec::parse_error, path + ": not valid JSON"};
+    piece[0] = text;
+    if (!r.for_each_split(piece, "volumes", each, index))
+      failed = error{ec::parse_error, "volumes[" + std::to_string(index) + "]: not valid JSON"};
     else if (!failed && !r.ok())
       failed = r.failure();
     ++index;

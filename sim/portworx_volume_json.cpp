@@ -7,8 +7,19 @@ namespace schedopt::sim {
 
 namespace {
 
+// Names and ids are plain printable ASCII: those are written as they are; anything else
+// (a quote, a backslash, a control or non-ASCII byte) goes through nlohmann's escaping.
 void append_string(std::string& out, const std::string& s) {
-  out += nlohmann::json(s).dump(); // JSON escaping stays nlohmann's
+  bool plain = true;
+  for (unsigned char c : s)
+    plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  if (!plain) {
+    out += nlohmann::json(s).dump();
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
 }
 
 void append_labels(std::string& out, const storage_volume& v) {

@@ -344,8 +344,9 @@ void match_volumes(lookup& l, const std::vector<sdk_volume>& volumes) {
       if (auto j = by_name.find(pv.volume_handle); j != by_name.end())
         found = j->second;
     }
-    if (found)
-      l.volume_replicas[pv.metadata.name] = found->replica_node_ids;
+    if (found) // the PVs come sorted by name: each lands at the end
+      l.volume_replicas.emplace_hint(l.volume_replicas.end(), pv.metadata.name,
+                                     found->replica_node_ids);
     else
       l.answer.errors.emplace_back(pv.metadata.name, "portworx volume \"" + pv.volume_handle
                                                         + "\" not found");
@@ -381,7 +382,7 @@ void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
     volumes = std::vector<sdk_volume>{}; // gone before the answer is built
     l->volumes_pending = 0;
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    spdlog::debug("portworx: {} volumes in one inspect ({} bytes, decoded as they arrived): "
+    spdlog::info("portworx: {} volumes in one inspect ({} bytes, decoded as they arrived): "
                   "answered after {:.0f} ms, matched in {:.0f} ms", count, bytes,
                   ms(asked, answered), ms(answered, std::chrono::steady_clock::now()));
     finish_if_done(l);
