@@ -118,6 +118,11 @@ struct kubevirt_controller::impl {
     clock_type::time_point due;
     bool due_set = false;
     std::string unschedulable; // the FailedScheduling message last reported
+    // Pending and let through the cluster and per-node caps: KubeVirt checks them while a
+    // migration is Pending, before it creates the target pod, so the Pending step's
+    // delay (that pod's creation) runs from here, and the migration holds a slot.
+    bool admitted = false;
+    std::string admitted_source;
   };
   std::map<std::string, tracked> by_uid;
   uint64_t next_seq = 0;
@@ -388,7 +393,15 @@ struct kubevirt_controller::impl {
     for (const auto* mp : vmims) {
       const auto& m = *mp;
       auto phase = str(m, "/status/phase"_json_pointer);
-      if (phase.empty() || phase == kv::phase_pending || is_final(phase) || is_deleting(m))
+      if (phase == kv::phase_pending && !is_deleting(m)) {
+        auto t = by_uid.find(str(m, "/metadata/uid"_json_pointer));
+        if (t != by_uid.end() && t->second.admitted) {
+          ++active;
+          ++outbound[t->second.admitted_source];
+        }
+        continue;
+      }
+      if (phase.empty() || is_final(phase) || is_deleting(m))
         continue;
       ++active;
       ++outbound[str(m, "/status/migrationState/sourceNode"_json_pointer)];
@@ -411,7 +424,10 @@ struct kubevirt_controller::impl {
       if (is_deleting(m)) {
         if (!is_final(phase)) {
           abort(m, when);
-          if (phase != kv::phase_pending && !phase.empty()) {
+          if (phase == kv::phase_pending && t.admitted) {
+            --active;
+            --outbound[t.admitted_source];
+          } else if (phase != kv::phase_pending && !phase.empty()) {
             --active;
             --outbound[str(m, "/status/migrationState/sourceNode"_json_pointer)];
           }
@@ -433,10 +449,7 @@ struct kubevirt_controller::impl {
       }
       if (!t.due_set)
         schedule_next(t, phase, now); // adopted after a restart
-      if (now < t.due)
-        continue;
-
-      if (phase == kv::phase_pending) {
+      if (phase == kv::phase_pending && !t.admitted) {
         auto current = store.get(kv::vmi_key, ns, vmi);
         auto source = current ? str(*current, "/status/nodeName"_json_pointer) : std::string{};
         if (!current || str(*current, "/status/phase"_json_pointer) != "Running" || source.empty()) {
@@ -448,6 +461,15 @@ struct kubevirt_controller::impl {
           continue; // KubeVirt leaves the excess Pending
         ++active;
         ++outbound[source];
+        t.admitted = true;
+        t.admitted_source = source;
+        schedule_next(t, kv::phase_pending, now); // the target pod's creation starts now
+      }
+      if (now < t.due)
+        continue;
+
+      if (phase == kv::phase_pending) {
+        auto source = t.admitted_source;
         json state = {{"migrationUid", uid}, {"sourceNode", source}, {"mode", "PreCopy"}};
         write_status(kv::vmim_key, ns, name, [&](json& status) {
           record_phase(status, kv::phase_scheduling, when);

@@ -127,6 +127,28 @@ BOOST_AUTO_TEST_CASE(caps_are_never_exceeded_and_excess_waits_pending) {
     BOOST_CHECK_EQUAL(phase_of(m), "Succeeded");
 }
 
+// KubeVirt checks its caps while a migration is Pending, before it makes the target pod:
+// a migration queued behind the cap gets no head start on one created when the slot
+// frees. Both take the Pending step's delay after they are let through.
+BOOST_AUTO_TEST_CASE(a_queued_migration_takes_the_pending_step_after_the_cap_lets_it_through) {
+  populated_store w{cluster(4, 16)};
+  kubevirt_controller c{w.store, fast(1, 1)};
+  stepper s{c};
+  auto vmis = w.vmis();
+  auto first = w.migrate(vmis[0]);
+  auto queued = w.migrate(vmis[1]);
+  BOOST_REQUIRE(first && queued);
+  for (int i = 0; i < 40 && phase_of(w.vmim(*first)) != "Succeeded"; ++i) {
+    s.step();
+    BOOST_REQUIRE_EQUAL(phase_of(w.vmim(*queued)), "Pending");
+  }
+  BOOST_REQUIRE_EQUAL(phase_of(w.vmim(*first)), "Succeeded");
+  s.step(); // the slot is free: the queued one is let through, its target pod started
+  BOOST_CHECK_EQUAL(phase_of(w.vmim(*queued)), "Pending");
+  s.step();
+  BOOST_CHECK_EQUAL(phase_of(w.vmim(*queued)), "Scheduling");
+}
+
 BOOST_AUTO_TEST_CASE(added_node_selector_pins_the_target) {
   populated_store w{cluster()};
   kubevirt_controller c{w.store, fast()};
@@ -235,7 +257,7 @@ BOOST_AUTO_TEST_CASE(deleting_an_in_flight_vmim_aborts_it) {
   auto source = vmi["status"]["nodeName"];
   auto made = w.migrate(vmi);
   BOOST_REQUIRE(made);
-  s.step(3); // Pending -> Scheduling -> Scheduled
+  s.step(4); // Pending, admitted (its target pod being made), Scheduling, Scheduled
   BOOST_REQUIRE_EQUAL(phase_of(w.vmim(*made)), "Scheduled");
   auto since = w.store.resource_version();
   auto deleted = w.store.remove(kubevirt::vmim_key, (*made)["metadata"]["namespace"], (*made)["metadata"]["name"]);
