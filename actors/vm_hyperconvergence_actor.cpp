@@ -385,6 +385,13 @@ void vms_done(kind_pointer self) {
   input_step_done(self);
 }
 
+/// Keeps a VirtualMachine's cool-off record, if it has one (from the informer or a list).
+void keep_vm_record(kind_state& st, const virtual_machine& vm) {
+  auto record = cool_off_record_of(vm.metadata.annotations, st.ctx.config.vm_cool_off_annotation);
+  if (!record.empty())
+    st.in.vm_annotations[vmi_key(vm.metadata.namespace_, vm.metadata.name)] = std::move(record);
+}
+
 // Without a synced VM informer, VirtualMachines are listed once per run, page by page
 // (each page decoded as it arrives), keeping only the cool-off annotation: at 10,000
 // VMs whole pages and every annotation would cost tens of MB for one string per VM.
@@ -402,7 +409,6 @@ void list_vm_annotations(kind_pointer self, std::string continue_token = {}) {
           auto list = decode_list<virtual_machine>(page);
           if (!list)
             return fail_run(self, "cannot read VirtualMachines: " + list.err().message);
-          auto& key = self->state.ctx.config.vm_cool_off_annotation;
           for (auto& bad : list->skipped) {
             // Its cool-off record is unknown; the VMIMs still count for it (SPEC §4).
             log_kv(spdlog::level::warn, "virtualmachine does not decode; skipped",
@@ -411,12 +417,8 @@ void list_vm_annotations(kind_pointer self, std::string continue_token = {}) {
             k8s::default_metrics().counter_add("schedopt_decode_errors_total",
                                                {{"resource", "virtualmachines"}});
           }
-          for (auto& vm : list->items) {
-            auto record = cool_off_record_of(vm.metadata.annotations, key);
-            if (!record.empty())
-              self->state.in.vm_annotations[vmi_key(vm.metadata.namespace_, vm.metadata.name)] =
-                std::move(record);
-          }
+          for (auto& vm : list->items)
+            keep_vm_record(self->state, vm);
           next = list->continue_token;
         }
         if (!next.empty())
@@ -434,16 +436,6 @@ void list_vm_annotations(kind_pointer self, std::string continue_token = {}) {
       });
 }
 
-void keep_vm_records(kind_pointer self, const shared_list<virtual_machine>& vms) {
-  auto& st = self->state;
-  auto& key = st.ctx.config.vm_cool_off_annotation;
-  for (auto& vm : vms) {
-    auto record = cool_off_record_of(vm->metadata.annotations, key);
-    if (!record.empty())
-      st.in.vm_annotations[vmi_key(vm->metadata.namespace_, vm->metadata.name)] = std::move(record);
-  }
-}
-
 // Cool-off records of VirtualMachines come from the VM informer once it has listed
 // (its store has this controller's own record writes too, fed from their answers): at
 // 10,000 VMs a per-run list was 20 pages and most of the way to the first VMIM.
@@ -459,7 +451,8 @@ void read_vm_annotations(kind_pointer self) {
         self->request(vms, caf::infinite, atom::snapshot_v)
           .then(
             [=](const shared_list<virtual_machine>& all) {
-              keep_vm_records(self, all);
+              for (auto& vm : all)
+                keep_vm_record(self->state, *vm);
               vms_done(self);
             },
             [=](caf::error&) { list_vm_annotations(self); });

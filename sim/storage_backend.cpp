@@ -41,13 +41,6 @@ std::vector<storage_volume> storage_backend::volumes() const {
   return volumes_;
 }
 
-void storage_backend::for_each_volume(
-  const std::function<void(const storage_volume&)>& visit) const {
-  std::lock_guard<std::mutex> guard{mutex_};
-  for (const auto& v : volumes_)
-    visit(v);
-}
-
 std::size_t storage_backend::for_each_volume(
   std::size_t from, std::size_t count,
   const std::function<void(const storage_volume&)>& visit) const {

@@ -55,11 +55,9 @@ public:
   std::optional<storage_node> node_by_px_id(const std::string& px_id) const;
 
   std::vector<storage_volume> volumes() const;
-  /// Visits every volume under the lock, without copying them (the bulk inspect at
-  /// 200,000 volumes); `visit` must not call back into this backend.
-  void for_each_volume(const std::function<void(const storage_volume&)>& visit) const;
-  /// The same for at most `count` volumes from index `from` (volumes are only ever
-  /// appended); returns the index after the last one visited, size() when done.
+  /// Visits at most `count` volumes from index `from` under the lock, without copying
+  /// them (the bulk inspect at 200,000 volumes; volumes are only ever appended); returns
+  /// the index after the last one visited. `visit` must not call back into this backend.
   std::size_t for_each_volume(std::size_t from, std::size_t count,
                               const std::function<void(const storage_volume&)>& visit) const;
   std::optional<storage_volume> volume(const std::string& id) const;
