@@ -134,7 +134,7 @@ void start_watching(candidate_pointer self, const virtual_machine_instance_migra
 void feed_own_write(candidate_pointer self, const cool_off_holder& holder,
                     const std::string& body) {
   auto& ctx = self->state.ctx;
-  auto same = [&](const object_meta& m) {
+  auto same = [&](const object_identity& m) {
     return m.namespace_ == holder.namespace_ && m.name == holder.name;
   };
   if (holder.kind == "VirtualMachine") {

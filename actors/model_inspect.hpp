@@ -39,10 +39,46 @@ optional_field<T> opt(std::optional<T>& x) {
   return optional_field<T>{x};
 }
 
+/// The same for a boxed_optional<T> (a stored VMI's migrationState).
+template <class T>
+struct boxed_field {
+  boxed_optional<T>& ref;
+};
+
+template <class Inspector, class T>
+typename Inspector::result_type inspect(Inspector& f, boxed_field<T>& x) {
+  bool has = x.ref.has_value();
+  T value = has ? *x.ref : T{};
+  return f(has, value, caf::meta::load_callback([&]() -> caf::error {
+             if (has)
+               x.ref = std::move(value);
+             else
+               x.ref.reset();
+             return caf::none;
+           }));
+}
+
+template <class T>
+boxed_field<T> opt(boxed_optional<T>& x) {
+  return boxed_field<T>{x};
+}
+
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, owner_reference& x) {
   return f(caf::meta::type_name("owner_reference"), x.api_version, x.kind, x.name, x.uid,
            x.controller);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, object_identity& x) {
+  return f(caf::meta::type_name("object_identity"), x.name, x.namespace_, x.uid,
+           x.resource_version);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lean_meta& x) {
+  return f(caf::meta::type_name("lean_meta"), x.name, x.namespace_, x.uid, x.resource_version,
+           x.annotations, x.owner_references);
 }
 
 template <class Inspector>

@@ -341,9 +341,14 @@ void ask_driver(kind_pointer self) {
     .then(
       [=](replica_answer& answer) {
         auto& in = self->state.in;
-        for (auto& [pv, nodes] : answer.replicas)
-          in.replicas.nodes.emplace_hint(in.replicas.nodes.end(), pv,
-                                         std::set<std::string>(nodes.begin(), nodes.end()));
+        // Moved, not copied: this handler runs the evaluation, so the answer would
+        // otherwise be held beside the map through it.
+        for (auto& [pv, nodes] : answer.replicas) {
+          normalize(nodes);
+          in.replicas.nodes.emplace_hint(in.replicas.nodes.end(), std::move(pv),
+                                         std::move(nodes));
+        }
+        answer.replicas = {};
         for (auto& [pv, why] : answer.errors)
           in.replicas.errors[pv] = why;
         in.replicas_read = true;

@@ -22,19 +22,18 @@ namespace {
 using detail::decode_reader;
 using detail::json_object;
 
-void read_meta(decode_reader& r, const json_object& obj, object_meta& m) {
-  auto meta = r.child(obj, "metadata");
+// One reader per metadata level: each kind decodes only the fields it keeps, so a PVC's
+// labels and CDI annotations are skipped, never copied and then dropped.
+void read_identity(decode_reader& r, const json_object& meta, object_identity& m) {
   r.read(meta, "name", m.name);
   r.read(meta, "namespace", m.namespace_);
   r.read(meta, "uid", m.uid);
   r.read(meta, "resourceVersion", m.resource_version);
-  r.read(meta, "generateName", m.generate_name);
-  r.read(meta, "generation", m.generation);
-  r.read(meta, "creationTimestamp", m.creation_timestamp);
-  r.read(meta, "deletionTimestamp", m.deletion_timestamp);
-  r.read(meta, "labels", m.labels);
+}
+
+void read_lean(decode_reader& r, const json_object& meta, lean_meta& m) {
+  read_identity(r, meta, m);
   r.read(meta, "annotations", m.annotations);
-  r.read(meta, "finalizers", m.finalizers);
   r.for_each(meta, "ownerReferences", [&](const json_object& o) {
     owner_reference ref;
     r.read(o, "apiVersion", ref.api_version);
@@ -44,6 +43,29 @@ void read_meta(decode_reader& r, const json_object& obj, object_meta& m) {
     r.read(o, "controller", ref.controller);
     m.owner_references.push_back(std::move(ref));
   });
+}
+
+void read_meta(decode_reader& r, const json_object& obj, object_identity& m) {
+  auto meta = r.child(obj, "metadata");
+  read_identity(r, meta, m);
+  r.require(m.name, meta, "name");
+}
+
+void read_meta(decode_reader& r, const json_object& obj, lean_meta& m) {
+  auto meta = r.child(obj, "metadata");
+  read_lean(r, meta, m);
+  r.require(m.name, meta, "name");
+}
+
+void read_meta(decode_reader& r, const json_object& obj, object_meta& m) {
+  auto meta = r.child(obj, "metadata");
+  read_lean(r, meta, m);
+  r.read(meta, "generateName", m.generate_name);
+  r.read(meta, "generation", m.generation);
+  r.read(meta, "creationTimestamp", m.creation_timestamp);
+  r.read(meta, "deletionTimestamp", m.deletion_timestamp);
+  r.read(meta, "labels", m.labels);
+  r.read(meta, "finalizers", m.finalizers);
   r.require(m.name, meta, "name");
 }
 
@@ -60,8 +82,8 @@ void read_conditions(decode_reader& r, const json_object& status,
   });
 }
 
-void read_migration_state(decode_reader& r, const json_object& status,
-                          std::optional<migration_state>& out) {
+template <class Optional>
+void read_migration_state(decode_reader& r, const json_object& status, Optional& out) {
   auto o = r.child(status, "migrationState");
   if (!o.present)
     return;

@@ -25,7 +25,8 @@ void put_nonzero(json& j, const char* key, int64_t value) {
     j[key] = value;
 }
 
-json object(const char* api_version, const char* kind, const object_meta& meta) {
+template <class Meta>
+json object(const char* api_version, const char* kind, const Meta& meta) {
   return json{{"apiVersion", api_version}, {"kind", kind}, {"metadata", to_json(meta)}};
 }
 
@@ -38,21 +39,18 @@ json conditions_json(const std::vector<condition>& conditions) {
 
 } // namespace
 
-json to_json(const object_meta& meta) {
+json to_json(const object_identity& meta) {
   json j = json::object();
   put(j, "name", meta.name);
-  put(j, "generateName", meta.generate_name);
   put(j, "namespace", meta.namespace_);
   put(j, "uid", meta.uid);
   put(j, "resourceVersion", meta.resource_version);
-  put_nonzero(j, "generation", meta.generation);
-  put(j, "creationTimestamp", meta.creation_timestamp);
-  if (meta.deletion_timestamp)
-    j["deletionTimestamp"] = *meta.deletion_timestamp;
-  put(j, "labels", meta.labels);
+  return j;
+}
+
+json to_json(const lean_meta& meta) {
+  json j = to_json(static_cast<const object_identity&>(meta));
   put(j, "annotations", meta.annotations);
-  if (!meta.finalizers.empty())
-    j["finalizers"] = meta.finalizers;
   if (!meta.owner_references.empty()) {
     json refs = json::array();
     for (const auto& r : meta.owner_references) {
@@ -64,6 +62,19 @@ json to_json(const object_meta& meta) {
     }
     j["ownerReferences"] = std::move(refs);
   }
+  return j;
+}
+
+json to_json(const object_meta& meta) {
+  json j = to_json(static_cast<const lean_meta&>(meta));
+  put(j, "generateName", meta.generate_name);
+  put_nonzero(j, "generation", meta.generation);
+  put(j, "creationTimestamp", meta.creation_timestamp);
+  if (meta.deletion_timestamp)
+    j["deletionTimestamp"] = *meta.deletion_timestamp;
+  put(j, "labels", meta.labels);
+  if (!meta.finalizers.empty())
+    j["finalizers"] = meta.finalizers;
   return j;
 }
 

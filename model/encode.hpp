@@ -10,6 +10,8 @@
 
 namespace schedopt {
 
+nlohmann::json to_json(const object_identity& meta);
+nlohmann::json to_json(const lean_meta& meta);
 nlohmann::json to_json(const object_meta& meta);
 nlohmann::json to_json(const vm_detail& detail);
 nlohmann::json to_json(const scheduling_optimization_status& status);

@@ -117,8 +117,10 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
                                            const object_index<persistent_volume_claim>& pvcs,
                                            const object_index<persistent_volume>& pvs,
                                            const pv_owned_predicate& owned) {
+  auto considered = considered_sorted(vmis);
   std::vector<vmi_volumes> out;
-  for (auto* vmi : considered_sorted(vmis))
+  out.reserve(considered.size()); // 10,000 of them: growing would hold 1.5 times as many
+  for (auto* vmi : considered)
     out.push_back(volumes_of(*vmi, pvcs, pvs, owned));
   return out;
 }
@@ -173,7 +175,9 @@ evaluation_result evaluate(const evaluation_input& in) {
   };
   int64_t cap = std::max<int64_t>(in.max_non_hyperconverged_per_run, 0);
 
-  for (auto* vmi : considered_sorted(in.vmis)) {
+  auto considered = considered_sorted(in.vmis);
+  out.vmis.reserve(considered.size());
+  for (auto* vmi : considered) {
     ++counts.considered;
     vmi_evaluation ev;
     ev.namespace_ = vmi->metadata.namespace_;
@@ -183,7 +187,7 @@ evaluation_result evaluate(const evaluation_input& in) {
 
     auto vols = volumes.find(key);
     std::string error = vols != volumes.end() ? vols->second->error : std::string();
-    std::vector<std::set<std::string>> replica_sets;
+    std::vector<replica_nodes> replica_sets;
     if (error.empty() && vols != volumes.end()) {
       for (const auto& pv : vols->second->pv_names) {
         if (auto e = in.replicas.errors.find(pv); e != in.replicas.errors.end()) {

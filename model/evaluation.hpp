@@ -47,7 +47,7 @@ std::vector<std::string> all_pv_names(const std::vector<vmi_volumes>& volumes);
 
 /// What the storage driver answered (SPEC §2.3), by PV name.
 struct replica_map {
-  std::map<std::string, std::set<std::string>> nodes; // PV -> Kubernetes node names
+  std::map<std::string, replica_nodes> nodes; // PV -> Kubernetes node names (normalized)
   std::map<std::string, std::string> errors;          // PV -> driver error text
 };
 

@@ -184,10 +184,10 @@ std::vector<node_explanation> explainer::nodes_of(const virtual_machine_instance
     if (auto v = vmis_.find(vmi_key(e.namespace_, e.name)); v != vmis_.end())
       hold_room(usage, *v->second, e.target_nodes);
   }
-  std::vector<std::set<std::string>> replica_sets;
+  std::vector<replica_nodes> replica_sets;
   for (const auto& ve : ex.volumes)
     if (ve.driver_owned)
-      replica_sets.emplace_back(ve.replica_nodes.begin(), ve.replica_nodes.end());
+      replica_sets.push_back(ve.replica_nodes);
   auto scores = node_scores(replica_sets);
 
   std::vector<node_explanation> out;

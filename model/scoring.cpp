@@ -15,18 +15,23 @@ const char* to_string(placement p) {
   return "unknown";
 }
 
-std::map<std::string, int> node_scores(const std::vector<std::set<std::string>>& replica_nodes) {
+std::map<std::string, int> node_scores(const std::vector<replica_nodes>& replicas) {
   std::map<std::string, int> scores;
-  for (const auto& replicas : replica_nodes)
-    for (const auto& n : replicas)
+  for (const auto& volume : replicas)
+    for (const auto& n : volume)
       ++scores[n];
   return scores;
 }
 
-placement_verdict score_placement(const std::vector<std::set<std::string>>& replica_nodes,
+void normalize(replica_nodes& nodes) {
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+}
+
+placement_verdict score_placement(const std::vector<replica_nodes>& replicas,
                                   const std::string& current_node,
                                   const std::map<std::string, node_readiness>& nodes) {
-  auto scores = node_scores(replica_nodes); // ordered, so best_nodes come out sorted
+  auto scores = node_scores(replicas); // ordered, so best_nodes come out sorted
   placement_verdict v;
   for (const auto& [name, score] : scores)
     v.best_score = std::max(v.best_score, score);

@@ -10,16 +10,6 @@ void release(T& value) {
   T{}.swap(value);
 }
 
-// Identity and version stay: the store keys on them and diffs relists by them.
-void keep_identity_only(object_meta& m) {
-  release(m.generate_name);
-  release(m.creation_timestamp);
-  release(m.labels);
-  release(m.annotations);
-  release(m.finalizers);
-  release(m.owner_references);
-}
-
 void keep_annotations(string_map& annotations, const std::vector<std::string>& keys) {
   if (keys.empty())
     return;
@@ -32,28 +22,13 @@ void keep_annotations(string_map& annotations, const std::vector<std::string>& k
 
 } // namespace
 
-void keep_decision_fields(persistent_volume_claim& pvc) {
-  keep_identity_only(pvc.metadata);
-}
-
-void keep_decision_fields(persistent_volume& pv) {
-  keep_identity_only(pv.metadata);
-}
-
 void keep_decision_fields(virtual_machine& vm, const kept_fields& kept) {
-  auto annotations = std::move(vm.metadata.annotations);
-  keep_identity_only(vm.metadata);
-  keep_annotations(annotations, kept.cool_off_annotations);
-  vm.metadata.annotations.swap(annotations);
+  release(vm.metadata.owner_references);
+  keep_annotations(vm.metadata.annotations, kept.cool_off_annotations);
 }
 
 void keep_decision_fields(virtual_machine_instance& vmi, const kept_fields& kept) {
-  auto& m = vmi.metadata;
-  release(m.generate_name);
-  release(m.creation_timestamp);
-  release(m.labels);
-  release(m.finalizers);
-  keep_annotations(m.annotations, kept.cool_off_annotations);
+  keep_annotations(vmi.metadata.annotations, kept.cool_off_annotations);
   // Read by the evaluation: LiveMigratable only (first_blocking_filter).
   std::vector<condition> conditions;
   for (auto& c : vmi.conditions)

@@ -1,17 +1,14 @@
 // What an informer's store keeps of an object: the fields schedopt decides on. At
-// 10,000 VMIs the stores hold 50,000 objects and every one is copied once more into each
-// evaluation's snapshot, so metadata no decision reads (a PVC's CDI annotations and
-// labels, finalizers, owner references) is dropped before an object is stored.
+// 10,000 VMIs the stores hold 50,000 objects. The stored kinds' structs already leave out
+// the metadata no decision reads (objects.hpp: object_identity, lean_meta), so their
+// decoders skip it; what is trimmed here depends on an object's content or on the
+// configuration (which annotations, which volumes, which conditions).
 #pragma once
 
 #include "model/objects.hpp"
 
 namespace schedopt {
 
-/// PVCs: name, namespace, uid, resourceVersion, spec.volumeName, storage class, phase.
-void keep_decision_fields(persistent_volume_claim& pvc);
-/// PVs: name, uid, resourceVersion, the CSI driver and handle, claimRef, node affinity.
-void keep_decision_fields(persistent_volume& pv);
 /// What a store keeps that depends on the configuration.
 struct kept_fields {
   /// The annotations decisions read on VMIs and VirtualMachines: the cool-off

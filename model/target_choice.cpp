@@ -10,10 +10,10 @@
 namespace schedopt {
 
 target_set admissible_targets(const virtual_machine_instance& vmi,
-                              const std::vector<std::set<std::string>>& replica_nodes,
+                              const std::vector<replica_nodes>& replicas,
                               const std::map<std::string, const node*>& nodes,
                               const std::map<std::string, node_usage>& usage) {
-  auto scores = node_scores(replica_nodes);
+  auto scores = node_scores(replicas);
   int current = 0;
   if (auto it = scores.find(vmi.node_name); it != scores.end())
     current = it->second;

@@ -12,6 +12,7 @@
 
 #include "model/node_admission.hpp"
 #include "model/objects.hpp"
+#include "model/scoring.hpp"
 
 namespace schedopt {
 
@@ -28,7 +29,7 @@ struct target_set {
 /// with a node `vmi` may run on (node_admission.hpp refusal(), `usage` absent = nothing
 /// runs there) gives the targets. A node missing from `nodes` is refused `not found`.
 target_set admissible_targets(const virtual_machine_instance& vmi,
-                              const std::vector<std::set<std::string>>& replica_nodes,
+                              const std::vector<replica_nodes>& replicas,
                               const std::map<std::string, const node*>& nodes,
                               const std::map<std::string, node_usage>& usage);
 

@@ -74,7 +74,7 @@ struct world {
     vmis.push_back(vmi(ns, name, node, {"claim-" + name}));
     pvcs[ns + "/claim-" + name] = pvc(ns, "claim-" + name, "pv-" + name);
     pvs["pv-" + name] = pv("pv-" + name);
-    in.replicas.nodes["pv-" + name] = std::move(replicas);
+    in.replicas.nodes["pv-" + name] = replica_nodes(replicas.begin(), replicas.end());
     return vmis.back();
   }
 

@@ -16,7 +16,7 @@ using namespace schedopt;
 
 namespace {
 
-using replica_sets = std::vector<std::set<std::string>>;
+using replica_sets = std::vector<replica_nodes>;
 using strings = std::vector<std::string>;
 
 std::map<std::string, node_readiness> all_ready(std::initializer_list<const char*> names) {
@@ -132,6 +132,16 @@ BOOST_AUTO_TEST_CASE(many_volumes_one_node_scores_highest) {
   BOOST_TEST(v.current_score == 5);
   BOOST_TEST(v.verdict == placement::semi);
   BOOST_TEST(v.target_nodes == strings{"n3"}, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(normalize_sorts_and_lists_each_node_once) {
+  replica_nodes nodes{"n3", "n1", "n3", "n2", "n1"};
+  normalize(nodes);
+  BOOST_TEST(nodes == (strings{"n1", "n2", "n3"}), boost::test_tools::per_element());
+  // A volume normalized scores a node once, however often the driver named it.
+  auto v = score_placement({nodes, {"n1"}}, "n2", cluster);
+  BOOST_TEST(v.best_score == 2);
+  BOOST_TEST(v.best_nodes == strings{"n1"}, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,11 +7,10 @@ using namespace schedopt;
 
 namespace {
 
-virtual_machine_instance vmi_on(const std::string& node, const std::string& created = "2026-12-01T10:00:00Z") {
+virtual_machine_instance vmi_on(const std::string& node) {
   virtual_machine_instance v;
   v.metadata.namespace_ = "ns";
   v.metadata.name = "vm";
-  v.metadata.creation_timestamp = created;
   v.phase = "Running";
   v.node_name = node;
   return v;

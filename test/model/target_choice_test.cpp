@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(admissible_targets_by_score_level) {
   virtual_machine_instance vmi;
   vmi.node_name = "home";
   // Scores: a 3, b 3, ghost 3, c 2, d 1, home 1.
-  std::vector<std::set<std::string>> replicas = {
+  std::vector<replica_nodes> replicas = {
     {"a", "b", "ghost", "c", "d"}, {"a", "b", "ghost", "c", "home"}, {"a", "b", "ghost"}};
 
   auto t = admissible_targets(vmi, replicas, nodes, {});
