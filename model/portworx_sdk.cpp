@@ -117,18 +117,28 @@ expected<std::vector<sdk_volume>> decode_sdk_volume_inspect_with_filters(std::st
 struct sdk_volume_stream::impl {
   json_array_stream stream{"volumes"};
   std::vector<sdk_volume> volumes;
+  std::function<void(sdk_volume&&)> sink; // when set, volumes go here instead
+  std::size_t count = 0;
   std::optional<error> failed;
   std::size_t index = 0; // of the next element
   std::size_t bytes = 0;
   decode_reader r; // reused: once it has failed, nothing more is read
   std::vector<std::string_view> piece = std::vector<std::string_view>(1);
 
+  void take(sdk_volume&& v) {
+    ++count;
+    if (sink)
+      sink(std::move(v));
+    else
+      volumes.push_back(std::move(v));
+  }
+
   void element(std::string_view text) {
     if (failed)
       return;
     auto each = [&](const json_object& item) {
       if (auto v = read_volume_inspect(r, item))
-        volumes.push_back(std::move(*v));
+        take(std::move(*v));
       else
         failed = v.err();
     };
@@ -142,6 +152,10 @@ struct sdk_volume_stream::impl {
 };
 
 sdk_volume_stream::sdk_volume_stream() : impl_(std::make_unique<impl>()) {}
+sdk_volume_stream::sdk_volume_stream(std::function<void(sdk_volume&&)> sink)
+    : impl_(std::make_unique<impl>()) {
+  impl_->sink = std::move(sink);
+}
 sdk_volume_stream::~sdk_volume_stream() = default;
 
 void sdk_volume_stream::feed(std::string_view bytes) {
@@ -153,13 +167,23 @@ std::size_t sdk_volume_stream::size() const {
   return impl_->bytes;
 }
 
+std::size_t sdk_volume_stream::count() const {
+  return impl_->count;
+}
+
 expected<std::vector<sdk_volume>> sdk_volume_stream::finish() {
   auto& st = *impl_;
   using shape = json_array_stream::shape;
   switch (st.stream.state()) {
   case shape::unknown:
-  case shape::whole:
-    return decode_sdk_volume_inspect_with_filters(st.stream.whole_text());
+  case shape::whole: {
+    auto whole = decode_sdk_volume_inspect_with_filters(st.stream.whole_text());
+    if (!whole || !st.sink)
+      return whole;
+    for (auto& v : *whole)
+      st.take(std::move(v));
+    return std::vector<sdk_volume>{};
+  }
   case shape::broken:
     return make_error(ec::parse_error, "volumes[" + std::to_string(st.index)
                                          + "]: brackets or strings do not balance");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +46,10 @@ expected<std::vector<sdk_volume>> decode_sdk_volume_inspect_with_filters(std::st
 class sdk_volume_stream {
 public:
   sdk_volume_stream();
+  /// Hands each volume to `sink` as it decodes instead of collecting them: finish() then
+  /// returns no volumes, only whether the whole answer was valid (a caller discards what
+  /// the sink got when it was not).
+  explicit sdk_volume_stream(std::function<void(sdk_volume&&)> sink);
   ~sdk_volume_stream();
   sdk_volume_stream(const sdk_volume_stream&) = delete;
   sdk_volume_stream& operator=(const sdk_volume_stream&) = delete;
@@ -54,6 +59,8 @@ public:
   expected<std::vector<sdk_volume>> finish();
   /// Bytes fed so far.
   std::size_t size() const;
+  /// Volumes decoded so far (handed to the sink or collected).
+  std::size_t count() const;
 
 private:
   struct impl;

@@ -22,6 +22,7 @@
 #include "k8s/backoff.hpp"
 #include "k8s/http_engine.hpp"
 #include "k8s/paths.hpp"
+#include "model/portworx_match.hpp"
 #include "model/portworx_sdk.hpp"
 
 namespace schedopt {
@@ -41,7 +42,7 @@ struct lookup {
   replica_query query;
   std::vector<sdk_node> sdk_nodes;
   std::size_t nodes_pending = 0;
-  std::map<std::string, std::vector<std::string>> volume_replicas; // PV -> px node ids
+  std::unique_ptr<px_volume_match> match; // which volume backs each queried PV
   replica_answer answer;
   std::size_t volumes_pending = 0;
   bool failed = false;
@@ -59,8 +60,23 @@ struct sdk_call {
   std::string body;
   std::chrono::seconds timeout{30};
   /// Set for the bulk volume inspect: its 2xx body is decoded as it arrives, by the
-  /// engine's thread, into a fresh stream per attempt (the handler reads the slot).
-  std::shared_ptr<std::unique_ptr<sdk_volume_stream>> stream;
+  /// engine's thread, afresh per attempt (the handler reads the slot).
+  std::shared_ptr<struct bulk_decode> stream;
+};
+
+/// The bulk answer decoded and matched as it downloads: each volume is offered to the
+/// match as it decodes and dropped, so only the queried PVs' replica node ids are kept.
+/// Both are made anew per attempt, so a retried call starts from nothing.
+struct bulk_decode {
+  const shared_list<persistent_volume>* pvs = nullptr; // the lookup's query, which outlives it
+  std::unique_ptr<px_volume_match> match;
+  std::unique_ptr<sdk_volume_stream> stream;
+
+  void restart() {
+    match = std::make_unique<px_volume_match>(*pvs);
+    stream = std::make_unique<sdk_volume_stream>(
+      [m = match.get()](sdk_volume&& v) { m->offer(v); });
+  }
 };
 
 struct portworx_state {
@@ -119,9 +135,9 @@ void start_queued(portworx_pointer self) {
     ++sc.attempts;
     k8s::http_engine::data_callback on_data;
     if (sc.stream) {
-      *sc.stream = std::make_unique<sdk_volume_stream>();
+      sc.stream->restart();
       req.streaming = true;
-      on_data = [slot = sc.stream](std::string_view bytes) { (*slot)->feed(bytes); };
+      on_data = [slot = sc.stream](std::string_view bytes) { slot->stream->feed(bytes); };
     }
     auto id = st.next_call++;
     st.calls.emplace(id, std::move(sc));
@@ -155,7 +171,7 @@ void call(portworx_pointer self, const std::shared_ptr<lookup>& owner, std::stri
 void post(portworx_pointer self, const std::shared_ptr<lookup>& owner, std::string what,
           std::string path, std::string body,
           std::function<void(const http_completion&, int)> handler,
-          std::shared_ptr<std::unique_ptr<sdk_volume_stream>> stream) {
+          std::shared_ptr<bulk_decode> stream) {
   auto sc = make_call(owner, std::move(what), std::move(path), std::move(handler));
   sc.method = "POST";
   sc.body = std::move(body);
@@ -235,40 +251,48 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
   if (l->failed || l->nodes_pending > 0 || l->volumes_pending > 0)
     return;
   auto names = map_sdk_nodes(l->sdk_nodes, l->query.nodes);
-  l->answer.replicas.reserve(l->volume_replicas.size());
-  for (auto& [pv, ids] : l->volume_replicas) {
+  l->answer.replicas.reserve(l->query.volumes.size());
+  auto found = [&](const persistent_volume& pv, const std::vector<const std::string*>& ids) {
     std::vector<std::string> nodes;
-    for (auto& id : ids) {
-      if (auto i = names.find(id); i != names.end())
+    nodes.reserve(ids.size());
+    for (auto* id : ids) {
+      if (auto i = names.find(*id); i != names.end())
         nodes.push_back(i->second);
       else
-        spdlog::warn("portworx node {} (replica of {}) matches no Kubernetes node", id, pv);
+        spdlog::warn("portworx node {} (replica of {}) matches no Kubernetes node", *id,
+                     pv.metadata.name);
     }
-    l->answer.replicas.emplace_back(pv, std::move(nodes));
-  }
-  l->volume_replicas.clear();
+    l->answer.replicas.emplace_back(pv.metadata.name, std::move(nodes));
+  };
+  auto missing = [&](const persistent_volume& pv) {
+    l->answer.errors.emplace_back(pv.metadata.name,
+                                  "portworx volume \"" + pv.volume_handle + "\" not found");
+  };
+  if (l->match)
+    l->match->visit(found, missing);
+  l->match.reset();
   l->promise.deliver(std::move(l->answer));
 }
 
 void inspect_volumes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
   l->volumes_pending = l->query.volumes.size();
-  for (auto& pv : l->query.volumes) {
-    auto pv_name = pv->metadata.name;
+  l->match = std::make_unique<px_volume_match>(l->query.volumes);
+  for (std::size_t index = 0; index < l->query.volumes.size(); ++index) {
+    auto& pv = l->query.volumes[index];
     auto volume_id = pv->volume_handle;
     auto what = "inspect volume " + volume_id;
     call(self, l, what, "/v1/volumes/inspect/" + k8s::url_encode(volume_id),
          [=](const http_completion& c, int attempts) {
            --l->volumes_pending;
            if (c.http_status == 404 && c.transport_error.empty()) {
-             l->answer.errors.emplace_back(pv_name, "portworx volume \"" + volume_id
-                                                      + "\" not found");
+             // not found: the match reports it (finish_if_done)
            } else if (!answered_ok(c)) {
              return fail(l, describe_failure(what, c, attempts));
            } else if (auto v = decode_sdk_volume_inspect(c.body); !v) {
              return fail(l, "driver failure: portworx: inspect volume " + volume_id + ": "
                               + v.err().message);
            } else {
-             l->volume_replicas[pv_name] = v->replica_node_ids;
+             l->match->record(index, v->replica_node_ids);
            }
            finish_if_done(l);
          });
@@ -324,35 +348,6 @@ void enumerate_nodes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
   });
 }
 
-/// Each queried PV's replica node ids from the bulk answer, found by volume id (or by
-/// name, for a handle that names the volume); a PV whose volume is absent is an error.
-void match_volumes(lookup& l, const std::vector<sdk_volume>& volumes) {
-  std::unordered_map<std::string_view, const sdk_volume*> by_id, by_name;
-  by_id.reserve(volumes.size());
-  for (auto& v : volumes)
-    by_id.emplace(v.id, &v);
-  for (auto& shared : l.query.volumes) {
-    const auto& pv = *shared;
-    const sdk_volume* found = nullptr;
-    if (auto i = by_id.find(pv.volume_handle); i != by_id.end()) {
-      found = i->second;
-    } else { // a handle that names the volume: indexed on the first such PV
-      if (by_name.empty())
-        for (auto& v : volumes)
-          if (!v.name.empty())
-            by_name.emplace(v.name, &v);
-      if (auto j = by_name.find(pv.volume_handle); j != by_name.end())
-        found = j->second;
-    }
-    if (found) // the PVs come sorted by name: each lands at the end
-      l.volume_replicas.emplace_hint(l.volume_replicas.end(), pv.metadata.name,
-                                     found->replica_node_ids);
-    else
-      l.answer.errors.emplace_back(pv.metadata.name, "portworx volume \"" + pv.volume_handle
-                                                        + "\" not found");
-  }
-}
-
 /// One InspectWithFilters (no filter: every volume) instead of one inspect per volume;
 /// a queried volume missing from the answer is a per-volume error, as a 404 is.
 void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup>& l) {
@@ -360,7 +355,8 @@ void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
     return inspect_volumes(self, l);
   const std::string what = "inspect volumes";
   auto asked = std::chrono::steady_clock::now();
-  auto stream = std::make_shared<std::unique_ptr<sdk_volume_stream>>();
+  auto stream = std::make_shared<bulk_decode>();
+  stream->pvs = &l->query.volumes;
   post(self, l, what, "/v1/volumes/inspectwithfilters", "{}",
        [=](const http_completion& c, int attempts) {
     auto answered = std::chrono::steady_clock::now();
@@ -372,19 +368,20 @@ void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
     }
     if (!answered_ok(c))
       return fail(l, describe_failure(what, c, attempts));
-    auto bytes = (*stream)->size();
-    auto volumes = (*stream)->finish();
-    stream->reset();
-    if (!volumes)
-      return fail(l, "driver failure: portworx: inspect volumes: " + volumes.err().message);
-    auto count = volumes->size();
-    match_volumes(*l, *volumes);
-    volumes = std::vector<sdk_volume>{}; // gone before the answer is built
+    auto valid = stream->stream->finish(); // a body that was not streamed is matched here
+    auto bytes = stream->stream->size();
+    auto count = stream->stream->count();
+    stream->stream.reset();
+    if (!valid)
+      return fail(l, "driver failure: portworx: inspect volumes: " + valid.err().message);
+    l->match = std::move(stream->match);
     l->volumes_pending = 0;
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    spdlog::info("portworx: {} volumes in one inspect ({} bytes, decoded as they arrived): "
-                  "answered after {:.0f} ms, matched in {:.0f} ms", count, bytes,
-                  ms(asked, answered), ms(answered, std::chrono::steady_clock::now()));
+    spdlog::info("portworx: {} volumes in one inspect ({} bytes, matched as they arrived, "
+                 "{} distinct nodes): answered after {:.0f} ms, finished in {:.0f} ms",
+                 count, bytes,
+                 l->match->distinct_nodes(), ms(asked, answered),
+                 ms(answered, std::chrono::steady_clock::now()));
     finish_if_done(l);
   }, stream);
 }

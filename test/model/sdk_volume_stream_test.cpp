@@ -94,4 +94,21 @@ BOOST_AUTO_TEST_CASE(only_the_element_being_read_is_held) {
   BOOST_CHECK_EQUAL(s.envelope(), R"({"volumes":[] , "k": {} })");
 }
 
+// With a sink the volumes are handed over as they decode, none collected: the sink sees
+// what the collecting decode returns, for a streamed body and for one decoded whole.
+BOOST_AUTO_TEST_CASE(a_sink_gets_each_volume_and_nothing_is_collected) {
+  for (std::string body : {answer, std::string{R"({"other":1,"volumes":[{"volume":{"id":"7"}}]})"}}) {
+    auto whole = outcome(decode_sdk_volume_inspect_with_filters(body));
+    std::vector<sdk_volume> sunk;
+    sdk_volume_stream s{[&](sdk_volume&& v) { sunk.push_back(std::move(v)); }};
+    for (std::size_t i = 0; i < body.size(); i += 5)
+      s.feed(std::string_view{body}.substr(i, 5));
+    auto r = s.finish();
+    BOOST_REQUIRE(r);
+    BOOST_CHECK(r->empty());
+    BOOST_CHECK_EQUAL(s.count(), sunk.size());
+    BOOST_CHECK_EQUAL(outcome(sunk), whole);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

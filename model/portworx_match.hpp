@@ -1,0 +1,53 @@
+// Which Portworx volume backs each PV asked about, and on which Portworx nodes its
+// replicas are. The bulk answer is matched volume by volume as it decodes, so neither the
+// answer's volumes (200,000 at 100,000 VMIs) nor their node-id strings are ever held: a
+// matched PV keeps small indices into one table of the (few) distinct node ids.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/objects.hpp"
+#include "model/portworx_sdk.hpp"
+
+namespace schedopt {
+
+class px_volume_match {
+public:
+  /// Views into `pvs`' names and handles are kept: the caller keeps `pvs` alive.
+  explicit px_volume_match(const shared_list<persistent_volume>& pvs);
+
+  /// A volume of the bulk answer. A PV whose handle is the volume's id takes it; a handle
+  /// that names the volume takes it only if no volume has that id (as one lookup by id,
+  /// then by name, over the whole answer would).
+  void offer(const sdk_volume& volume);
+  /// A per-volume inspect's answer for PV `index` (the fallback for old gateways).
+  void record(std::size_t index, const std::vector<std::string>& replica_node_ids);
+
+  /// Every PV in the order given: `found(pv, node ids)` or `missing(pv)`.
+  void visit(const std::function<void(const persistent_volume&,
+                                      const std::vector<const std::string*>&)>& found,
+             const std::function<void(const persistent_volume&)>& missing) const;
+
+  std::size_t distinct_nodes() const { return node_ids_.size(); }
+
+private:
+  using ids = std::vector<uint32_t>;
+  struct wanted {
+    ids by_id, by_name;
+    bool id_matched = false, name_matched = false;
+  };
+  ids intern(const std::vector<std::string>& node_ids);
+
+  const shared_list<persistent_volume>& pvs_;
+  std::vector<wanted> wanted_; // per PV, in pvs_' order
+  std::unordered_multimap<std::string_view, std::size_t> by_handle_;
+  std::vector<std::string> node_ids_;
+  std::unordered_map<std::string, uint32_t> node_index_;
+};
+
+} // namespace schedopt
