@@ -229,6 +229,7 @@ void evaluate_and_run(kind_pointer self) {
   in.cool_off_period = st.cool_off;
   in.max_non_hyperconverged_per_run =
     std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - ledger.slots_used(ours_keys));
+  in.every_vmi = st.ctx.explain || !st.ctx.plan_output.empty() || cfg.dry_run;
   auto result = evaluate(in);
   publish_counts(result.counts);
   log_kv(spdlog::level::info,
@@ -268,9 +269,16 @@ void evaluate_and_run(kind_pointer self) {
   }
 
   std::vector<candidate_plan> plans;
+  // Indexed for the VMIs this run hands to the engine only, not for all of them.
+  std::set<std::string> wanted;
+  for (auto& [key, m] : ours)
+    wanted.insert(key);
+  for (auto& e : result.eligible)
+    wanted.insert(vmi_key(e.namespace_, e.name));
   std::map<std::string, const virtual_machine_instance*> vmi_by_key;
   for (auto& v : st.in.vmis)
-    vmi_by_key[vmi_key(v->metadata.namespace_, v->metadata.name)] = v.get();
+    if (auto key = vmi_key(v->metadata.namespace_, v->metadata.name); wanted.count(key))
+      vmi_by_key.emplace(std::move(key), v.get());
   for (auto& [key, m] : ours) {
     if (ledger.accounted(key))
       continue; // its result is recorded

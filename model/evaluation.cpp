@@ -2,7 +2,9 @@
 #include "model/evaluation.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <tuple>
+#include <utility>
 
 #include "model/cool_off.hpp"
 #include "model/reason.hpp"
@@ -154,9 +156,10 @@ void hold_room(std::map<std::string, node_usage>& usage, const virtual_machine_i
 }
 
 evaluation_result evaluate(const evaluation_input& in) {
-  std::map<std::string, const vmi_volumes*> volumes;
+  // Keyed by views into in.volumes: 10,000 keys, none of them copied.
+  std::map<std::pair<std::string_view, std::string_view>, const vmi_volumes*> volumes;
   for (const auto& v : in.volumes)
-    volumes[vmi_key(v.namespace_, v.name)] = &v;
+    volumes[{v.namespace_, v.name}] = &v;
   std::map<std::string, node_readiness> readiness;
   std::map<std::string, const node*> nodes;
   for (const auto& n : in.nodes) {
@@ -176,7 +179,8 @@ evaluation_result evaluate(const evaluation_input& in) {
   int64_t cap = std::max<int64_t>(in.max_non_hyperconverged_per_run, 0);
 
   auto considered = considered_sorted(in.vmis);
-  out.vmis.reserve(considered.size());
+  if (in.every_vmi)
+    out.vmis.reserve(considered.size());
   for (auto* vmi : considered) {
     ++counts.considered;
     vmi_evaluation ev;
@@ -185,7 +189,7 @@ evaluation_result evaluate(const evaluation_input& in) {
     ev.node = vmi->node_name;
     std::string key = vmi_key(ev.namespace_, ev.name);
 
-    auto vols = volumes.find(key);
+    auto vols = volumes.find({ev.namespace_, ev.name});
     std::string error = vols != volumes.end() ? vols->second->error : std::string();
     std::vector<replica_nodes> replica_sets;
     if (error.empty() && vols != volumes.end()) {
@@ -212,17 +216,19 @@ evaluation_result evaluate(const evaluation_input& in) {
     if (replica_sets.empty()) {
       ev.verdict = "none";
       ++counts.no_driver_volumes;
-      out.vmis.push_back(std::move(ev));
+      if (in.every_vmi)
+        out.vmis.push_back(std::move(ev));
       continue;
     }
     placement_verdict pv = score_placement(replica_sets, ev.node, readiness);
+    bool candidate = is_candidate(pv);
     ev.verdict = to_string(pv.verdict);
-    ev.best_nodes = pv.best_nodes;
+    ev.best_nodes = std::move(pv.best_nodes);
     ev.best_score = pv.best_score;
     ev.current_score = pv.current_score;
-    ev.target_nodes = pv.target_nodes; // not a candidate: informational only
+    ev.target_nodes = std::move(pv.target_nodes); // not a candidate: informational only
     target_set targets;
-    if (is_candidate(pv)) {
+    if (candidate) {
       targets = admissible_targets(*vmi, replica_sets, nodes, usage);
       ev.target_nodes = targets.nodes;
       ev.target_score = targets.score;
@@ -233,7 +239,7 @@ evaluation_result evaluate(const evaluation_input& in) {
       case placement::semi: ++counts.semi; break;
       case placement::non: ++counts.non; break;
     }
-    if (is_candidate(pv)) {
+    if (candidate) {
       if (auto reason = first_blocking_filter(*vmi, targets, in); !reason.empty()) {
         skip(ev, std::move(reason));
       } else if (counts.eligible < cap) {
@@ -247,7 +253,8 @@ evaluation_result evaluate(const evaluation_input& in) {
         out.outstanding.push_back(key);
       }
     }
-    out.vmis.push_back(std::move(ev));
+    if (in.every_vmi || ev.disp != disposition::not_candidate)
+      out.vmis.push_back(std::move(ev));
   }
   return out;
 }

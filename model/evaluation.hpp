@@ -71,6 +71,11 @@ struct evaluation_input {
   timestamp now;
   duration cool_off_period = std::chrono::hours(1);
   int64_t max_non_hyperconverged_per_run = 100;
+  /// Whether the result lists the VMIs that are no candidate and not skipped too. A
+  /// plan, an explanation or a dry run shows them; a controller run reports nothing of
+  /// them, and at 100,000 VMIs (99 % of them well placed) they would be ~40 MB held
+  /// through the run's start.
+  bool every_vmi = true;
 };
 
 enum class disposition {
@@ -112,7 +117,9 @@ struct evaluation_counts {
 };
 
 struct evaluation_result {
-  std::vector<vmi_evaluation> vmis;     // every considered VMI, sorted (ns, name)
+  /// Every considered VMI, sorted (ns, name); without evaluation_input::every_vmi only
+  /// the candidates and the skipped ones.
+  std::vector<vmi_evaluation> vmis;
   std::vector<vmi_evaluation> eligible; // capped at maxNonHyperconvergedPerRun, sorted
   std::vector<vm_detail> skipped;       // status details for the skips, sorted
   std::vector<std::string> outstanding; // "<ns>/<name>", sorted

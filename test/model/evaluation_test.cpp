@@ -87,6 +87,31 @@ BOOST_AUTO_TEST_CASE(verdicts_and_targets) {
   BOOST_CHECK_EQUAL(r.counts.non, 1);
 }
 
+// A controller run lists only the VMIs something happens to; its counts, candidates and
+// skips are those of the full evaluation.
+BOOST_AUTO_TEST_CASE(without_every_vmi_only_candidates_and_skips_are_listed) {
+  world w;
+  w.add("hc", "n1", {"n1", "n2"});
+  w.add("non", "n3", {"n1", "n2"});
+  w.add("stuck", "n3", {"n1", "n2"}).conditions.push_back(
+    {"LiveMigratable", "False", "DisksNotLiveMigratable", "no", ""});
+  auto full = w.run();
+  w.in.every_vmi = false;
+  auto lean = w.run();
+  BOOST_CHECK_EQUAL(full.vmis.size(), 3u);
+  std::vector<std::string> listed;
+  for (const auto& ev : lean.vmis)
+    listed.push_back(ev.name);
+  BOOST_CHECK((listed == std::vector<std::string>{"non", "stuck"}));
+  BOOST_CHECK_EQUAL(lean.counts.considered, full.counts.considered);
+  BOOST_CHECK_EQUAL(lean.counts.hyperconverged, 1);
+  BOOST_CHECK_EQUAL(lean.counts.skipped, full.counts.skipped);
+  BOOST_REQUIRE_EQUAL(lean.eligible.size(), 1u);
+  BOOST_CHECK_EQUAL(lean.eligible[0].name, "non");
+  BOOST_REQUIRE_EQUAL(lean.skipped.size(), 1u);
+  BOOST_CHECK_EQUAL(lean.skipped[0].name, "stuck");
+}
+
 BOOST_AUTO_TEST_CASE(semi_hyperconverged_is_a_candidate) {
   world w;
   // Two volumes: pv-semi on n1,n2 and a second on n2,n3. n2 scores 2, n1 scores 1.
