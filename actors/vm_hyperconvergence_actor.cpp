@@ -369,19 +369,16 @@ void ask_driver(kind_pointer self) {
           why = "driver failure: " + why;
         fail_run(self, why);
       });
-  // The snapshots are indexed, not copied.
+  // The snapshots are searched as they come (sorted by store key), not indexed or copied.
   if (st.ctx.explain)
     st.in.explained_pvcs = values_of(st.in.pvcs);
-  object_index<persistent_volume_claim> pvcs;
-  for (auto& c : st.in.pvcs)
-    pvcs.emplace_hint(pvcs.end(), vmi_key(c->metadata.namespace_, c->metadata.name), c);
-  object_index<persistent_volume> pvs;
-  for (auto& v : st.in.pvs)
-    pvs.emplace_hint(pvs.end(), v->metadata.name, v);
+  // The driver holds the PVs it needs; once mapped, the rest may go.
+  sorted_objects<persistent_volume_claim> pvcs{std::move(st.in.pvcs)};
+  sorted_objects<persistent_volume> pvs{std::move(st.in.pvs)};
+  st.in.pvcs = {};
+  st.in.pvs = {};
   st.in.volumes = driver_volumes_of(st.in.vmis, pvcs, pvs,
                                     [&](const persistent_volume& pv) { return owns(pv, cfg); });
-  st.in.pvcs = {}; // the driver holds the PVs it needs; the rest may go
-  st.in.pvs = {};
 }
 
 template <class T, class Handle, class Then>

@@ -52,30 +52,30 @@ considered_sorted(const shared_list<virtual_machine_instance>& vmis) {
 // Volumes in spec order; the first lookup failure is the VMI's evaluation error, worded
 // as the API server words a failed GET so operators recognise it.
 vmi_volumes volumes_of(const virtual_machine_instance& vmi,
-                       const object_index<persistent_volume_claim>& pvcs,
-                       const object_index<persistent_volume>& pvs,
+                       const sorted_objects<persistent_volume_claim>& pvcs,
+                       const sorted_objects<persistent_volume>& pvs,
                        const pv_owned_predicate& owned) {
   vmi_volumes out{vmi.metadata.namespace_, vmi.metadata.name, {}, {}};
   for (const auto& vol : vmi.volumes) {
     const std::string& claim = !vol.claim_name.empty() ? vol.claim_name : vol.data_volume_name;
     if (claim.empty())
       continue; // containerDisk, cloudInit, ...: no PVC behind it
-    auto pvc = pvcs.find(vmi_key(vmi.metadata.namespace_, claim));
-    if (pvc == pvcs.end()) {
+    auto* pvc = pvcs.find(vmi.metadata.namespace_, claim);
+    if (!pvc) {
       out.error = "persistentvolumeclaims \"" + claim + "\" not found";
       break;
     }
-    const std::string& pv_name = pvc->second->volume_name;
+    const std::string& pv_name = pvc->volume_name;
     if (pv_name.empty()) {
       out.error = "persistentvolumeclaims \"" + claim + "\" is not bound to a volume";
       break;
     }
-    auto pv = pvs.find(pv_name);
-    if (pv == pvs.end()) {
+    auto* pv = pvs.find("", pv_name);
+    if (!pv) {
       out.error = "persistentvolumes \"" + pv_name + "\" not found";
       break;
     }
-    if (owned && owned(*pv->second))
+    if (owned && owned(*pv))
       out.pv_names.push_back(pv_name);
   }
   if (!out.error.empty())
@@ -116,8 +116,8 @@ std::string first_blocking_filter(const virtual_machine_instance& vmi,
 } // namespace
 
 std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_instance>& vmis,
-                                           const object_index<persistent_volume_claim>& pvcs,
-                                           const object_index<persistent_volume>& pvs,
+                                           const sorted_objects<persistent_volume_claim>& pvcs,
+                                           const sorted_objects<persistent_volume>& pvs,
                                            const pv_owned_predicate& owned) {
   auto considered = considered_sorted(vmis);
   std::vector<vmi_volumes> out;

@@ -13,6 +13,7 @@
 #include "model/node_admission.hpp"
 #include "model/objects.hpp"
 #include "model/scoring.hpp"
+#include "model/sorted_objects.hpp"
 #include "model/timestamp.hpp"
 
 namespace schedopt {
@@ -38,8 +39,8 @@ using pv_owned_predicate = std::function<bool(const persistent_volume&)>;
 /// Step 1: maps every considered VMI to the driver PVs behind its PVC / DataVolume
 /// volumes. `pvcs` is keyed by "<ns>/<name>", `pvs` by PV name. Sorted (ns, name).
 std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_instance>& vmis,
-                                           const object_index<persistent_volume_claim>& pvcs,
-                                           const object_index<persistent_volume>& pvs,
+                                           const sorted_objects<persistent_volume_claim>& pvcs,
+                                           const sorted_objects<persistent_volume>& pvs,
                                            const pv_owned_predicate& owned);
 
 /// Every PV name step 1 found, sorted and unique: what to ask the driver about.

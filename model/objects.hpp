@@ -41,19 +41,6 @@ std::vector<T> values_of(const shared_list<T>& shared) {
   return out;
 }
 
-/// "<ns>/<name>" (or name) -> an object of a shared_list, shared with it.
-template <class T>
-using object_index = std::map<std::string, std::shared_ptr<const T>>;
-
-/// Indexes a map of values, shared copies of them (tests, small inputs).
-template <class T>
-object_index<T> index_of(const std::map<std::string, T>& values) {
-  object_index<T> out;
-  for (const auto& [key, v] : values)
-    out.emplace_hint(out.end(), key, std::make_shared<const T>(v));
-  return out;
-}
-
 struct owner_reference {
   std::string api_version;
   std::string kind;

@@ -1,0 +1,72 @@
+// Objects of a snapshot found by namespace and name without building an index. An
+// informer's snapshot comes sorted by its store key ("<namespace>/<name>"), so a binary
+// search finds an object; a map beside it cost 5 MB of keys and nodes for the 43,000
+// PVCs and PVs of 10,000 VMIs.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "model/objects.hpp"
+
+namespace schedopt {
+
+/// Compares "<a_ns>/<a_name>" with "<b_ns>/<b_name>" as strings, without joining them.
+inline int compare_joined(std::string_view a_ns, std::string_view a_name, std::string_view b_ns,
+                          std::string_view b_name) {
+  auto at = [](std::string_view ns, std::string_view name, std::size_t i) -> unsigned char {
+    return i < ns.size() ? ns[i] : i == ns.size() ? '/' : name[i - ns.size() - 1];
+  };
+  std::size_t a_len = a_ns.size() + 1 + a_name.size();
+  std::size_t b_len = b_ns.size() + 1 + b_name.size();
+  for (std::size_t i = 0, n = std::min(a_len, b_len); i < n; ++i) {
+    auto x = at(a_ns, a_name, i), y = at(b_ns, b_name, i);
+    if (x != y)
+      return x < y ? -1 : 1;
+  }
+  return a_len < b_len ? -1 : a_len > b_len ? 1 : 0;
+}
+
+template <class T>
+class sorted_objects {
+public:
+  sorted_objects() = default;
+  /// Takes a snapshot; one that is not in store-key order (a test's) is sorted first.
+  explicit sorted_objects(shared_list<T> objects) : items_(std::move(objects)) {
+    auto less = [](const auto& a, const auto& b) {
+      return compare_joined(a->metadata.namespace_, a->metadata.name, b->metadata.namespace_,
+                            b->metadata.name) < 0;
+    };
+    if (!std::is_sorted(items_.begin(), items_.end(), less))
+      std::sort(items_.begin(), items_.end(), less);
+  }
+
+  /// The object named so (namespace empty for cluster-scoped ones), or nullptr.
+  const T* find(std::string_view ns, std::string_view name) const {
+    auto i = std::lower_bound(items_.begin(), items_.end(), 0, [&](const auto& obj, int) {
+      return compare_joined(obj->metadata.namespace_, obj->metadata.name, ns, name) < 0;
+    });
+    if (i == items_.end() || (*i)->metadata.namespace_ != ns || (*i)->metadata.name != name)
+      return nullptr;
+    return i->get();
+  }
+
+  std::size_t size() const { return items_.size(); }
+
+private:
+  shared_list<T> items_;
+};
+
+/// Shared copies of a map's values (tests, small inputs), found as a snapshot's are.
+template <class T>
+sorted_objects<T> index_of(const std::map<std::string, T>& values) {
+  shared_list<T> out;
+  for (const auto& [key, v] : values)
+    out.push_back(std::make_shared<const T>(v));
+  return sorted_objects<T>{std::move(out)};
+}
+
+} // namespace schedopt
