@@ -371,7 +371,7 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
       auto& st = self->state;
       self->monitor(sub);
       st.all_subscribers.push_back(sub);
-      for (auto& [key, obj] : st.store.objects())
+      for (auto& obj : st.store.objects())
         self->send(sub, object_added<T>{*obj});
       if (st.synced)
         self->send(sub, informer_synced<T>{st.last_rv});

@@ -8,11 +8,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "model/objects.hpp"
+#include "model/sorted_objects.hpp"
 
 namespace schedopt::k8s {
 
@@ -45,14 +48,41 @@ struct store_diff {
   std::vector<T> deleted;
 };
 
+/// A store key taken apart: "<namespace>/<name>" (namespace empty for cluster-scoped
+/// objects). Neither part can hold a '/', so the first one splits them.
+struct key_ref {
+  std::string_view namespace_;
+  std::string_view name;
+};
+
+inline key_ref split_store_key(std::string_view key) {
+  auto slash = key.find('/');
+  if (slash == std::string_view::npos)
+    return {{}, key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
 /// Holds each object once, shared: snapshot() hands out pointers (copy-on-write), so an
 /// evaluation reads the whole store without copying it, and an update stores a new
-/// object while any snapshot keeps the one it had.
+/// object while any snapshot keeps the one it had. The objects are their own keys (a set
+/// ordered as their "<ns>/<name>" strings would be, model/sorted_objects.hpp): a map
+/// beside them held each key a second time, 80 bytes and more per object.
 template <class T>
 class informer_store {
 public:
   using pointer = std::shared_ptr<const T>;
-  using map_type = std::map<std::string, pointer>;
+
+  struct by_store_key {
+    using is_transparent = void;
+    static key_ref ref(const pointer& p) { return {p->metadata.namespace_, p->metadata.name}; }
+    static key_ref ref(const key_ref& k) { return k; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      auto x = ref(a), y = ref(b);
+      return compare_joined(x.namespace_, x.name, y.namespace_, y.name) < 0;
+    }
+  };
+  using set_type = std::set<pointer, by_store_key>;
 
   /// Replaces the content with a fresh list and returns what changed, for the keys
   /// `interested` accepts (all by default): an informer nobody subscribes to does not copy
@@ -71,26 +101,24 @@ public:
   /// decodes, so a list never holds its objects twice (a vector of them, then the store's).
   store_diff<T> replace(std::vector<pointer> items,
                         const std::function<bool(const std::string&)>& interested = {}) {
-    auto wanted = [&](const std::string& key) { return !interested || interested(key); };
+    auto wanted = [&](const T& obj) { return !interested || interested(store_key(obj)); };
     store_diff<T> diff;
-    map_type fresh;
-    for (auto& item : items) {
-      auto key = store_key(*item);
-      fresh.insert_or_assign(std::move(key), std::move(item));
-    }
+    set_type fresh;
+    for (auto& item : items)
+      assign(fresh, std::move(item)); // a later duplicate wins, as in a map
     items = {};
-    for (auto& [key, obj] : objects_) {
-      if (!wanted(key))
+    for (auto& obj : objects_) {
+      if (!wanted(*obj))
         continue;
-      auto i = fresh.find(key);
+      auto i = fresh.find(by_store_key::ref(obj));
       if (i == fresh.end())
         diff.deleted.push_back(*obj);
-      else if (i->second->metadata.resource_version != obj->metadata.resource_version
-               || i->second->metadata.uid != obj->metadata.uid)
-        diff.updated.emplace_back(*obj, *i->second);
+      else if ((*i)->metadata.resource_version != obj->metadata.resource_version
+               || (*i)->metadata.uid != obj->metadata.uid)
+        diff.updated.emplace_back(*obj, **i);
     }
-    for (auto& [key, obj] : fresh)
-      if (wanted(key) && objects_.count(key) == 0)
+    for (auto& obj : fresh)
+      if (objects_.count(by_store_key::ref(obj)) == 0 && wanted(*obj))
         diff.added.push_back(*obj);
     objects_ = std::move(fresh);
     return diff;
@@ -98,51 +126,54 @@ public:
 
   /// Inserts or replaces; returns the previous state if there was one.
   pointer upsert(T obj) {
-    auto key = store_key(obj);
-    auto fresh = std::make_shared<const T>(std::move(obj));
-    auto i = objects_.find(key);
-    if (i == objects_.end()) {
-      objects_.emplace(std::move(key), std::move(fresh));
-      return nullptr;
-    }
-    return std::exchange(i->second, std::move(fresh));
+    return assign(objects_, std::make_shared<const T>(std::move(obj)));
   }
 
   /// Removes; returns the last stored state (nullptr when absent).
   pointer erase(const std::string& key) {
-    auto i = objects_.find(key);
+    auto i = objects_.find(split_store_key(key));
     if (i == objects_.end())
       return nullptr;
-    auto old = std::move(i->second);
+    auto old = *i;
     objects_.erase(i);
     return old;
   }
 
   /// The stored object, shared (nullptr when absent).
   pointer find_shared(const std::string& key) const {
-    auto i = objects_.find(key);
-    return i == objects_.end() ? nullptr : i->second;
+    auto i = objects_.find(split_store_key(key));
+    return i == objects_.end() ? nullptr : *i;
   }
 
   const T* find(const std::string& key) const {
-    auto i = objects_.find(key);
-    return i == objects_.end() ? nullptr : i->second.get();
+    auto i = objects_.find(split_store_key(key));
+    return i == objects_.end() ? nullptr : i->get();
   }
 
   /// Every object, sorted by key, shared with the store.
   shared_list<T> snapshot() const {
-    shared_list<T> out;
-    out.reserve(objects_.size());
-    for (auto& [key, obj] : objects_)
-      out.push_back(obj);
-    return out;
+    return shared_list<T>(objects_.begin(), objects_.end());
   }
 
-  const map_type& objects() const { return objects_; }
+  /// Every object, sorted by key.
+  const set_type& objects() const { return objects_; }
   std::size_t size() const { return objects_.size(); }
 
 private:
-  map_type objects_;
+  /// Stores `fresh` in `set` in place of an object of its key; returns that one.
+  static pointer assign(set_type& set, pointer fresh) {
+    auto i = set.find(by_store_key::ref(fresh));
+    if (i == set.end()) {
+      set.insert(std::move(fresh));
+      return nullptr;
+    }
+    auto node = set.extract(i); // the key is unchanged: the node goes back where it was
+    auto old = std::exchange(node.value(), std::move(fresh));
+    set.insert(std::move(node));
+    return old;
+  }
+
+  set_type objects_;
 };
 
 } // namespace schedopt::k8s

@@ -1,6 +1,8 @@
 // The informer store's relist diff.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+
 #include "k8s/informer_store.hpp"
 
 using schedopt::virtual_machine_instance;
@@ -76,4 +78,26 @@ BOOST_AUTO_TEST_CASE(older_version_compares_integer_versions_only) {
   BOOST_CHECK(!older_version("9", "x"));
   BOOST_CHECK(!older_version("", "10"));
   BOOST_CHECK(!older_version("9 ", "10"));
+}
+
+// The objects are their own keys: the store is in the order of their "<ns>/<name>"
+// strings ('-' and '.' sort before '/'), and a later duplicate in a list wins.
+BOOST_AUTO_TEST_CASE(informer_store_orders_by_the_joined_key) {
+  schedopt::k8s::informer_store<virtual_machine_instance> store;
+  store.replace({vmi("a", "x", "1"), vmi("a-b", "x", "2"), vmi("a.b", "y", "3"),
+                 vmi("a", "x", "4"), vmi("", "cluster", "5")});
+  std::vector<std::string> keys;
+  for (const auto& obj : store.snapshot())
+    keys.push_back(schedopt::k8s::store_key(*obj));
+  auto sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  BOOST_CHECK(keys == sorted);
+  BOOST_CHECK_EQUAL(keys.size(), 4u);
+  BOOST_CHECK_EQUAL(store.find("a/x")->metadata.resource_version, "4");
+  BOOST_CHECK(store.find("/cluster") != nullptr);
+  BOOST_CHECK(store.find("a-b/x") != nullptr);
+  BOOST_CHECK(store.find("a") == nullptr);
+  BOOST_CHECK(store.upsert(vmi("a-b", "x", "6"))->metadata.resource_version == "2");
+  BOOST_CHECK_EQUAL(store.find_shared("a-b/x")->metadata.resource_version, "6");
+  BOOST_CHECK_EQUAL(store.size(), 4u);
 }
