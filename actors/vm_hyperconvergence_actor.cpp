@@ -349,14 +349,11 @@ void ask_driver(kind_pointer self) {
     .then(
       [=](replica_answer& answer) {
         auto& in = self->state.in;
-        // Moved, not copied: this handler runs the evaluation, so the answer would
-        // otherwise be held beside the map through it.
-        for (auto& [pv, nodes] : answer.replicas) {
+        // Taken over whole: this handler runs the evaluation, so a copy would be held
+        // beside the answer through it.
+        in.replicas.nodes = std::move(answer.replicas);
+        for (auto& [pv, nodes] : in.replicas.nodes)
           normalize(nodes);
-          in.replicas.nodes.emplace_hint(in.replicas.nodes.end(), std::move(pv),
-                                         std::move(nodes));
-        }
-        answer.replicas = {};
         for (auto& [pv, why] : answer.errors)
           in.replicas.errors[pv] = why;
         in.replicas_read = true;

@@ -22,7 +22,7 @@ storage_driver_actor::behavior_type csi_topology_driver() {
     [](const replica_query& q) {
       replica_answer answer;
       for (auto& pv : q.volumes)
-        answer.replicas.emplace_back(pv->metadata.name, pv->affinity_hostnames);
+        answer.replicas.emplace(pv->metadata.name, pv->affinity_hostnames);
       return answer;
     },
     [](const http_completion&) {},

@@ -251,7 +251,6 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
   if (l->failed || l->nodes_pending > 0 || l->volumes_pending > 0)
     return;
   auto names = map_sdk_nodes(l->sdk_nodes, l->query.nodes);
-  l->answer.replicas.reserve(l->query.volumes.size());
   auto found = [&](const persistent_volume& pv, const std::vector<const std::string*>& ids) {
     std::vector<std::string> nodes;
     nodes.reserve(ids.size());
@@ -262,7 +261,8 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
         spdlog::warn("portworx node {} (replica of {}) matches no Kubernetes node", *id,
                      pv.metadata.name);
     }
-    l->answer.replicas.emplace_back(pv.metadata.name, std::move(nodes));
+    // The PVs come sorted by name: each lands at the end.
+    l->answer.replicas.emplace_hint(l->answer.replicas.end(), pv.metadata.name, std::move(nodes));
   };
   auto missing = [&](const persistent_volume& pv) {
     l->answer.errors.emplace_back(pv.metadata.name,

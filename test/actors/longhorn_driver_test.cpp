@@ -93,10 +93,10 @@ BOOST_AUTO_TEST_CASE(running_replicas_are_the_replica_nodes_by_volume_handle) {
   BOOST_CHECK(!replicas->subscribers.front().object); // every replica, not one
   auto a = query(aut, {pv("pvc-1", "vol-a"), pv("pvc-2", "vol-b")});
   BOOST_REQUIRE_EQUAL(a.replicas.size(), 2u);
-  BOOST_CHECK_EQUAL(a.replicas[0].first, "pvc-1"); // keyed by PV name
-  BOOST_CHECK((a.replicas[0].second == nodes{"n1", "n3"}));
-  BOOST_CHECK_EQUAL(a.replicas[1].first, "pvc-2");
-  BOOST_CHECK((a.replicas[1].second == nodes{"n2"}));
+  BOOST_CHECK_EQUAL(a.replicas.count("pvc-1"), 1u); // keyed by PV name
+  BOOST_CHECK((a.replicas.at("pvc-1") == nodes{"n1", "n3"}));
+  BOOST_CHECK_EQUAL(a.replicas.count("pvc-2"), 1u);
+  BOOST_CHECK((a.replicas.at("pvc-2") == nodes{"n2"}));
   BOOST_CHECK(a.errors.empty());
   BOOST_CHECK_EQUAL(volume_gets(), 0u); // no lookup when replicas run
   BOOST_CHECK(api->calls_of("list").empty()); // the informer lists, not the driver
@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(missing_volume_is_not_found_and_stopped_volume_has_no_runni
   auto a = query(aut, {pv("pvc-gone", "vol-gone"), pv("pvc-a", "vol-a"),
                        pv("pvc-stopped", "vol-stopped")});
   BOOST_REQUIRE_EQUAL(a.replicas.size(), 1u);
-  BOOST_CHECK_EQUAL(a.replicas[0].first, "pvc-a");
+  BOOST_CHECK_EQUAL(a.replicas.count("pvc-a"), 1u);
   BOOST_REQUIRE_EQUAL(a.errors.size(), 2u);
   std::map<std::string, std::string> errors{a.errors.begin(), a.errors.end()};
   BOOST_CHECK_EQUAL(errors["pvc-gone"], "longhorn volume \"vol-gone\" not found");
@@ -135,13 +135,13 @@ BOOST_AUTO_TEST_CASE(follows_replicas_starting_running_moving_and_deleted) {
   auto old_r = replica("vol-a-r-1", "vol-a", "n1");
   replicas->objects = {old_r, replica("vol-a-r-2", "vol-a", "n2")};
   auto aut = spawn_aut();
-  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at(0).second == nodes{"n1", "n2"}));
+  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at("pvc-a") == nodes{"n1", "n2"}));
 
   // Rebuild on n3 as Longhorn does it: a new replica starts, runs; the old one stops, goes.
   auto fresh = replica("vol-a-r-3", "vol-a", "n3", "starting");
   replicas->push_added(fresh);
   sched.run();
-  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at(0).second == nodes{"n1", "n2"}));
+  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at("pvc-a") == nodes{"n1", "n2"}));
   auto running = fresh;
   running.current_state = "running";
   running.metadata.resource_version = "2";
@@ -151,17 +151,17 @@ BOOST_AUTO_TEST_CASE(follows_replicas_starting_running_moving_and_deleted) {
   stopped.metadata.resource_version = "2";
   replicas->push_updated(old_r, stopped);
   sched.run();
-  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at(0).second == nodes{"n2", "n3"}));
+  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at("pvc-a") == nodes{"n2", "n3"}));
   replicas->push_deleted(stopped);
   sched.run();
-  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at(0).second == nodes{"n2", "n3"}));
+  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at("pvc-a") == nodes{"n2", "n3"}));
 
   // A replica whose nodeID changes in place (evicted and rescheduled) follows too.
   auto moved = replica("vol-a-r-2", "vol-a", "n5");
   moved.metadata.resource_version = "3";
   replicas->push_updated(replica("vol-a-r-2", "vol-a", "n2"), moved);
   sched.run();
-  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at(0).second == nodes{"n3", "n5"}));
+  BOOST_CHECK((query(aut, {pv("pvc-a", "vol-a")}).replicas.at("pvc-a") == nodes{"n3", "n5"}));
 }
 
 BOOST_AUTO_TEST_CASE(queries_wait_for_the_first_list) {
@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(queries_wait_for_the_first_list) {
     caf::anon_send(s.who, informer_synced<longhorn_replica>{"7"});
   sched.run();
   BOOST_REQUIRE(answer->value);
-  BOOST_CHECK((answer->value->replicas.at(0).second == nodes{"n1", "n2"}));
+  BOOST_CHECK((answer->value->replicas.begin()->second == nodes{"n1", "n2"}));
 }
 
 BOOST_AUTO_TEST_CASE(a_never_synced_informer_fails_the_query_after_the_timeout) {
