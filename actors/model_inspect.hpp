@@ -134,14 +134,13 @@ typename Inspector::result_type inspect(Inspector& f, virtual_machine_instance_m
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, persistent_volume_claim& x) {
-  return f(caf::meta::type_name("persistent_volume_claim"), x.metadata, x.volume_name,
-           x.storage_class_name, x.phase);
+  return f(caf::meta::type_name("persistent_volume_claim"), x.metadata, x.volume_name);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, persistent_volume& x) {
   return f(caf::meta::type_name("persistent_volume"), x.metadata, x.csi_driver, x.volume_handle,
-           x.claim_namespace, x.claim_name, x.affinity_hostnames);
+           x.affinity_hostnames);
 }
 
 template <class Inspector>

@@ -198,8 +198,6 @@ void read_into(decode_reader& r, const json_object& root, persistent_volume_clai
   read_meta(r, root, pvc.metadata);
   auto spec = r.child(root, "spec");
   r.read(spec, "volumeName", pvc.volume_name);
-  r.read(spec, "storageClassName", pvc.storage_class_name);
-  r.read(r.child(root, "status"), "phase", pvc.phase);
 }
 
 void read_into(decode_reader& r, const json_object& root, persistent_volume& pv) {
@@ -208,9 +206,6 @@ void read_into(decode_reader& r, const json_object& root, persistent_volume& pv)
   auto csi = r.child(spec, "csi");
   r.read(csi, "driver", pv.csi_driver);
   r.read(csi, "volumeHandle", pv.volume_handle);
-  auto claim = r.child(spec, "claimRef");
-  r.read(claim, "namespace", pv.claim_namespace);
-  r.read(claim, "name", pv.claim_name);
   auto required = r.child(r.child(spec, "nodeAffinity"), "required");
   r.for_each(required, "nodeSelectorTerms", [&](const json_object& term) {
     r.for_each(term, "matchExpressions", [&](const json_object& expr) {

@@ -217,11 +217,7 @@ json to_json(const persistent_volume_claim& pvc) {
   json j = object("v1", "PersistentVolumeClaim", pvc.metadata);
   json spec = json::object();
   put(spec, "volumeName", pvc.volume_name);
-  put(spec, "storageClassName", pvc.storage_class_name);
   j["spec"] = std::move(spec);
-  json status = json::object();
-  put(status, "phase", pvc.phase);
-  j["status"] = std::move(status);
   return j;
 }
 
@@ -230,10 +226,6 @@ json to_json(const persistent_volume& pv) {
   json spec = json::object();
   if (!pv.csi_driver.empty() || !pv.volume_handle.empty())
     spec["csi"] = json{{"driver", pv.csi_driver}, {"volumeHandle", pv.volume_handle}};
-  if (!pv.claim_name.empty())
-    spec["claimRef"] = json{{"kind", "PersistentVolumeClaim"},
-                            {"namespace", pv.claim_namespace},
-                            {"name", pv.claim_name}};
   if (!pv.affinity_hostnames.empty()) {
     json expr{{"key", "kubernetes.io/hostname"},
               {"operator", "In"},

@@ -173,19 +173,17 @@ bool is_final_phase(const std::string& phase);
 
 // -- core -------------------------------------------------------------------
 
+/// A PVC as a decision reads it: which PV it is bound to (none: not bound). Its storage
+/// class and phase are not kept; 21,000 PVCs at 10,000 VMIs would carry them.
 struct persistent_volume_claim {
   object_identity metadata;
   std::string volume_name; // spec.volumeName
-  std::string storage_class_name;
-  std::string phase; // status.phase
 };
 
 struct persistent_volume {
   object_identity metadata;
   std::string csi_driver;    // spec.csi.driver
   std::string volume_handle; // spec.csi.volumeHandle
-  std::string claim_namespace;
-  std::string claim_name;
   /// Values of `kubernetes.io/hostname` In-terms of spec.nodeAffinity.required.
   std::vector<std::string> affinity_hostnames;
 };

@@ -56,14 +56,11 @@ void add_vm(fleet& f, const std::string& name, const std::string& host,
   pvc.metadata.name = name + "-disk";
   pvc.metadata.namespace_ = "ns1";
   pvc.volume_name = "pv-" + name;
-  pvc.phase = "Bound";
   f.pvcs.push_back(pvc);
   persistent_volume pv;
   pv.metadata.name = "pv-" + name;
   pv.csi_driver = "local.csi.io";
   pv.volume_handle = "h-" + name;
-  pv.claim_namespace = "ns1";
-  pv.claim_name = name + "-disk";
   pv.affinity_hostnames = std::move(replicas);
   f.pvs.push_back(pv);
 }
