@@ -15,14 +15,15 @@
 
 namespace schedopt {
 
-/// Serializes a std::optional<T> as (bool, T).
-template <class T>
+/// Serializes an optional (std::optional<T>, or the boxed_optional<T> of a stored VMI's
+/// migrationState) as (bool, T).
+template <class Optional, class T>
 struct optional_field {
-  std::optional<T>& ref;
+  Optional& ref;
 };
 
-template <class Inspector, class T>
-typename Inspector::result_type inspect(Inspector& f, optional_field<T>& x) {
+template <class Inspector, class Optional, class T>
+typename Inspector::result_type inspect(Inspector& f, optional_field<Optional, T>& x) {
   bool has = x.ref.has_value();
   T value = has ? *x.ref : T{};
   return f(has, value, caf::meta::load_callback([&]() -> caf::error {
@@ -35,32 +36,13 @@ typename Inspector::result_type inspect(Inspector& f, optional_field<T>& x) {
 }
 
 template <class T>
-optional_field<T> opt(std::optional<T>& x) {
-  return optional_field<T>{x};
-}
-
-/// The same for a boxed_optional<T> (a stored VMI's migrationState).
-template <class T>
-struct boxed_field {
-  boxed_optional<T>& ref;
-};
-
-template <class Inspector, class T>
-typename Inspector::result_type inspect(Inspector& f, boxed_field<T>& x) {
-  bool has = x.ref.has_value();
-  T value = has ? *x.ref : T{};
-  return f(has, value, caf::meta::load_callback([&]() -> caf::error {
-             if (has)
-               x.ref = std::move(value);
-             else
-               x.ref.reset();
-             return caf::none;
-           }));
+optional_field<std::optional<T>, T> opt(std::optional<T>& x) {
+  return {x};
 }
 
 template <class T>
-boxed_field<T> opt(boxed_optional<T>& x) {
-  return boxed_field<T>{x};
+optional_field<boxed_optional<T>, T> opt(boxed_optional<T>& x) {
+  return {x};
 }
 
 template <class Inspector>
