@@ -60,26 +60,23 @@ BOOST_AUTO_TEST_CASE(wrong_types_name_the_field_path) {
      "status.migrationState.completed: expected boolean, got string"},
     {R"({"metadata":{"name":"v","annotations":{"a":1}}})", "metadata.annotations.a: expected string, got number"},
   };
-  for (const auto& r : rows) {
-    auto d = decode_vmi(r.json);
-    BOOST_TEST_INFO("input " << r.json);
-    BOOST_REQUIRE(!d);
-    BOOST_TEST(d.err().code == ec::type_mismatch);
-    BOOST_TEST(d.err().message == r.message);
-  }
+  auto each_names_its_path = [](const auto& table, auto decoder) {
+    for (const auto& r : table) {
+      auto d = decoder(r.json);
+      BOOST_TEST_INFO("input " << r.json);
+      BOOST_REQUIRE(!d);
+      BOOST_TEST(d.err().code == ec::type_mismatch);
+      BOOST_TEST(d.err().message == r.message);
+    }
+  };
+  each_names_its_path(rows, [](const char* json) { return decode_vmi(json); });
   // Full metadata (VMIMs, requests, nodes) is read whole, so its paths are named too.
   const row full_meta[] = {
     {R"({"metadata":{"name":"m","labels":{"a":1}},"spec":{"vmiName":"v"}})", "metadata.labels.a: expected string, got number"},
     {R"({"metadata":{"name":"m","generation":"2"},"spec":{"vmiName":"v"}})", "metadata.generation: expected integer, got string"},
     {R"({"metadata":{"name":"m","finalizers":["a",2]},"spec":{"vmiName":"v"}})", "metadata.finalizers[1]: expected string, got number"},
   };
-  for (const auto& r : full_meta) {
-    auto d = decode_vmim(r.json);
-    BOOST_TEST_INFO("input " << r.json);
-    BOOST_REQUIRE(!d);
-    BOOST_TEST(d.err().code == ec::type_mismatch);
-    BOOST_TEST(d.err().message == r.message);
-  }
+  each_names_its_path(full_meta, [](const char* json) { return decode_vmim(json); });
 }
 
 // A stored kind's decoder skips the metadata it does not keep (objects.hpp lean_meta), so
