@@ -5,7 +5,7 @@ namespace schedopt {
 
 namespace {
 
-object_reference reference_to(const char* api_version, const char* kind, const object_identity& m) {
+object_reference reference_to(const char* api_version, const char* kind, const lean_meta& m) {
   object_reference ref;
   ref.api_version = api_version;
   ref.kind = kind;

@@ -281,7 +281,7 @@ template <class T, class Self>
 void store_object(Self self, T obj) {
   auto& st = self->state;
   auto key = k8s::store_key(obj);
-  if (auto* held = st.store.find(key); held && held->metadata.uid == obj.metadata.uid
+  if (auto* held = st.store.find(key); held && uid_of(held->metadata) == uid_of(obj.metadata)
                                        && k8s::older_version(obj.metadata.resource_version,
                                                              held->metadata.resource_version))
     return;

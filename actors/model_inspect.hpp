@@ -53,8 +53,7 @@ typename Inspector::result_type inspect(Inspector& f, owner_reference& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, object_identity& x) {
-  return f(caf::meta::type_name("object_identity"), x.name, x.namespace_, x.uid,
-           x.resource_version);
+  return f(caf::meta::type_name("object_identity"), x.name, x.namespace_, x.resource_version);
 }
 
 template <class Inspector>

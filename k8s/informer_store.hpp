@@ -114,7 +114,7 @@ public:
       if (i == fresh.end())
         diff.deleted.push_back(*obj);
       else if ((*i)->metadata.resource_version != obj->metadata.resource_version
-               || (*i)->metadata.uid != obj->metadata.uid)
+               || uid_of((*i)->metadata) != uid_of(obj->metadata))
         diff.updated.emplace_back(*obj, **i);
     }
     for (auto& obj : fresh)

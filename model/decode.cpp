@@ -27,12 +27,12 @@ using detail::json_object;
 void read_identity(decode_reader& r, const json_object& meta, object_identity& m) {
   r.read(meta, "name", m.name);
   r.read(meta, "namespace", m.namespace_);
-  r.read(meta, "uid", m.uid);
   r.read(meta, "resourceVersion", m.resource_version);
 }
 
 void read_lean(decode_reader& r, const json_object& meta, lean_meta& m) {
   read_identity(r, meta, m);
+  r.read(meta, "uid", m.uid);
   r.read(meta, "annotations", m.annotations);
   r.for_each(meta, "ownerReferences", [&](const json_object& o) {
     owner_reference ref;

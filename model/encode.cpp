@@ -43,13 +43,13 @@ json to_json(const object_identity& meta) {
   json j = json::object();
   put(j, "name", meta.name);
   put(j, "namespace", meta.namespace_);
-  put(j, "uid", meta.uid);
   put(j, "resourceVersion", meta.resource_version);
   return j;
 }
 
 json to_json(const lean_meta& meta) {
   json j = to_json(static_cast<const object_identity&>(meta));
+  put(j, "uid", meta.uid);
   put(j, "annotations", meta.annotations);
   if (!meta.owner_references.empty()) {
     json refs = json::array();

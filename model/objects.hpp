@@ -50,21 +50,32 @@ struct owner_reference {
 };
 
 /// The identity every stored object keeps: the store keys on name and namespace and
-/// diffs a relist by uid and resourceVersion. PVCs and PVs keep nothing more; at 10,000
-/// VMIs the stores hold 43,000 of them, so every byte of metadata is paid 43,000 times.
+/// diffs a relist by resourceVersion. PVCs and PVs keep nothing more; at 10,000 VMIs the
+/// stores hold 43,000 of them, so every byte of metadata is paid 43,000 times. Their uid
+/// is not kept: no decision tells a recreated PVC from an updated one, and its
+/// resourceVersion changes either way.
 struct object_identity {
   std::string name;
   std::string namespace_; // empty for cluster-scoped objects
-  std::string uid;
   std::string resource_version;
 };
 
-/// What VMIs and VirtualMachines keep beyond identity: the cool-off record lives in
-/// annotations, and a VMI's owner reference names the VirtualMachine holding it.
+/// What VMIs and VirtualMachines keep beyond identity: their uid (a recreated VMI is
+/// another VM), the cool-off record in annotations, and a VMI's owner reference naming
+/// the VirtualMachine holding it.
 struct lean_meta : object_identity {
+  std::string uid;
   string_map annotations;
   std::vector<owner_reference> owner_references;
 };
+
+/// The uid generic code (informer stores) compares: none for kinds that keep only their
+/// identity.
+inline const std::string& uid_of(const object_identity&) {
+  static const std::string none;
+  return none;
+}
+inline const std::string& uid_of(const lean_meta& m) { return m.uid; }
 
 /// Full metadata, for the kinds held by the handful (requests, VMIMs, nodes, leases,
 /// events).

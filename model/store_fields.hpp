@@ -16,11 +16,12 @@ struct kept_fields {
   std::vector<std::string> cool_off_annotations;
 };
 
-/// VMIs: identity, owner references (the cool-off holder), the `kept` annotations, the
-/// volumes backed by a PVC or DataVolume, the LiveMigratable condition (without its
-/// transition time), scheduling constraints, requests, phase, node and migrationState.
-/// Dropped: labels, finalizers, generateName, creationTimestamp, other conditions, other
-/// volumes (cloud-init, container disks), other annotations.
+/// VMIs: identity, the controlling VirtualMachine's owner reference (kind, name: the
+/// cool-off holder), the `kept` annotations, the volumes backed by a PVC or DataVolume,
+/// a LiveMigratable=False condition (without its transition time), scheduling
+/// constraints, requests, phase, node and migrationState. Dropped: labels, finalizers,
+/// generateName, creationTimestamp, other owner references, LiveMigratable=True and
+/// other conditions, other volumes (cloud-init, container disks), other annotations.
 void keep_decision_fields(virtual_machine_instance& vmi, const kept_fields& kept = {});
 
 /// VirtualMachines: identity and the `kept` annotations (the cool-off holder's record);

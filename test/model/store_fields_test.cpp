@@ -18,7 +18,6 @@ BOOST_AUTO_TEST_CASE(a_pvc_keeps_its_identity_and_binding) {
   BOOST_REQUIRE(pvc);
   BOOST_CHECK_EQUAL(pvc->metadata.name, "rhel9-web-01-data");
   BOOST_CHECK_EQUAL(pvc->metadata.namespace_, "web");
-  BOOST_CHECK_EQUAL(pvc->metadata.uid, "3f1d2c4b-8e7a-4f60-9b2d-1c0e5a6b7d8e");
   BOOST_CHECK_EQUAL(pvc->metadata.resource_version, "4410030");
   BOOST_CHECK(!pvc->volume_name.empty());
 }
@@ -27,7 +26,6 @@ BOOST_AUTO_TEST_CASE(a_pv_keeps_its_driver_handle_claim_and_affinity) {
   auto pv = decode_pv(fixture("pv-portworx.json"));
   BOOST_REQUIRE(pv);
   BOOST_CHECK_EQUAL(pv->metadata.name, "pvc-3f1d2c4b-8e7a-4f60-9b2d-1c0e5a6b7d8e");
-  BOOST_CHECK(!pv->metadata.uid.empty());
   BOOST_CHECK(!pv->metadata.resource_version.empty());
   BOOST_CHECK_EQUAL(pv->csi_driver, "pxd.portworx.com");
   BOOST_CHECK(!pv->volume_handle.empty());
@@ -43,12 +41,25 @@ BOOST_AUTO_TEST_CASE(a_vmi_keeps_what_cool_off_and_filters_read) {
   vmi->metadata.annotations["cool/at"] = "2026-12-01T10:00:00Z";
   vmi->metadata.annotations["cool/at-request-uid"] = "u1";
   vmi->volumes.push_back({"cloudinitdisk", "", ""});
+  vmi->metadata.owner_references.insert(vmi->metadata.owner_references.begin(),
+                                        owner_reference{"v1", "Pod", "other", "u2", false});
+  // LiveMigratable=False is what the evaluation reads; the fixture says True.
+  for (auto& c : vmi->conditions)
+    if (c.type == "LiveMigratable") {
+      c.status = "False";
+      c.reason = "DisksNotLiveMigratable";
+    }
   auto before = *vmi;
   BOOST_REQUIRE(before.conditions.size() > 1u);
   keep_decision_fields(*vmi, kept_fields{{"cool/at", "cool/at-request-uid"}});
   BOOST_CHECK(vmi->metadata.annotations == (string_map{{"cool/at", "2026-12-01T10:00:00Z"},
                                                        {"cool/at-request-uid", "u1"}}));
-  BOOST_CHECK_EQUAL(vmi->metadata.owner_references.size(), before.metadata.owner_references.size());
+  // Owner references: the controlling VirtualMachine's kind and name.
+  BOOST_REQUIRE_EQUAL(vmi->metadata.owner_references.size(), 1u);
+  BOOST_CHECK_EQUAL(vmi->metadata.owner_references[0].kind, "VirtualMachine");
+  BOOST_CHECK_EQUAL(vmi->metadata.owner_references[0].name, "rhel9-web-01");
+  BOOST_CHECK(vmi->metadata.owner_references[0].controller);
+  BOOST_CHECK(vmi->metadata.owner_references[0].uid.empty());
   BOOST_CHECK_EQUAL(vmi->metadata.uid, before.metadata.uid);
   BOOST_CHECK_EQUAL(vmi->node_name, before.node_name);
   // Volumes: the claim-backed ones, in order.
@@ -60,7 +71,7 @@ BOOST_AUTO_TEST_CASE(a_vmi_keeps_what_cool_off_and_filters_read) {
     kept.push_back(v.name);
   BOOST_CHECK(!claimed.empty());
   BOOST_CHECK(kept == claimed);
-  // Conditions: LiveMigratable alone, whole but for its transition time.
+  // Conditions: LiveMigratable=False alone, whole but for its transition time.
   const condition* live = nullptr;
   for (auto& c : before.conditions)
     if (c.type == "LiveMigratable")
@@ -81,6 +92,16 @@ BOOST_AUTO_TEST_CASE(without_kept_keys_a_vmi_keeps_every_annotation) {
   auto before = vmi->metadata.annotations;
   keep_decision_fields(*vmi);
   BOOST_CHECK(vmi->metadata.annotations == before);
+}
+
+BOOST_AUTO_TEST_CASE(a_live_migratable_vmi_keeps_no_condition_and_an_ownerless_one_no_reference) {
+  auto vmi = decode_vmi(fixture("vmi-running.json"));
+  BOOST_REQUIRE(vmi);
+  BOOST_REQUIRE(!vmi->conditions.empty()); // Ready, LiveMigratable=True, AgentConnected
+  vmi->metadata.owner_references = {{"v1", "Pod", "p", "u", true}};
+  keep_decision_fields(*vmi, kept_fields{});
+  BOOST_CHECK(vmi->conditions.empty());
+  BOOST_CHECK(vmi->metadata.owner_references.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_vm_keeps_its_identity_and_the_cool_off_record_only) {
