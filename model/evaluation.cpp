@@ -12,8 +12,11 @@
 
 namespace schedopt {
 
-std::string vmi_key(const std::string& namespace_, const std::string& name) {
-  return namespace_ + "/" + name;
+std::string vmi_key(std::string_view namespace_, std::string_view name) {
+  std::string key;
+  key.reserve(namespace_.size() + 1 + name.size());
+  key.append(namespace_).append(1, '/').append(name);
+  return key;
 }
 
 bool is_considered(const virtual_machine_instance& vmi) {
@@ -56,6 +59,7 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
                        const sorted_objects<persistent_volume>& pvs,
                        const pv_owned_predicate& owned) {
   vmi_volumes out{vmi.metadata.namespace_, vmi.metadata.name, {}, {}};
+  out.pvs.reserve(vmi.volumes.size());
   for (const auto& vol : vmi.volumes) {
     const std::string& claim = !vol.claim_name.empty() ? vol.claim_name : vol.data_volume_name;
     if (claim.empty())
@@ -70,19 +74,21 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
       out.error = "persistentvolumeclaims \"" + claim + "\" is not bound to a volume";
       break;
     }
-    auto* pv = pvs.find("", pv_name);
+    auto pv = pvs.find_shared("", pv_name);
     if (!pv) {
       out.error = "persistentvolumes \"" + pv_name + "\" not found";
       break;
     }
     if (owned && owned(*pv))
-      out.pv_names.push_back(pv_name);
+      out.pvs.push_back(std::move(pv));
   }
   if (!out.error.empty())
-    out.pv_names.clear();
-  std::sort(out.pv_names.begin(), out.pv_names.end());
-  out.pv_names.erase(std::unique(out.pv_names.begin(), out.pv_names.end()),
-                     out.pv_names.end());
+    out.pvs.clear();
+  auto by_name = [](const auto& a, const auto& b) { return a->metadata.name < b->metadata.name; };
+  auto same = [](const auto& a, const auto& b) { return a->metadata.name == b->metadata.name; };
+  std::sort(out.pvs.begin(), out.pvs.end(), by_name);
+  out.pvs.erase(std::unique(out.pvs.begin(), out.pvs.end(), same), out.pvs.end());
+  out.pvs.shrink_to_fit();
   return out;
 }
 
@@ -127,15 +133,6 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
   return out;
 }
 
-std::vector<std::string> all_pv_names(const std::vector<vmi_volumes>& volumes) {
-  std::vector<std::string> out;
-  for (const auto& v : volumes)
-    out.insert(out.end(), v.pv_names.begin(), v.pv_names.end());
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 std::map<std::string, std::string>
 in_flight_migrations_by_vmi(const std::vector<virtual_machine_instance_migration>& vmims) {
   std::map<std::string, std::string> out;
@@ -156,10 +153,26 @@ void hold_room(std::map<std::string, node_usage>& usage, const virtual_machine_i
 }
 
 evaluation_result evaluate(const evaluation_input& in) {
-  // Keyed by views into in.volumes: 10,000 keys, none of them copied.
-  std::map<std::pair<std::string_view, std::string_view>, const vmi_volumes*> volumes;
+  // in.volumes is in the order VMIs are judged in: read in step with them, not indexed.
+  std::vector<const vmi_volumes*> volumes;
+  volumes.reserve(in.volumes.size());
   for (const auto& v : in.volumes)
-    volumes[{v.namespace_, v.name}] = &v;
+    volumes.push_back(&v);
+  auto volume_order = [](const vmi_volumes* a, const vmi_volumes* b) {
+    return std::tie(a->namespace_, a->name) < std::tie(b->namespace_, b->name);
+  };
+  if (!std::is_sorted(volumes.begin(), volumes.end(), volume_order))
+    std::sort(volumes.begin(), volumes.end(), volume_order);
+  auto next_volumes = volumes.begin();
+  auto volumes_of_vmi = [&](std::string_view ns, std::string_view name) -> const vmi_volumes* {
+    auto key = std::tie(ns, name);
+    while (next_volumes != volumes.end()
+           && std::tie((*next_volumes)->namespace_, (*next_volumes)->name) < key)
+      ++next_volumes;
+    if (next_volumes != volumes.end() && std::tie((*next_volumes)->namespace_, (*next_volumes)->name) == key)
+      return *next_volumes;
+    return nullptr;
+  };
   std::map<std::string, node_readiness> readiness;
   std::map<std::string, const node*> nodes;
   for (const auto& n : in.nodes) {
@@ -189,11 +202,12 @@ evaluation_result evaluate(const evaluation_input& in) {
     ev.node = vmi->node_name;
     std::string key = vmi_key(ev.namespace_, ev.name);
 
-    auto vols = volumes.find({ev.namespace_, ev.name});
-    std::string error = vols != volumes.end() ? vols->second->error : std::string();
+    const vmi_volumes* vols = volumes_of_vmi(ev.namespace_, ev.name);
+    std::string error = vols ? vols->error : std::string();
     std::vector<replica_nodes> replica_sets;
-    if (error.empty() && vols != volumes.end()) {
-      for (const auto& pv : vols->second->pv_names) {
+    if (error.empty() && vols) {
+      for (const auto& owned : vols->pvs) {
+        const std::string& pv = owned->metadata.name;
         if (auto e = in.replicas.errors.find(pv); e != in.replicas.errors.end()) {
           error = e->second;
           break;

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/duration.hpp"
@@ -19,32 +20,32 @@
 namespace schedopt {
 
 /// "<namespace>/<name>", the key every per-VMI map below uses.
-std::string vmi_key(const std::string& namespace_, const std::string& name);
+std::string vmi_key(std::string_view namespace_, std::string_view name);
 
 /// SPEC §2.1: status.phase == Running and status.nodeName set.
 bool is_considered(const virtual_machine_instance& vmi);
 
-/// Step 1 result for one considered VMI.
+/// Step 1 result for one considered VMI. At 10,000 VMIs there are 10,000 of them, held
+/// from the driver query through the evaluation: they point into the objects instead of
+/// copying their names.
 struct vmi_volumes {
-  std::string namespace_;
-  std::string name;
-  std::vector<std::string> pv_names; // driver-owned PVs it needs, sorted, unique
-  std::string error;                 // non-empty: Kubernetes-style lookup error, e.g.
-                                     // `persistentvolumeclaims "foo" not found`
+  std::string_view namespace_; // views into the VMI (the caller's shared_list holds it)
+  std::string_view name;
+  shared_list<persistent_volume> pvs; // driver-owned PVs it needs, sorted by name, unique
+  std::string error;                  // non-empty: Kubernetes-style lookup error, e.g.
+                                      // `persistentvolumeclaims "foo" not found`
 };
 
 /// Which PVs the configured storage driver owns.
 using pv_owned_predicate = std::function<bool(const persistent_volume&)>;
 
 /// Step 1: maps every considered VMI to the driver PVs behind its PVC / DataVolume
-/// volumes. `pvcs` is keyed by "<ns>/<name>", `pvs` by PV name. Sorted (ns, name).
+/// volumes. Sorted (ns, name), as evaluate() reads them; the result views into `vmis`,
+/// which must outlive it.
 std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_instance>& vmis,
                                            const sorted_objects<persistent_volume_claim>& pvcs,
                                            const sorted_objects<persistent_volume>& pvs,
                                            const pv_owned_predicate& owned);
-
-/// Every PV name step 1 found, sorted and unique: what to ask the driver about.
-std::vector<std::string> all_pv_names(const std::vector<vmi_volumes>& volumes);
 
 /// What the storage driver answered (SPEC §2.3), by PV name.
 struct replica_map {
@@ -58,7 +59,7 @@ in_flight_migrations_by_vmi(const std::vector<virtual_machine_instance_migration
 
 struct evaluation_input {
   shared_list<virtual_machine_instance> vmis; // shared with the informer: never copied
-  std::vector<vmi_volumes> volumes; // step 1 output
+  std::vector<vmi_volumes> volumes; // step 1 output, sorted (ns, name)
   replica_map replicas;
   std::vector<node> nodes;
   /// Requests already on each node (usage_by_node over every listed VMI and VMIM, not

@@ -130,8 +130,8 @@ vmi_explanation explainer::summary(const std::string& key,
       ve.replica_nodes.assign(r->second.begin(), r->second.end());
   };
   if (!src_.pvcs && owned) // no PVCs gathered: the driver PVs the evaluation found
-    for (const auto& pv : owned->pv_names) {
-      volume_explanation ve{{}, {}, pv, true, {}, {}};
+    for (const auto& pv : owned->pvs) {
+      volume_explanation ve{{}, {}, pv->metadata.name, true, {}, {}};
       replicas_of(ve);
       ex.volumes.push_back(std::move(ve));
     }
@@ -149,7 +149,9 @@ vmi_explanation explainer::summary(const std::string& key,
     else
       ve.persistent_volume = pvc->second->volume_name;
     if (!ve.persistent_volume.empty() && owned) {
-      ve.driver_owned = contains(owned->pv_names, ve.persistent_volume);
+      ve.driver_owned = std::any_of(owned->pvs.begin(), owned->pvs.end(), [&](const auto& pv) {
+        return pv->metadata.name == ve.persistent_volume;
+      });
       replicas_of(ve);
     }
     ex.volumes.push_back(std::move(ve));

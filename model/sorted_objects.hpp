@@ -46,12 +46,17 @@ public:
 
   /// The object named so (namespace empty for cluster-scoped ones), or nullptr.
   const T* find(std::string_view ns, std::string_view name) const {
+    return find_shared(ns, name).get();
+  }
+
+  /// The same, shared: for a caller that holds on to the object.
+  std::shared_ptr<const T> find_shared(std::string_view ns, std::string_view name) const {
     auto i = std::lower_bound(items_.begin(), items_.end(), 0, [&](const auto& obj, int) {
       return compare_joined(obj->metadata.namespace_, obj->metadata.name, ns, name) < 0;
     });
     if (i == items_.end() || (*i)->metadata.namespace_ != ns || (*i)->metadata.name != name)
       return nullptr;
-    return i->get();
+    return *i;
   }
 
   std::size_t size() const { return items_.size(); }

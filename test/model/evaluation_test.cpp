@@ -16,7 +16,8 @@ BOOST_AUTO_TEST_CASE(only_running_vmis_with_a_node_are_considered) {
   std::vector<virtual_machine_instance> vmis = {
     vmi("ns", "running", "n1", {}), vmi("ns", "pending", "", {}, "Pending"),
     vmi("ns", "scheduled-no-node", "", {}), vmi("ns", "succeeded", "n1", {}, "Succeeded")};
-  auto vols = driver_volumes_of(share_all(vmis), {}, {}, owned_by_px);
+  auto shared = share_all(vmis);
+  auto vols = driver_volumes_of(shared, {}, {}, owned_by_px);
   BOOST_REQUIRE_EQUAL(vols.size(), 1u);
   BOOST_CHECK_EQUAL(vols[0].name, "running");
   BOOST_CHECK(is_considered(vmis[0]));
@@ -30,21 +31,23 @@ BOOST_AUTO_TEST_CASE(volume_lookup_errors_read_like_kubernetes) {
     vmi("ns", "unbound", "n1", {"baz"})};
   std::map<std::string, persistent_volume_claim> pvcs = {
     {"ns/bar", pvc("ns", "bar", "pvc-x")}, {"ns/baz", pvc("ns", "baz", "")}};
-  auto vols = driver_volumes_of(share_all(vmis), index_of(pvcs), {}, owned_by_px);
+  auto shared = share_all(vmis);
+  auto vols = driver_volumes_of(shared, index_of(pvcs), {}, owned_by_px);
   BOOST_REQUIRE_EQUAL(vols.size(), 3u);
   // Sorted by name: no-pv, no-pvc, unbound.
   BOOST_CHECK_EQUAL(vols[0].error, "persistentvolumes \"pvc-x\" not found");
   BOOST_CHECK_EQUAL(vols[1].error, "persistentvolumeclaims \"foo\" not found");
   BOOST_CHECK_EQUAL(vols[2].error, "persistentvolumeclaims \"baz\" is not bound to a volume");
   for (const auto& v : vols)
-    BOOST_CHECK(v.pv_names.empty());
+    BOOST_CHECK(v.pvs.empty());
 }
 
 BOOST_AUTO_TEST_CASE(pvc_in_another_namespace_does_not_count) {
   std::vector<virtual_machine_instance> vmis = {vmi("a", "v", "n1", {"disk"})};
   std::map<std::string, persistent_volume_claim> pvcs = {{"b/disk", pvc("b", "disk", "pv1")}};
   std::map<std::string, persistent_volume> pvs = {{"pv1", pv("pv1")}};
-  auto vols = driver_volumes_of(share_all(vmis), index_of(pvcs), index_of(pvs), owned_by_px);
+  auto shared = share_all(vmis);
+  auto vols = driver_volumes_of(shared, index_of(pvcs), index_of(pvs), owned_by_px);
   BOOST_CHECK_EQUAL(vols.at(0).error, "persistentvolumeclaims \"disk\" not found");
 }
 
@@ -59,11 +62,14 @@ BOOST_AUTO_TEST_CASE(data_volumes_resolve_and_foreign_pvs_are_ignored) {
     {"ns/dv-disk", pvc("ns", "dv-disk", "pv-dv")}};
   std::map<std::string, persistent_volume> pvs = {
     {"pv-a", pv("pv-a")}, {"pv-other", pv("pv-other", "ebs.csi.aws.com")}, {"pv-dv", pv("pv-dv")}};
-  auto vols = driver_volumes_of(share_all(std::vector<virtual_machine_instance>{v}), index_of(pvcs), index_of(pvs), owned_by_px);
+  auto shared = share_all(std::vector<virtual_machine_instance>{v});
+  auto vols = driver_volumes_of(shared, index_of(pvcs), index_of(pvs), owned_by_px);
   BOOST_REQUIRE_EQUAL(vols.size(), 1u);
   BOOST_CHECK(vols[0].error.empty());
-  BOOST_CHECK((vols[0].pv_names == std::vector<std::string>{"pv-a", "pv-dv"}));
-  BOOST_CHECK((all_pv_names(vols) == std::vector<std::string>{"pv-a", "pv-dv"}));
+  std::vector<std::string> names;
+  for (const auto& pv : vols[0].pvs)
+    names.push_back(pv->metadata.name);
+  BOOST_CHECK((names == std::vector<std::string>{"pv-a", "pv-dv"}));
 }
 
 BOOST_AUTO_TEST_CASE(verdicts_and_targets) {
