@@ -35,6 +35,16 @@ typename Inspector::result_type inspect(Inspector& f, optional_field<Optional, T
            }));
 }
 
+/// A shared_string travels as its value and is shared again where it arrives.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, shared_string& x) {
+  std::string value = x.str();
+  return f(value, caf::meta::load_callback([&]() -> caf::error {
+             x = shared_string(std::move(value));
+             return caf::none;
+           }));
+}
+
 template <class T>
 optional_field<std::optional<T>, T> opt(std::optional<T>& x) {
   return {x};

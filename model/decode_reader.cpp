@@ -108,6 +108,17 @@ void decode_reader::read(const json_object& obj, std::string_view key, std::stri
   out = std::string(e->get_string().value_unsafe());
 }
 
+void decode_reader::read(const json_object& obj, std::string_view key, shared_string& out) {
+  auto e = field(obj, key);
+  if (!e)
+    return;
+  if (!e->is_string()) {
+    fail_type(join(obj.path, key), "string", *e);
+    return;
+  }
+  out = shared_string(e->get_string().value_unsafe());
+}
+
 void decode_reader::read(const json_object& obj, std::string_view key,
                          std::optional<std::string>& out) {
   if (!field(obj, key))

@@ -189,7 +189,7 @@ std::vector<node_explanation> explainer::nodes_of(const virtual_machine_instance
   std::vector<replica_nodes> replica_sets;
   for (const auto& ve : ex.volumes)
     if (ve.driver_owned)
-      replica_sets.push_back(ve.replica_nodes);
+      replica_sets.emplace_back(ve.replica_nodes.begin(), ve.replica_nodes.end());
   auto scores = node_scores(replica_sets);
 
   std::vector<node_explanation> out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/boxed_optional.hpp"
+#include "model/shared_string.hpp"
 
 namespace schedopt {
 
@@ -56,7 +57,7 @@ struct owner_reference {
 /// resourceVersion changes either way.
 struct object_identity {
   std::string name;
-  std::string namespace_; // empty for cluster-scoped objects
+  shared_string namespace_; // empty for cluster-scoped objects
   std::string resource_version;
 };
 
@@ -153,8 +154,8 @@ struct virtual_machine_instance {
   std::vector<node_selector_term> required_node_affinity;
   std::vector<toleration> tolerations; // spec.tolerations
   resource_list requests;              // spec.domain.resources.requests
-  std::string phase;     // status.phase
-  std::string node_name; // status.nodeName
+  shared_string phase;     // status.phase
+  shared_string node_name; // status.nodeName
   std::vector<condition> conditions;
   boxed_optional<migration_state> migration; // status.migrationState
 };
@@ -193,7 +194,7 @@ struct persistent_volume_claim {
 
 struct persistent_volume {
   object_identity metadata;
-  std::string csi_driver;    // spec.csi.driver
+  shared_string csi_driver; // spec.csi.driver
   std::string volume_handle; // spec.csi.volumeHandle
   /// Values of `kubernetes.io/hostname` In-terms of spec.nodeAffinity.required.
   std::vector<std::string> affinity_hostnames;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "model/shared_string.hpp"
+
 namespace schedopt {
 
 enum class placement { hyperconverged, semi, non };
@@ -28,7 +30,7 @@ struct placement_verdict {
 /// The Kubernetes nodes holding a replica of one volume, sorted, each once (the storage
 /// driver's answer is kept in this form: a vector, not a set, since 20,000 of them are
 /// held through an evaluation at 10,000 VMIs).
-using replica_nodes = std::vector<std::string>;
+using replica_nodes = std::vector<shared_string>;
 
 /// One point per volume holding a replica on the node; nodes without any absent.
 std::map<std::string, int> node_scores(const std::vector<replica_nodes>& replicas);

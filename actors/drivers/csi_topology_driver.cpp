@@ -22,7 +22,8 @@ storage_driver_actor::behavior_type csi_topology_driver() {
     [](const replica_query& q) {
       replica_answer answer;
       for (auto& pv : q.volumes)
-        answer.replicas.emplace(pv->metadata.name, pv->affinity_hostnames);
+        answer.replicas.emplace(pv->metadata.name, replica_nodes(pv->affinity_hostnames.begin(),
+                                                                pv->affinity_hostnames.end()));
       return answer;
     },
     [](const http_completion&) {},

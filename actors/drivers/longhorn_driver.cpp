@@ -80,7 +80,7 @@ void answer_query(driver_pointer self, const replica_query& q,
     const auto& pv = *shared;
     auto volume = longhorn_volume_of(pv);
     if (auto nodes = index.running_nodes(volume); !nodes.empty()) {
-      pending->answer.replicas.emplace(pv.metadata.name, std::move(nodes));
+      pending->answer.replicas.emplace(pv.metadata.name, replica_nodes(nodes.begin(), nodes.end()));
       continue;
     }
     auto objects = index.replica_objects(volume);

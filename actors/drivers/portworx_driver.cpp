@@ -250,9 +250,12 @@ void on_answer(portworx_pointer self, sdk_call sc, const http_completion& c) {
 void finish_if_done(const std::shared_ptr<lookup>& l) {
   if (l->failed || l->nodes_pending > 0 || l->volumes_pending > 0)
     return;
-  auto names = map_sdk_nodes(l->sdk_nodes, l->query.nodes);
+  // Node names shared once here: 60,000 replicas at 10,000 VMIs name 50 nodes.
+  std::map<std::string, shared_string> names;
+  for (auto& [id, name] : map_sdk_nodes(l->sdk_nodes, l->query.nodes))
+    names.emplace(id, shared_string(std::move(name)));
   auto found = [&](const persistent_volume& pv, const std::vector<const std::string*>& ids) {
-    std::vector<std::string> nodes;
+    replica_nodes nodes;
     nodes.reserve(ids.size());
     for (auto* id : ids) {
       if (auto i = names.find(*id); i != names.end())

@@ -39,9 +39,9 @@ BOOST_AUTO_TEST_CASE(replica_answer_lists_node_affinity_hosts_per_pv) {
   auto& r = answer->value->replicas;
   BOOST_REQUIRE_EQUAL(r.size(), 2u);
   BOOST_CHECK_EQUAL(r.count("pv-a"), 1u);
-  BOOST_CHECK((r.at("pv-a") == std::vector<std::string>{"n1", "n3"}));
+  BOOST_CHECK((r.at("pv-a") == replica_nodes{"n1", "n3"}));
   BOOST_CHECK_EQUAL(r.count("pv-b"), 1u);
-  BOOST_CHECK((r.at("pv-b") == std::vector<std::string>{"n2"}));
+  BOOST_CHECK((r.at("pv-b") == replica_nodes{"n2"}));
   BOOST_CHECK(answer->value->errors.empty());
 }
 

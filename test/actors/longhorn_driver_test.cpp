@@ -77,7 +77,7 @@ struct longhorn_fixture : actor_fixture {
   }
 };
 
-using nodes = std::vector<std::string>;
+using nodes = replica_nodes;
 
 } // namespace
 

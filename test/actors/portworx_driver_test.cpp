@@ -184,7 +184,7 @@ BOOST_AUTO_TEST_CASE(transient_503s_are_retried_until_the_gateway_answers) {
   auto& r = answer->value->replicas;
   BOOST_REQUIRE_EQUAL(r.size(), 1u);
   BOOST_CHECK_EQUAL(r.count("pv-vol-a"), 1u);
-  BOOST_CHECK((r.at("pv-vol-a") == std::vector<std::string>{"n1"}));
+  BOOST_CHECK((r.at("pv-vol-a") == replica_nodes{"n1"}));
 }
 
 BOOST_AUTO_TEST_CASE(a_400_fails_the_run_at_once) {
@@ -318,9 +318,9 @@ BOOST_AUTO_TEST_CASE(one_inspectwithfilters_and_one_enumerate_answer_every_volum
   BOOST_CHECK_EQUAL(gw.body_of("/v1/volumes/inspectwithfilters"), "{}");
   auto& r = answer->value->replicas;
   BOOST_REQUIRE_EQUAL(r.size(), std::size_t{bulk_cluster::volumes});
-  std::map<std::string, std::vector<std::string>> by_pv(r.begin(), r.end());
-  BOOST_CHECK((by_pv["pv-1000"] == std::vector<std::string>{"n1"}));
-  BOOST_CHECK((by_pv["pv-1001"] == std::vector<std::string>{"n2"}));
+  std::map<std::string, replica_nodes> by_pv(r.begin(), r.end());
+  BOOST_CHECK((by_pv["pv-1000"] == replica_nodes{"n1"}));
+  BOOST_CHECK((by_pv["pv-1001"] == replica_nodes{"n2"}));
   BOOST_CHECK_EQUAL(by_pv.count("other"), 0u);
   BOOST_REQUIRE_EQUAL(answer->value->errors.size(), 1u);
   BOOST_CHECK_EQUAL(answer->value->errors[0].first, "pv-gone");
@@ -346,8 +346,8 @@ BOOST_AUTO_TEST_CASE(an_old_gateways_404_falls_back_to_per_volume_inspect) {
     BOOST_REQUIRE_MESSAGE(answer->value, "driver failed: " << error_message(*answer->error));
     auto& r = answer->value->replicas;
     BOOST_REQUIRE_EQUAL(r.size(), std::size_t{bulk_cluster::volumes});
-    std::map<std::string, std::vector<std::string>> by_pv(r.begin(), r.end());
-    BOOST_CHECK((by_pv["pv-1001"] == std::vector<std::string>{"n2"}));
+    std::map<std::string, replica_nodes> by_pv(r.begin(), r.end());
+    BOOST_CHECK((by_pv["pv-1001"] == replica_nodes{"n2"}));
     BOOST_CHECK(answer->value->errors.empty());
     // The gateway is asked about bulk calls once, then per volume every run.
     BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspectwithfilters"), 1);

@@ -216,7 +216,7 @@ BOOST_AUTO_TEST_CASE(informer_routes_one_object_to_its_subscriber) {
   };
   auto rec = std::make_shared<recorded_notifications>();
   auto sub = t.env.own(t.env.sys->spawn(recording_subscriber, rec));
-  caf::anon_send(vmims, schedopt::atom::subscribe_v, sub, a.metadata.namespace_,
+  caf::anon_send(vmims, schedopt::atom::subscribe_v, sub, a.metadata.namespace_.str(),
                  std::string{"mig-a"});
   BOOST_REQUIRE(rec->wait_for([](auto& log) { return !log.empty(); }, 10s));
   make(b, "mig-b");
