@@ -69,7 +69,7 @@ typename Inspector::result_type inspect(Inspector& f, object_identity& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, lean_meta& x) {
   return f(caf::meta::type_name("lean_meta"), x.name, x.namespace_, x.uid, x.resource_version,
-           x.annotations, x.owner_references);
+           x.annotations);
 }
 
 template <class Inspector>
@@ -101,8 +101,8 @@ typename Inspector::result_type inspect(Inspector& f, migration_state& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, virtual_machine_instance& x) {
   auto migration = opt(x.migration);
-  return f(caf::meta::type_name("virtual_machine_instance"), x.metadata, x.volumes, x.phase,
-           x.node_name, x.conditions, migration);
+  return f(caf::meta::type_name("virtual_machine_instance"), x.metadata, x.controller_vm,
+           x.volumes, x.phase, x.node_name, x.conditions, migration);
 }
 
 template <class Inspector>

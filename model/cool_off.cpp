@@ -9,10 +9,9 @@
 namespace schedopt {
 
 cool_off_holder cool_off_holder_of(const virtual_machine_instance& vmi) {
-  for (const auto& ref : vmi.metadata.owner_references)
-    if (ref.controller && ref.kind == "VirtualMachine")
-      return {"kubevirt.io/v1", "VirtualMachine", "virtualmachines",
-              vmi.metadata.namespace_, ref.name};
+  if (!vmi.controller_vm.empty())
+    return {"kubevirt.io/v1", "VirtualMachine", "virtualmachines", vmi.metadata.namespace_,
+            vmi.controller_vm};
   return {"kubevirt.io/v1", "VirtualMachineInstance", "virtualmachineinstances",
           vmi.metadata.namespace_, vmi.metadata.name};
 }

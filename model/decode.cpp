@@ -34,6 +34,10 @@ void read_lean(decode_reader& r, const json_object& meta, lean_meta& m) {
   read_identity(r, meta, m);
   r.read(meta, "uid", m.uid);
   r.read(meta, "annotations", m.annotations);
+}
+
+void read_owner_references(decode_reader& r, const json_object& meta,
+                           std::vector<owner_reference>& out) {
   r.for_each(meta, "ownerReferences", [&](const json_object& o) {
     owner_reference ref;
     r.read(o, "apiVersion", ref.api_version);
@@ -41,7 +45,7 @@ void read_lean(decode_reader& r, const json_object& meta, lean_meta& m) {
     r.read(o, "name", ref.name);
     r.read(o, "uid", ref.uid);
     r.read(o, "controller", ref.controller);
-    m.owner_references.push_back(std::move(ref));
+    out.push_back(std::move(ref));
   });
 }
 
@@ -60,6 +64,7 @@ void read_meta(decode_reader& r, const json_object& obj, lean_meta& m) {
 void read_meta(decode_reader& r, const json_object& obj, object_meta& m) {
   auto meta = r.child(obj, "metadata");
   read_lean(r, meta, m);
+  read_owner_references(r, meta, m.owner_references);
   r.read(meta, "generateName", m.generate_name);
   r.read(meta, "generation", m.generation);
   r.read(meta, "creationTimestamp", m.creation_timestamp);
@@ -138,6 +143,13 @@ void read_requirements(decode_reader& r, const json_object& term, std::string_vi
 
 void read_into(decode_reader& r, const json_object& root, virtual_machine_instance& vmi) {
   read_meta(r, root, vmi.metadata);
+  std::vector<owner_reference> owners;
+  read_owner_references(r, r.child(root, "metadata"), owners);
+  for (auto& ref : owners)
+    if (ref.controller && ref.kind == "VirtualMachine") {
+      vmi.controller_vm = std::move(ref.name);
+      break;
+    }
   auto spec = r.child(root, "spec");
   r.read(spec, "nodeSelector", vmi.node_selector);
   auto required = r.child(r.child(r.child(spec, "affinity"), "nodeAffinity"),

@@ -51,22 +51,25 @@ json to_json(const lean_meta& meta) {
   json j = to_json(static_cast<const object_identity&>(meta));
   put(j, "uid", meta.uid);
   put(j, "annotations", meta.annotations);
-  if (!meta.owner_references.empty()) {
-    json refs = json::array();
-    for (const auto& r : meta.owner_references) {
-      json ref{{"apiVersion", r.api_version}, {"kind", r.kind}, {"name", r.name},
-               {"uid", r.uid}};
-      if (r.controller)
-        ref["controller"] = true;
-      refs.push_back(std::move(ref));
-    }
-    j["ownerReferences"] = std::move(refs);
-  }
   return j;
+}
+
+void put_owner_references(json& meta, const std::vector<owner_reference>& owners) {
+  if (owners.empty())
+    return;
+  json refs = json::array();
+  for (const auto& r : owners) {
+    json ref{{"apiVersion", r.api_version}, {"kind", r.kind}, {"name", r.name}, {"uid", r.uid}};
+    if (r.controller)
+      ref["controller"] = true;
+    refs.push_back(std::move(ref));
+  }
+  meta["ownerReferences"] = std::move(refs);
 }
 
 json to_json(const object_meta& meta) {
   json j = to_json(static_cast<const lean_meta&>(meta));
+  put_owner_references(j, meta.owner_references);
   put(j, "generateName", meta.generate_name);
   put_nonzero(j, "generation", meta.generation);
   put(j, "creationTimestamp", meta.creation_timestamp);
@@ -192,6 +195,10 @@ json to_json_with_status(const virtual_machine_instance_migration& m) {
 
 json to_json(const virtual_machine_instance& vmi) {
   json j = object("kubevirt.io/v1", "VirtualMachineInstance", vmi.metadata);
+  if (!vmi.controller_vm.empty())
+    j["metadata"]["ownerReferences"] = json::array(
+      {{{"apiVersion", "kubevirt.io/v1"}, {"kind", "VirtualMachine"}, {"name", vmi.controller_vm},
+        {"controller", true}}});
   json volumes = json::array();
   for (const auto& v : vmi.volumes) {
     json volume{{"name", v.name}};

@@ -62,12 +62,10 @@ struct object_identity {
 };
 
 /// What VMIs and VirtualMachines keep beyond identity: their uid (a recreated VMI is
-/// another VM), the cool-off record in annotations, and a VMI's owner reference naming
-/// the VirtualMachine holding it.
+/// another VM) and the cool-off record in annotations.
 struct lean_meta : object_identity {
   std::string uid;
   string_map annotations;
-  std::vector<owner_reference> owner_references;
 };
 
 /// The uid generic code (informer stores) compares: none for kinds that keep only their
@@ -81,6 +79,7 @@ inline const std::string& uid_of(const lean_meta& m) { return m.uid; }
 /// Full metadata, for the kinds held by the handful (requests, VMIMs, nodes, leases,
 /// events).
 struct object_meta : lean_meta {
+  std::vector<owner_reference> owner_references;
   std::string generate_name;
   int64_t generation = 0;
   std::string creation_timestamp; // RFC 3339 as sent by the server
@@ -147,6 +146,10 @@ struct toleration {
 
 struct virtual_machine_instance {
   lean_meta metadata;
+  /// The VirtualMachine controlling it (metadata.ownerReferences: controller, kind
+  /// VirtualMachine), which holds its cool-off record; empty for a VMI of its own. The
+  /// only owner reference a decision reads.
+  std::string controller_vm;
   std::vector<vmi_volume> volumes;
   string_map node_selector; // spec.nodeSelector
   /// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution terms;

@@ -23,22 +23,11 @@ void keep_annotations(string_map& annotations, const std::vector<std::string>& k
 } // namespace
 
 void keep_decision_fields(virtual_machine& vm, const kept_fields& kept) {
-  release(vm.metadata.owner_references);
   keep_annotations(vm.metadata.annotations, kept.cool_off_annotations);
 }
 
 void keep_decision_fields(virtual_machine_instance& vmi, const kept_fields& kept) {
   keep_annotations(vmi.metadata.annotations, kept.cool_off_annotations);
-  // Read by cool_off_holder_of: the controlling VirtualMachine's name.
-  std::vector<owner_reference> owners;
-  for (auto& ref : vmi.metadata.owner_references)
-    if (ref.controller && ref.kind == "VirtualMachine") {
-      owners.push_back(std::move(ref));
-      release(owners.back().api_version);
-      release(owners.back().uid);
-      break;
-    }
-  vmi.metadata.owner_references.swap(owners);
   // Read by the evaluation: LiveMigratable=False only (first_blocking_filter); True,
   // the usual case, blocks nothing and is not kept.
   std::vector<condition> conditions;

@@ -16,16 +16,17 @@ struct kept_fields {
   std::vector<std::string> cool_off_annotations;
 };
 
-/// VMIs: identity, the controlling VirtualMachine's owner reference (kind, name: the
-/// cool-off holder), the `kept` annotations, the volumes backed by a PVC or DataVolume,
+/// VMIs: identity (with the controlling VirtualMachine's name, the cool-off holder,
+/// decoded from the owner references), the `kept` annotations, the volumes backed by a PVC or DataVolume,
 /// a LiveMigratable=False condition (without its transition time), scheduling
 /// constraints, requests, phase, node and migrationState. Dropped: labels, finalizers,
-/// generateName, creationTimestamp, other owner references, LiveMigratable=True and
+/// generateName, creationTimestamp, LiveMigratable=True and
 /// other conditions, other volumes (cloud-init, container disks), other annotations.
 void keep_decision_fields(virtual_machine_instance& vmi, const kept_fields& kept = {});
 
 /// VirtualMachines: identity and the `kept` annotations (the cool-off holder's record);
-/// everything else of a VM (its template, a copy of the VMI's spec) is dropped.
+/// everything else of a VM (owner references, its template, a copy of the VMI's spec)
+/// is not decoded or is dropped.
 void keep_decision_fields(virtual_machine& vm, const kept_fields& kept);
 
 /// Other kinds are few (nodes) or read whole by their subscribers (VMIMs, requests).

@@ -472,8 +472,7 @@ BOOST_AUTO_TEST_CASE(a_resume_ignores_its_own_cool_off_record_for_a_vm_it_never_
 
 BOOST_AUTO_TEST_CASE(a_vms_cool_off_record_comes_from_the_vm_informer_without_a_list) {
   // vm-a belongs to VirtualMachine vm-a, whose record (from the VM informer) is recent.
-  vmi_log->objects[0].metadata.owner_references = {
-    owner_reference{"kubevirt.io/v1", "VirtualMachine", "vm-a", "uid-vm-a", true}};
+  vmi_log->objects[0].controller_vm = "vm-a";
   auto key = std::string{default_cool_off_annotation};
   virtual_machine vm;
   vm.metadata.namespace_ = "ns1";

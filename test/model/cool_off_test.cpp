@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/cool_off.hpp"
+#include "model/decode.hpp"
 #include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
@@ -34,11 +35,18 @@ BOOST_AUTO_TEST_CASE(holder_is_the_controlling_vm_else_the_vmi) {
   BOOST_CHECK_EQUAL(h.kind, "VirtualMachineInstance");
   BOOST_CHECK_EQUAL(h.resource, "virtualmachineinstances");
   BOOST_CHECK_EQUAL(h.name, "vmi-1");
-  // A non-controller VM reference or another kind does not make a holder.
-  v.metadata.owner_references.push_back({"kubevirt.io/v1", "VirtualMachine", "vm-x", "u", false});
-  v.metadata.owner_references.push_back({"apps/v1", "ReplicaSet", "rs", "u2", true});
-  BOOST_CHECK_EQUAL(cool_off_holder_of(v).kind, "VirtualMachineInstance");
-  v.metadata.owner_references.push_back({"kubevirt.io/v1", "VirtualMachine", "vm-1", "u3", true});
+  // A non-controller VM reference or another kind does not make a holder (the decoder
+  // keeps the controlling VirtualMachine's name only).
+  auto with_owners = [](const std::string& owners) {
+    auto vmi = decode_vmi(R"({"metadata":{"name":"vmi-1","namespace":"ns","ownerReferences":[)"
+                          + owners + "]}}");
+    BOOST_REQUIRE(vmi);
+    return *vmi;
+  };
+  std::string others = R"({"apiVersion":"kubevirt.io/v1","kind":"VirtualMachine","name":"vm-x","uid":"u"},)"
+                       R"({"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"u2","controller":true})";
+  BOOST_CHECK_EQUAL(cool_off_holder_of(with_owners(others)).kind, "VirtualMachineInstance");
+  v = with_owners(others + R"(,{"apiVersion":"kubevirt.io/v1","kind":"VirtualMachine","name":"vm-1","uid":"u3","controller":true})");
   h = cool_off_holder_of(v);
   BOOST_CHECK_EQUAL(h.kind, "VirtualMachine");
   BOOST_CHECK_EQUAL(h.resource, "virtualmachines");
