@@ -67,7 +67,7 @@ struct replica_query {
 /// per-volume errors (a volume the driver does not know). Already the replica map's
 /// shape, so the kind takes it over instead of rebuilding 20,000 entries of it.
 struct replica_answer {
-  std::map<std::string, replica_nodes> replicas;
+  replicas_by_pv replicas;
   std::vector<std::pair<std::string, std::string>> errors;
 };
 

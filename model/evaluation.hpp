@@ -49,7 +49,7 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
 
 /// What the storage driver answered (SPEC §2.3), by PV name.
 struct replica_map {
-  std::map<std::string, replica_nodes> nodes; // PV -> Kubernetes node names (normalized)
+  replicas_by_pv nodes; // PV -> Kubernetes node names (normalized)
   std::map<std::string, std::string> errors;          // PV -> driver error text
 };
 

@@ -99,7 +99,7 @@ struct condition {
 // -- KubeVirt ---------------------------------------------------------------
 
 struct vmi_volume {
-  std::string name;
+  shared_string name; // "rootdisk", "datadisk1": VMIs made from one template repeat them
   std::string claim_name;       // spec.volumes[].persistentVolumeClaim.claimName
   std::string data_volume_name; // spec.volumes[].dataVolume.name
 };

@@ -21,6 +21,15 @@ namespace schedopt {
 class shared_string {
 public:
   shared_string() = default;
+  shared_string(const shared_string&) = default;
+  shared_string& operator=(const shared_string&) = default;
+  // A "move" copies the handle (a refcount increment, which does not throw): declared
+  // noexcept so vectors of objects holding one move them when they grow, not copy them.
+  shared_string(shared_string&& other) noexcept : value_(other.value_) {}
+  shared_string& operator=(shared_string&& other) noexcept {
+    value_ = other.value_;
+    return *this;
+  }
   shared_string(const std::string& s) : value_(s) {}
   shared_string(std::string&& s) : value_(std::move(s)) {}
   shared_string(const char* s) : value_(std::string(s)) {}

@@ -271,6 +271,7 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
     l->answer.errors.emplace_back(pv.metadata.name,
                                   "portworx volume \"" + pv.volume_handle + "\" not found");
   };
+  l->answer.replicas.reserve(l->query.volumes.size());
   if (l->match)
     l->match->visit(found, missing);
   l->match.reset();

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <map>
 #include <thread>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
 
 #include "model/decode.hpp"
+#include "model/objects.hpp"
 #include "model/shared_string.hpp"
 
 using namespace schedopt;
@@ -23,6 +25,10 @@ BOOST_AUTO_TEST_CASE(equal_values_share_one_copy) {
   BOOST_CHECK(x != z);
   BOOST_CHECK(shared_string{}.empty());
   BOOST_CHECK_EQUAL(sizeof(shared_string), sizeof(void*));
+  // Vectors of stored objects move them when they grow.
+  static_assert(std::is_nothrow_move_constructible_v<shared_string>);
+  static_assert(std::is_nothrow_move_constructible_v<persistent_volume>);
+  static_assert(std::is_nothrow_move_constructible_v<virtual_machine_instance>);
 }
 
 BOOST_AUTO_TEST_CASE(compares_orders_and_joins_as_its_string) {
