@@ -151,14 +151,15 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine_instan
       break;
     }
   auto spec = r.child(root, "spec");
-  r.read(spec, "nodeSelector", vmi.node_selector);
+  scheduling_constraints rules;
+  r.read(spec, "nodeSelector", rules.node_selector);
   auto required = r.child(r.child(r.child(spec, "affinity"), "nodeAffinity"),
                           "requiredDuringSchedulingIgnoredDuringExecution");
   r.for_each(required, "nodeSelectorTerms", [&](const json_object& o) {
     node_selector_term term;
     read_requirements(r, o, "matchExpressions", term.match_expressions);
     read_requirements(r, o, "matchFields", term.match_fields);
-    vmi.required_node_affinity.push_back(std::move(term));
+    rules.required_node_affinity.push_back(std::move(term));
   });
   r.for_each(spec, "tolerations", [&](const json_object& o) {
     toleration t;
@@ -166,8 +167,11 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine_instan
     r.read(o, "operator", t.op);
     r.read(o, "value", t.value);
     r.read(o, "effect", t.effect);
-    vmi.tolerations.push_back(std::move(t));
+    rules.tolerations.push_back(std::move(t));
   });
+  if (!rules.node_selector.empty() || !rules.required_node_affinity.empty()
+      || !rules.tolerations.empty())
+    vmi.constraints = std::move(rules);
   read_resources(r.child(r.child(r.child(spec, "domain"), "resources"), "requests"),
                  vmi.requests);
   r.for_each(spec, "volumes", [&](const json_object& o) {

@@ -160,21 +160,21 @@ std::optional<std::string> schedulable_rule(const virtual_machine_instance&, con
 
 std::optional<std::string> node_selector_rule(const virtual_machine_instance& vmi,
                                               const node& n, const node_usage&) {
-  if (auto pair = unmatched_node_selector(vmi.node_selector, n))
+  if (auto pair = unmatched_node_selector(constraints_of(vmi).node_selector, n))
     return "nodeSelector " + *pair + " not matched";
   return std::nullopt;
 }
 
 std::optional<std::string> affinity_rule(const virtual_machine_instance& vmi, const node& n,
                                          const node_usage&) {
-  if (!matches_required_affinity(vmi.required_node_affinity, n))
+  if (!matches_required_affinity(constraints_of(vmi).required_node_affinity, n))
     return std::string{"required node affinity not matched"};
   return std::nullopt;
 }
 
 std::optional<std::string> taint_rule(const virtual_machine_instance& vmi, const node& n,
                                       const node_usage&) {
-  if (auto* t = untolerated_taint(vmi.tolerations, n))
+  if (auto* t = untolerated_taint(constraints_of(vmi).tolerations, n))
     return "taint " + describe(*t) + " not tolerated";
   return std::nullopt;
 }

@@ -7,4 +7,15 @@ bool is_final_phase(const std::string& phase) {
   return phase == "Succeeded" || phase == "Failed";
 }
 
+const scheduling_constraints& constraints_of(const virtual_machine_instance& vmi) {
+  static const scheduling_constraints none;
+  return vmi.constraints ? *vmi.constraints : none;
+}
+
+scheduling_constraints& edit_constraints(virtual_machine_instance& vmi) {
+  if (!vmi.constraints)
+    vmi.constraints.emplace();
+  return *vmi.constraints;
+}
+
 } // namespace schedopt

@@ -144,6 +144,17 @@ struct toleration {
   std::string effect; // empty: every effect
 };
 
+/// Where a VMI may run besides its replicas (spec.nodeSelector, required node affinity,
+/// tolerations). Most VMIs say nothing of it: the ones that do hold it on the heap, the
+/// others 8 bytes instead of 96 (virtual_machine_instance::constraints).
+struct scheduling_constraints {
+  string_map node_selector; // spec.nodeSelector
+  /// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution terms;
+  /// empty: no required node affinity.
+  std::vector<node_selector_term> required_node_affinity;
+  std::vector<toleration> tolerations; // spec.tolerations
+};
+
 struct virtual_machine_instance {
   lean_meta metadata;
   /// The VirtualMachine controlling it (metadata.ownerReferences: controller, kind
@@ -151,17 +162,18 @@ struct virtual_machine_instance {
   /// only owner reference a decision reads.
   std::string controller_vm;
   std::vector<vmi_volume> volumes;
-  string_map node_selector; // spec.nodeSelector
-  /// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution terms;
-  /// empty: no required node affinity.
-  std::vector<node_selector_term> required_node_affinity;
-  std::vector<toleration> tolerations; // spec.tolerations
+  boxed_optional<scheduling_constraints> constraints; // none: no constraint
   resource_list requests;              // spec.domain.resources.requests
   shared_string phase;     // status.phase
   shared_string node_name; // status.nodeName
   std::vector<condition> conditions;
   boxed_optional<migration_state> migration; // status.migrationState
 };
+
+/// A VMI's scheduling constraints (an empty set when it has none), and the same for
+/// changing them (boxing them first).
+const scheduling_constraints& constraints_of(const virtual_machine_instance& vmi);
+scheduling_constraints& edit_constraints(virtual_machine_instance& vmi);
 
 /// A VirtualMachine: schedopt only reads its metadata (the cool-off annotation).
 struct virtual_machine {

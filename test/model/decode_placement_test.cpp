@@ -28,23 +28,23 @@ BOOST_AUTO_TEST_CASE(vmi_constraints_and_requests) {
     },
     "status": {"phase": "Running", "nodeName": "n1"}})");
   BOOST_REQUIRE(vmi);
-  BOOST_CHECK(vmi->node_selector == (string_map{{"kubernetes.io/arch", "amd64"}}));
-  BOOST_REQUIRE_EQUAL(vmi->required_node_affinity.size(), 2u);
-  const auto& t0 = vmi->required_node_affinity[0];
+  BOOST_CHECK(constraints_of(*vmi).node_selector == (string_map{{"kubernetes.io/arch", "amd64"}}));
+  BOOST_REQUIRE_EQUAL(constraints_of(*vmi).required_node_affinity.size(), 2u);
+  const auto& t0 = constraints_of(*vmi).required_node_affinity[0];
   BOOST_REQUIRE_EQUAL(t0.match_expressions.size(), 2u);
   BOOST_CHECK_EQUAL(t0.match_expressions[0].key, "zone");
   BOOST_CHECK_EQUAL(t0.match_expressions[0].op, "In");
   BOOST_CHECK(t0.match_expressions[0].values == (std::vector<std::string>{"a", "b"}));
   BOOST_CHECK_EQUAL(t0.match_expressions[1].op, "DoesNotExist");
   BOOST_CHECK(t0.match_fields.empty());
-  const auto& t1 = vmi->required_node_affinity[1];
+  const auto& t1 = constraints_of(*vmi).required_node_affinity[1];
   BOOST_REQUIRE_EQUAL(t1.match_fields.size(), 1u);
   BOOST_CHECK_EQUAL(t1.match_fields[0].key, "metadata.name");
-  BOOST_REQUIRE_EQUAL(vmi->tolerations.size(), 2u);
-  BOOST_CHECK_EQUAL(vmi->tolerations[0].key, "dedicated");
-  BOOST_CHECK_EQUAL(vmi->tolerations[0].value, "db");
-  BOOST_CHECK_EQUAL(vmi->tolerations[0].effect, "NoSchedule");
-  BOOST_CHECK_EQUAL(vmi->tolerations[1].op, "Exists");
+  BOOST_REQUIRE_EQUAL(constraints_of(*vmi).tolerations.size(), 2u);
+  BOOST_CHECK_EQUAL(constraints_of(*vmi).tolerations[0].key, "dedicated");
+  BOOST_CHECK_EQUAL(constraints_of(*vmi).tolerations[0].value, "db");
+  BOOST_CHECK_EQUAL(constraints_of(*vmi).tolerations[0].effect, "NoSchedule");
+  BOOST_CHECK_EQUAL(constraints_of(*vmi).tolerations[1].op, "Exists");
   BOOST_CHECK(vmi->requests.cpu_millis == int64_t{1500});
   BOOST_CHECK(vmi->requests.memory_bytes == int64_t{8} << 30);
 }
@@ -52,9 +52,10 @@ BOOST_AUTO_TEST_CASE(vmi_constraints_and_requests) {
 BOOST_AUTO_TEST_CASE(vmi_without_constraints_and_numeric_quantities) {
   auto plain = decode_vmi(R"({"metadata": {"name": "vm"}, "spec": {}})");
   BOOST_REQUIRE(plain);
-  BOOST_CHECK(plain->node_selector.empty());
-  BOOST_CHECK(plain->required_node_affinity.empty());
-  BOOST_CHECK(plain->tolerations.empty());
+  BOOST_CHECK(constraints_of(*plain).node_selector.empty());
+  BOOST_CHECK(constraints_of(*plain).required_node_affinity.empty());
+  BOOST_CHECK(constraints_of(*plain).tolerations.empty());
+  BOOST_CHECK(!plain->constraints); // nothing boxed for a VMI that says nothing
   BOOST_CHECK(!plain->requests.cpu_millis && !plain->requests.memory_bytes);
 
   auto numeric = decode_vmi(R"({"metadata": {"name": "vm"},

@@ -288,7 +288,7 @@ BOOST_AUTO_TEST_CASE(targets_honour_the_vmis_constraints_and_fall_back_a_level) 
   w.pvcs["ns/claim-b"] = pvc("ns", "claim-b", "pv-b");
   w.pvs["pv-b"] = pv("pv-b");
   w.in.replicas.nodes["pv-b"] = {"n1", "n2"};
-  v.node_selector["disk"] = "ssd";
+  edit_constraints(v).node_selector["disk"] = "ssd";
   for (auto& n : w.in.nodes)
     if (n.metadata.name != "n1")
       n.metadata.labels["disk"] = "ssd";
@@ -305,7 +305,7 @@ BOOST_AUTO_TEST_CASE(targets_honour_the_vmis_constraints_and_fall_back_a_level) 
                                            "n2: taint dedicated=db:NoSchedule not tolerated"}));
 
   // n3 refused as well: nothing above the current node's score is left.
-  w.vmis.back().tolerations.push_back({"other", "Exists", "", ""});
+  edit_constraints(w.vmis.back()).tolerations.push_back({"other", "Exists", "", ""});
   w.in.nodes[2].unschedulable = true;
   r = w.run();
   const auto& skipped = w.find(r, "vm");

@@ -120,7 +120,7 @@ BOOST_AUTO_TEST_CASE(a_missing_pvc_is_named_and_the_evaluation_error_kept) {
 BOOST_AUTO_TEST_CASE(each_rule_is_reported_on_every_node) {
   explained_world w;
   auto& v = w.add("vm", "n3", {"n1", "n2"});
-  v.node_selector["disk"] = "ssd";
+  edit_constraints(v).node_selector["disk"] = "ssd";
   w.in.nodes[0].ready = false;
   w.in.nodes[0].taints.push_back({"dedicated", "db", "NoSchedule"});
   w.in.nodes[1].metadata.labels["disk"] = "ssd";
@@ -147,7 +147,7 @@ BOOST_AUTO_TEST_CASE(each_rule_is_reported_on_every_node) {
 // The first failing rule is refusal()'s answer: the table and the decision share it.
 BOOST_AUTO_TEST_CASE(refusal_is_the_first_failing_admission_rule) {
   auto v = vmi("ns", "vm", "n9", {});
-  v.node_selector["disk"] = "ssd";
+  edit_constraints(v).node_selector["disk"] = "ssd";
   v.requests.memory_bytes = int64_t{8} << 30;
   auto n = make_node("n1", true, true);
   n.allocatable.memory_bytes = int64_t{4} << 30;

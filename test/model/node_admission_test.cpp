@@ -58,11 +58,11 @@ BOOST_AUTO_TEST_CASE(an_unconstrained_vmi_runs_on_any_ready_uncordoned_node) {
 BOOST_AUTO_TEST_CASE(node_selector_needs_every_pair) {
   auto v = make_vmi("vm", "n0");
   auto n = make_node("n1");
-  v.node_selector = {{"kubernetes.io/arch", "amd64"}, {"zone", "a"}};
+  edit_constraints(v).node_selector = {{"kubernetes.io/arch", "amd64"}, {"zone", "a"}};
   BOOST_CHECK_EQUAL(why(v, n), "admitted");
-  v.node_selector["kubernetes.io/arch"] = "arm64";
+  edit_constraints(v).node_selector["kubernetes.io/arch"] = "arm64";
   BOOST_CHECK_EQUAL(why(v, n), "nodeSelector kubernetes.io/arch=arm64 not matched");
-  v.node_selector = {{"gpu", "true"}}; // absent label
+  edit_constraints(v).node_selector = {{"gpu", "true"}}; // absent label
   BOOST_CHECK_EQUAL(why(v, n), "nodeSelector gpu=true not matched");
 }
 
@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(affinity_terms_are_ored_requirements_anded) {
     {term({{"zone", "In", {"a"}}}, {{"metadata.name", "In", {"n2"}}})}, n));
 
   auto v = make_vmi("vm", "n0");
-  v.required_node_affinity = {term({{"zone", "NotIn", {"a"}}})};
+  edit_constraints(v).required_node_affinity = {term({{"zone", "NotIn", {"a"}}})};
   BOOST_CHECK_EQUAL(why(v, n), "required node affinity not matched");
 }
 
@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(tolerations_cover_noschedule_and_noexecute_taints) {
   auto v = make_vmi("vm", "n0");
   n.taints = {{"soft", "", "PreferNoSchedule"}, db};
   BOOST_CHECK_EQUAL(why(v, n), "taint dedicated=db:NoSchedule not tolerated");
-  v.tolerations = {{"dedicated", "Equal", "db", "NoSchedule"}};
+  edit_constraints(v).tolerations = {{"dedicated", "Equal", "db", "NoSchedule"}};
   BOOST_CHECK_EQUAL(why(v, n), "admitted"); // PreferNoSchedule never refuses
   n.taints.push_back({"node.kubernetes.io/unreachable", "", "NoExecute"});
   BOOST_CHECK_EQUAL(why(v, n), "taint node.kubernetes.io/unreachable:NoExecute not tolerated");
@@ -161,11 +161,11 @@ BOOST_AUTO_TEST_CASE(constraints_are_reported_before_room) {
   n.taints = {{"dedicated", "db", "NoExecute"}};
   auto v = make_vmi("vm", "n0");
   v.requests = {2000, 8 * gi};
-  v.required_node_affinity = {term({{"zone", "In", {"b"}}})};
+  edit_constraints(v).required_node_affinity = {term({{"zone", "In", {"b"}}})};
   BOOST_CHECK_EQUAL(why(v, n), "required node affinity not matched");
-  v.required_node_affinity.clear();
+  edit_constraints(v).required_node_affinity.clear();
   BOOST_CHECK_EQUAL(why(v, n), "taint dedicated=db:NoExecute not tolerated");
-  v.tolerations = {{"", "Exists", "", ""}};
+  edit_constraints(v).tolerations = {{"", "Exists", "", ""}};
   BOOST_CHECK_EQUAL(why(v, n), "1Gi memory free, needs 8Gi");
 }
 

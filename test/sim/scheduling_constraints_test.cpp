@@ -48,8 +48,8 @@ struct decoded_world {
 };
 
 bool placement_allows(const virtual_machine_instance& v, const node& n) {
-  return !unmatched_node_selector(v.node_selector, n)
-         && matches_required_affinity(v.required_node_affinity, n);
+  return !unmatched_node_selector(constraints_of(v).node_selector, n)
+         && matches_required_affinity(constraints_of(v).required_node_affinity, n);
 }
 
 kubevirt_controller_options fast() {
@@ -79,7 +79,7 @@ BOOST_AUTO_TEST_CASE(constrained_vmis_keep_their_node_and_exclude_a_replica_node
   decoded_world d{w};
   int with_constraint = 0;
   for (const auto& v : d.vmis) {
-    if (v.node_selector.empty() && v.required_node_affinity.empty())
+    if (constraints_of(v).node_selector.empty() && constraints_of(v).required_node_affinity.empty())
       continue;
     ++with_constraint;
     BOOST_TEST_CONTEXT(v.metadata.name) {
@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(tainted_nodes_are_tolerated_by_some_and_full_nodes_have_no_
   for (const auto& v : d.vmis) {
     bool tolerates_all = true;
     for (const auto& t : tainted)
-      tolerates_all = tolerates_all && !untolerated_taint(v.tolerations, d.nodes.at(t));
+      tolerates_all = tolerates_all && !untolerated_taint(constraints_of(v).tolerations, d.nodes.at(t));
     tolerating += tolerates_all;
     if (std::find(tainted.begin(), tainted.end(), v.node_name) != tainted.end())
       BOOST_CHECK(tolerates_all); // it was scheduled there
