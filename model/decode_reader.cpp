@@ -97,26 +97,26 @@ json_object decode_reader::child(const json_object& parent, std::string_view key
   return json_object{e->get_object().value_unsafe(), std::move(path), true};
 }
 
-void decode_reader::read(const json_object& obj, std::string_view key, std::string& out) {
+std::optional<std::string_view> decode_reader::string_field(const json_object& obj,
+                                                            std::string_view key) {
   auto e = field(obj, key);
   if (!e)
-    return;
+    return std::nullopt;
   if (!e->is_string()) {
     fail_type(join(obj.path, key), "string", *e);
-    return;
+    return std::nullopt;
   }
-  out = std::string(e->get_string().value_unsafe());
+  return e->get_string().value_unsafe();
+}
+
+void decode_reader::read(const json_object& obj, std::string_view key, std::string& out) {
+  if (auto text = string_field(obj, key))
+    out = std::string(*text);
 }
 
 void decode_reader::read(const json_object& obj, std::string_view key, shared_string& out) {
-  auto e = field(obj, key);
-  if (!e)
-    return;
-  if (!e->is_string()) {
-    fail_type(join(obj.path, key), "string", *e);
-    return;
-  }
-  out = shared_string(e->get_string().value_unsafe());
+  if (auto text = string_field(obj, key))
+    out = shared_string(*text);
 }
 
 void decode_reader::read(const json_object& obj, std::string_view key,

@@ -162,6 +162,8 @@ private:
   std::optional<simdjson::dom::element> parse_element(std::string_view json);
 
   std::optional<simdjson::dom::element> field(const json_object& obj, std::string_view key);
+  /// The field's text if it is a string; absent, or another type (reported), nullopt.
+  std::optional<std::string_view> string_field(const json_object& obj, std::string_view key);
   std::optional<simdjson::dom::array> array_field(const json_object& obj, std::string_view key);
   void fail_type(const std::string& path, const char* expected, simdjson::dom::element got);
 
