@@ -158,18 +158,18 @@ evaluation_result evaluate(const evaluation_input& in) {
   volumes.reserve(in.volumes.size());
   for (const auto& v : in.volumes)
     volumes.push_back(&v);
-  auto volume_order = [](const vmi_volumes* a, const vmi_volumes* b) {
-    return std::tie(a->namespace_, a->name) < std::tie(b->namespace_, b->name);
+  auto key_of = [](const vmi_volumes* v) { return std::tie(v->namespace_, v->name); };
+  auto volume_order = [&](const vmi_volumes* a, const vmi_volumes* b) {
+    return key_of(a) < key_of(b);
   };
   if (!std::is_sorted(volumes.begin(), volumes.end(), volume_order))
     std::sort(volumes.begin(), volumes.end(), volume_order);
   auto next_volumes = volumes.begin();
   auto volumes_of_vmi = [&](std::string_view ns, std::string_view name) -> const vmi_volumes* {
     auto key = std::tie(ns, name);
-    while (next_volumes != volumes.end()
-           && std::tie((*next_volumes)->namespace_, (*next_volumes)->name) < key)
+    while (next_volumes != volumes.end() && key_of(*next_volumes) < key)
       ++next_volumes;
-    if (next_volumes != volumes.end() && std::tie((*next_volumes)->namespace_, (*next_volumes)->name) == key)
+    if (next_volumes != volumes.end() && key_of(*next_volumes) == key)
       return *next_volumes;
     return nullptr;
   };

@@ -9,7 +9,7 @@ namespace {
 
 using handle_entry = std::pair<std::string_view, std::size_t>;
 
-// The PVs whose handle is `key`, in pvs' order (the sort is stable on index).
+// The PVs whose handle is `key`, in pvs' order (by_handle is sorted by handle, then index).
 template <class Vector>
 auto handles_equal_to(const Vector& by_handle, std::string_view key) {
   return std::equal_range(

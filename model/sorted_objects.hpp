@@ -46,22 +46,30 @@ public:
 
   /// The object named so (namespace empty for cluster-scoped ones), or nullptr.
   const T* find(std::string_view ns, std::string_view name) const {
-    return find_shared(ns, name).get();
+    auto i = locate(ns, name);
+    return i != items_.end() ? i->get() : nullptr;
   }
 
   /// The same, shared: for a caller that holds on to the object.
   std::shared_ptr<const T> find_shared(std::string_view ns, std::string_view name) const {
-    auto i = std::lower_bound(items_.begin(), items_.end(), 0, [&](const auto& obj, int) {
-      return compare_joined(obj->metadata.namespace_, obj->metadata.name, ns, name) < 0;
-    });
-    if (i == items_.end() || (*i)->metadata.namespace_ != ns || (*i)->metadata.name != name)
-      return nullptr;
-    return *i;
+    auto i = locate(ns, name);
+    return i != items_.end() ? *i : nullptr;
   }
 
   std::size_t size() const { return items_.size(); }
 
 private:
+  // The object's position, or end(): a binary search in store-key order.
+  typename shared_list<T>::const_iterator locate(std::string_view ns,
+                                                 std::string_view name) const {
+    auto i = std::lower_bound(items_.begin(), items_.end(), 0, [&](const auto& obj, int) {
+      return compare_joined(obj->metadata.namespace_, obj->metadata.name, ns, name) < 0;
+    });
+    if (i == items_.end() || (*i)->metadata.namespace_ != ns || (*i)->metadata.name != name)
+      return items_.end();
+    return i;
+  }
+
   shared_list<T> items_;
 };
 
