@@ -5,7 +5,9 @@ namespace schedopt {
 
 namespace {
 
-object_reference reference_to(const char* api_version, const char* kind, const lean_meta& m) {
+template <class Uid>
+object_reference reference_to(const char* api_version, const char* kind,
+                              const basic_meta<Uid>& m) {
   object_reference ref;
   ref.api_version = api_version;
   ref.kind = kind;

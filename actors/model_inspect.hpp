@@ -35,14 +35,25 @@ typename Inspector::result_type inspect(Inspector& f, optional_field<Optional, T
            }));
 }
 
-/// A shared_string travels as its value and is shared again where it arrives.
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, shared_string& x) {
+/// A shared_string or an object_uid travels as its text and is made again where it
+/// arrives.
+template <class Inspector, class Text>
+typename Inspector::result_type inspect_as_text(Inspector& f, Text& x) {
   std::string value = x.str();
   return f(value, caf::meta::load_callback([&]() -> caf::error {
-             x = shared_string(std::move(value));
+             x = Text(value);
              return caf::none;
            }));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, shared_string& x) {
+  return inspect_as_text(f, x);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, object_uid& x) {
+  return inspect_as_text(f, x);
 }
 
 template <class T>

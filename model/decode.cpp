@@ -30,7 +30,8 @@ void read_identity(decode_reader& r, const json_object& meta, object_identity& m
   r.read(meta, "resourceVersion", m.resource_version);
 }
 
-void read_lean(decode_reader& r, const json_object& meta, lean_meta& m) {
+template <class Uid>
+void read_lean(decode_reader& r, const json_object& meta, basic_meta<Uid>& m) {
   read_identity(r, meta, m);
   r.read(meta, "uid", m.uid);
   r.read(meta, "annotations", m.annotations);

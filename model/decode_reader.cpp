@@ -119,6 +119,11 @@ void decode_reader::read(const json_object& obj, std::string_view key, shared_st
     out = shared_string(*text);
 }
 
+void decode_reader::read(const json_object& obj, std::string_view key, object_uid& out) {
+  if (auto text = string_field(obj, key))
+    out = object_uid(*text);
+}
+
 void decode_reader::read(const json_object& obj, std::string_view key,
                          std::optional<std::string>& out) {
   if (!field(obj, key))

@@ -14,6 +14,7 @@
 
 #include "model/error.hpp"
 #include "model/objects.hpp"
+#include "model/object_uid.hpp"
 #include "model/shared_string.hpp"
 
 namespace schedopt::detail {
@@ -44,6 +45,7 @@ public:
 
   void read(const json_object& obj, std::string_view key, std::string& out);
   void read(const json_object& obj, std::string_view key, shared_string& out);
+  void read(const json_object& obj, std::string_view key, object_uid& out);
   void read(const json_object& obj, std::string_view key, std::optional<std::string>& out);
   void read(const json_object& obj, std::string_view key, int64_t& out);
   void read(const json_object& obj, std::string_view key, std::optional<int64_t>& out);

@@ -47,12 +47,19 @@ json to_json(const object_identity& meta) {
   return j;
 }
 
-json to_json(const lean_meta& meta) {
+namespace {
+
+template <class Uid>
+json lean_json(const basic_meta<Uid>& meta) {
   json j = to_json(static_cast<const object_identity&>(meta));
-  put(j, "uid", meta.uid);
+  put(j, "uid", std::string(meta.uid));
   put(j, "annotations", meta.annotations);
   return j;
 }
+
+} // namespace
+
+json to_json(const lean_meta& meta) { return lean_json(meta); }
 
 void put_owner_references(json& meta, const std::vector<owner_reference>& owners) {
   if (owners.empty())
@@ -68,7 +75,7 @@ void put_owner_references(json& meta, const std::vector<owner_reference>& owners
 }
 
 json to_json(const object_meta& meta) {
-  json j = to_json(static_cast<const lean_meta&>(meta));
+  json j = lean_json(meta);
   put_owner_references(j, meta.owner_references);
   put(j, "generateName", meta.generate_name);
   put_nonzero(j, "generation", meta.generation);

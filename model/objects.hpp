@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/boxed_optional.hpp"
+#include "model/object_uid.hpp"
 #include "model/shared_string.hpp"
 
 namespace schedopt {
@@ -62,23 +63,29 @@ struct object_identity {
 };
 
 /// What VMIs and VirtualMachines keep beyond identity: their uid (a recreated VMI is
-/// another VM) and the cool-off record in annotations.
-struct lean_meta : object_identity {
-  std::string uid;
+/// another VM) and the cool-off record in annotations. Theirs is `lean_meta`, its uid 16
+/// bytes (model/object_uid.hpp); the kinds held by the handful keep the uid's text.
+template <class Uid>
+struct basic_meta : object_identity {
+  Uid uid;
   string_map annotations;
 };
+using lean_meta = basic_meta<object_uid>;
 
 /// The uid generic code (informer stores) compares: none for kinds that keep only their
 /// identity.
-inline const std::string& uid_of(const object_identity&) {
-  static const std::string none;
+inline const object_uid& uid_of(const object_identity&) {
+  static const object_uid none;
   return none;
 }
-inline const std::string& uid_of(const lean_meta& m) { return m.uid; }
+template <class Uid>
+const Uid& uid_of(const basic_meta<Uid>& m) {
+  return m.uid;
+}
 
 /// Full metadata, for the kinds held by the handful (requests, VMIMs, nodes, leases,
 /// events).
-struct object_meta : lean_meta {
+struct object_meta : basic_meta<std::string> {
   std::vector<owner_reference> owner_references;
   std::string generate_name;
   int64_t generation = 0;
