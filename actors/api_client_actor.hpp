@@ -18,6 +18,9 @@ struct api_client_options {
   double qps = 20;                  // client-side rate limit (token bucket)
   int burst = 30;
   std::size_t max_pending = 1000;   // queued requests beyond this are rejected (too_many_requests)
+  /// List pages on the wire at once, across lists: each is a body of up to ~1.5 MB
+  /// (500 VMIs) held until decoded, and the informers' first lists all start together.
+  std::size_t max_list_pages_in_flight = 2;
   int max_retries = 5;              // for 429, 5xx and transport errors
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10000};

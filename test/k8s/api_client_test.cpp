@@ -162,6 +162,35 @@ BOOST_AUTO_TEST_CASE(api_client_rate_limit_lower_bound) {
   BOOST_CHECK_GE(took.count(), (n - 5) / 20.0 - 0.05);
 }
 
+// A list is one token of the rate limit, whatever its pages: at qps 2 and burst 1 a
+// 10-page list paced page by page would take 4.5 s; single requests are still paced.
+BOOST_AUTO_TEST_CASE(api_client_charges_a_list_one_token) {
+  schedopt::api_client_options opts;
+  opts.qps = 2;
+  opts.burst = 1;
+  schedopt::test::sim_client t{{"--vmis", "1000", "--nodes", "2"}, opts};
+  k8s::list_request req;
+  req.res = res::vmis;
+  req.limit = 100;
+  auto start = std::chrono::steady_clock::now();
+  auto pages = t.list(req);
+  std::chrono::duration<double> listed = std::chrono::steady_clock::now() - start;
+  BOOST_REQUIRE_MESSAGE(pages, error_message(pages.error));
+  BOOST_CHECK_EQUAL(pages.value.pages.size(), 10u);
+  BOOST_TEST_MESSAGE("10-page list at qps 2 burst 1 took " << listed.count() << "s");
+  BOOST_CHECK_LT(listed.count(), 3.0);
+  // Single requests are still paced: of three gets, the bucket (one token at most) lets
+  // one go at once and the others 0.5 s apart.
+  caf::scoped_actor self{*t.env.sys};
+  start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 3; ++i)
+    self->send(t.client, k8s::get_request{res::nodes, "", "missing", {}});
+  int answers = 0;
+  self->receive_for(answers, 3)([&](k8s::api_response&) {}, [&](caf::error&) {});
+  std::chrono::duration<double> got = std::chrono::steady_clock::now() - start;
+  BOOST_CHECK_GE(got.count(), 2 / 2.0 - 0.05);
+}
+
 BOOST_AUTO_TEST_CASE(api_client_rejects_when_queue_is_full) {
   schedopt::api_client_options opts;
   opts.qps = 1;
