@@ -47,8 +47,12 @@ considered_sorted(const shared_list<virtual_machine_instance>& vmis) {
   for (const auto& v : vmis)
     if (is_considered(*v))
       out.push_back(v.get());
-  std::sort(out.begin(), out.end(),
-            [](auto* a, auto* b) { return by_namespace_name(*a, *b); });
+  // A store's snapshot is nearly always in this order already (its key order differs
+  // only where one namespace is a prefix of another): checked in one pass, not sorted
+  // again in n log n string comparisons (~2 million at 100,000 VMIs).
+  auto order = [](auto* a, auto* b) { return by_namespace_name(*a, *b); };
+  if (!std::is_sorted(out.begin(), out.end(), order))
+    std::sort(out.begin(), out.end(), order);
   return out;
 }
 
@@ -90,6 +94,24 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
   out.pvs.erase(std::unique(out.pvs.begin(), out.pvs.end(), same), out.pvs.end());
   out.pvs.shrink_to_fit();
   return out;
+}
+
+// Whether `node` holds as many of the volumes' replicas as any node does: score_placement's
+// hyperconverged verdict, without its maps. Node names are shared strings (one copy per
+// name), so they compare by address.
+bool on_a_best_node(const std::vector<const replica_nodes*>& sets, const shared_string& node) {
+  auto score = [&](const shared_string& n) {
+    int s = 0;
+    for (auto* set : sets)
+      s += std::find(set->begin(), set->end(), n) != set->end() ? 1 : 0;
+    return s;
+  };
+  int current = score(node);
+  for (auto* set : sets)
+    for (const auto& n : *set)
+      if (score(n) > current)
+        return false;
+  return true;
 }
 
 const condition* find_condition(const virtual_machine_instance& vmi, const char* type) {
@@ -194,17 +216,12 @@ evaluation_result evaluate(const evaluation_input& in) {
   auto considered = considered_sorted(in.vmis);
   if (in.every_vmi)
     out.vmis.reserve(considered.size());
+  std::vector<const replica_nodes*> found_sets; // reused: no allocation per VMI
   for (auto* vmi : considered) {
     ++counts.considered;
-    vmi_evaluation ev;
-    ev.namespace_ = vmi->metadata.namespace_;
-    ev.name = vmi->metadata.name;
-    ev.node = vmi->node_name;
-    std::string key = vmi_key(ev.namespace_, ev.name);
-
-    const vmi_volumes* vols = volumes_of_vmi(ev.namespace_, ev.name);
+    const vmi_volumes* vols = volumes_of_vmi(vmi->metadata.namespace_, vmi->metadata.name);
     std::string error = vols ? vols->error : std::string();
-    std::vector<replica_nodes> replica_sets;
+    found_sets.clear();
     if (error.empty() && vols) {
       for (const auto& owned : vols->pvs) {
         const std::string& pv = owned->metadata.name;
@@ -217,9 +234,25 @@ evaluation_result evaluate(const evaluation_input& in) {
           error = "storage driver returned no replica nodes for volume \"" + pv + "\"";
           break;
         }
-        replica_sets.push_back(r->second);
+        found_sets.push_back(&r->second);
       }
     }
+    // A controller run reports nothing of a VMI already on a best node (99 % of them at
+    // 100,000 VMIs): it is counted without building its scores and strings.
+    if (!in.every_vmi && error.empty() && !found_sets.empty()
+        && on_a_best_node(found_sets, vmi->node_name)) {
+      ++counts.hyperconverged;
+      continue;
+    }
+    vmi_evaluation ev;
+    ev.namespace_ = vmi->metadata.namespace_;
+    ev.name = vmi->metadata.name;
+    ev.node = vmi->node_name;
+    std::string key = vmi_key(ev.namespace_, ev.name);
+    std::vector<replica_nodes> replica_sets;
+    replica_sets.reserve(found_sets.size());
+    for (auto* set : found_sets)
+      replica_sets.push_back(*set);
     if (!error.empty()) {
       ev.verdict = "error";
       ++counts.errors;

@@ -14,9 +14,11 @@
 
 namespace schedopt {
 
-/// Compares "<a_ns>/<a_name>" with "<b_ns>/<b_name>" as strings, without joining them.
-inline int compare_joined(std::string_view a_ns, std::string_view a_name, std::string_view b_ns,
-                          std::string_view b_name) {
+namespace detail {
+
+// Character by character, for the namespaces the fast path cannot tell apart.
+inline int compare_joined_bytes(std::string_view a_ns, std::string_view a_name,
+                                std::string_view b_ns, std::string_view b_name) {
   auto at = [](std::string_view ns, std::string_view name, std::size_t i) -> unsigned char {
     return i < ns.size() ? ns[i] : i == ns.size() ? '/' : name[i - ns.size() - 1];
   };
@@ -28,6 +30,29 @@ inline int compare_joined(std::string_view a_ns, std::string_view a_name, std::s
       return x < y ? -1 : 1;
   }
   return a_len < b_len ? -1 : a_len > b_len ? 1 : 0;
+}
+
+} // namespace detail
+
+/// Compares "<a_ns>/<a_name>" with "<b_ns>/<b_name>" as strings, without joining them.
+/// Where one namespace ends inside the other, its '/' meets a character of the longer
+/// one and decides (unless that is a '/' too, which no real namespace holds); with equal
+/// namespaces the names decide. Character by character this was the hottest loop of an
+/// evaluation at 100,000 VMIs (~7 million comparisons by binary search).
+inline int compare_joined(std::string_view a_ns, std::string_view a_name, std::string_view b_ns,
+                          std::string_view b_name) {
+  auto common = std::min(a_ns.size(), b_ns.size());
+  if (int c = a_ns.substr(0, common).compare(b_ns.substr(0, common)); c != 0)
+    return c < 0 ? -1 : 1;
+  if (a_ns.size() != b_ns.size()) {
+    auto a_next = static_cast<unsigned char>(a_ns.size() > common ? a_ns[common] : '/');
+    auto b_next = static_cast<unsigned char>(b_ns.size() > common ? b_ns[common] : '/');
+    if (a_next != b_next)
+      return a_next < b_next ? -1 : 1;
+    return detail::compare_joined_bytes(a_ns, a_name, b_ns, b_name);
+  }
+  int c = a_name.compare(b_name);
+  return c < 0 ? -1 : c > 0 ? 1 : 0;
 }
 
 template <class T>

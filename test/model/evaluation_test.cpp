@@ -118,6 +118,42 @@ BOOST_AUTO_TEST_CASE(without_every_vmi_only_candidates_and_skips_are_listed) {
   BOOST_CHECK_EQUAL(lean.skipped[0].name, "stuck");
 }
 
+// The lean run counts a VMI on a best node without scoring it the full way: over ties,
+// several volumes, semi and non placements and a volume without replicas, both runs
+// count the same.
+BOOST_AUTO_TEST_CASE(without_every_vmi_the_counts_are_the_full_evaluations) {
+  world w;
+  w.add("hc", "n1", {"n1", "n2"});
+  w.add("tie", "n2", {"n1", "n2", "n3"});
+  w.add("non", "n3", {"n1", "n2"});
+  w.add("nowhere", "n1", {});
+  auto add_second = [&](const std::string& name, const std::string& node,
+                        std::set<std::string> first, std::set<std::string> second) {
+    auto& v = w.add(name, node, first);
+    v.volumes.push_back({"second", "claim-" + name + "-2", ""});
+    w.pvcs["ns/claim-" + name + "-2"] = pvc("ns", "claim-" + name + "-2", "pv-" + name + "-2");
+    w.pvs["pv-" + name + "-2"] = pv("pv-" + name + "-2");
+    w.in.replicas.nodes["pv-" + name + "-2"] = replica_nodes(second.begin(), second.end());
+  };
+  add_second("semi", "n1", {"n1", "n2"}, {"n2", "n3"});   // n2 holds 2, n1 1
+  add_second("split", "n1", {"n1"}, {"n2"});              // n1 and n2 hold 1 each
+  add_second("both", "n3", {"n1", "n3"}, {"n3"});         // n3 holds both
+  auto full = w.run();
+  w.in.every_vmi = false;
+  auto lean = w.run();
+  BOOST_CHECK_EQUAL(lean.counts.considered, full.counts.considered);
+  BOOST_CHECK_EQUAL(lean.counts.hyperconverged, full.counts.hyperconverged);
+  BOOST_CHECK_EQUAL(lean.counts.semi, full.counts.semi);
+  BOOST_CHECK_EQUAL(lean.counts.non, full.counts.non);
+  BOOST_CHECK_EQUAL(lean.counts.eligible, full.counts.eligible);
+  BOOST_CHECK_EQUAL(full.counts.hyperconverged, 5); // hc, tie, nowhere, split, both
+  BOOST_CHECK_EQUAL(full.counts.semi, 1);
+  BOOST_CHECK_EQUAL(full.counts.non, 1);
+  BOOST_REQUIRE_EQUAL(lean.eligible.size(), full.eligible.size());
+  for (std::size_t i = 0; i < lean.eligible.size(); ++i)
+    BOOST_CHECK_EQUAL(lean.eligible[i].name, full.eligible[i].name);
+}
+
 BOOST_AUTO_TEST_CASE(semi_hyperconverged_is_a_candidate) {
   world w;
   // Two volumes: pv-semi on n1,n2 and a second on n2,n3. n2 scores 2, n1 scores 1.
