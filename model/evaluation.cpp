@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "model/cool_off.hpp"
+#include "model/hashed_names.hpp"
 #include "model/reason.hpp"
 #include "model/target_choice.hpp"
 
@@ -60,7 +61,7 @@ considered_sorted(const shared_list<virtual_machine_instance>& vmis) {
 // as the API server words a failed GET so operators recognise it.
 vmi_volumes volumes_of(const virtual_machine_instance& vmi,
                        const sorted_objects<persistent_volume_claim>& pvcs,
-                       const sorted_objects<persistent_volume>& pvs,
+                       std::size_t& pvc_hint, const name_hash_index<persistent_volume>& pvs,
                        const pv_owned_predicate& owned) {
   vmi_volumes out{vmi.metadata.namespace_, vmi.metadata.name, {}, {}};
   out.pvs.reserve(vmi.volumes.size());
@@ -68,7 +69,7 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
     const std::string& claim = !vol.claim_name.empty() ? vol.claim_name : vol.data_volume_name;
     if (claim.empty())
       continue; // containerDisk, cloudInit, ...: no PVC behind it
-    auto* pvc = pvcs.find(vmi.metadata.namespace_, claim);
+    auto* pvc = pvcs.find_near(pvc_hint, vmi.metadata.namespace_, claim);
     if (!pvc) {
       out.error = "persistentvolumeclaims \"" + claim + "\" not found";
       break;
@@ -78,7 +79,7 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
       out.error = "persistentvolumeclaims \"" + claim + "\" is not bound to a volume";
       break;
     }
-    auto pv = pvs.find_shared("", pv_name);
+    auto pv = pvs.find_shared(pv_name);
     if (!pv) {
       out.error = "persistentvolumes \"" + pv_name + "\" not found";
       break;
@@ -150,8 +151,12 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
   auto considered = considered_sorted(vmis);
   std::vector<vmi_volumes> out;
   out.reserve(considered.size()); // 10,000 of them: growing would hold 1.5 times as many
+  // VMIs come in key order and their claims mostly follow it ("<vm>-rootdisk"): each
+  // PVC is searched from where the last one was. PVs are found by a hash of their name.
+  std::size_t pvc_hint = 0;
+  name_hash_index<persistent_volume> pvs_by_name{pvs};
   for (auto* vmi : considered)
-    out.push_back(volumes_of(*vmi, pvcs, pvs, owned));
+    out.push_back(volumes_of(*vmi, pvcs, pvc_hint, pvs_by_name, owned));
   return out;
 }
 
@@ -216,6 +221,13 @@ evaluation_result evaluate(const evaluation_input& in) {
   auto considered = considered_sorted(in.vmis);
   if (in.every_vmi)
     out.vmis.reserve(considered.size());
+  // The driver's answer found by PV name through a hash: 200,000 entries at 100,000 VMIs,
+  // where a binary search of the flat map read a key's heap block per probe.
+  const auto& answer = in.replicas.nodes;
+  auto answer_pv = [&](std::size_t i) {
+    return std::optional<std::string_view>(answer.nth(i)->first);
+  };
+  hashed_names answered(answer.size(), answer_pv);
   std::vector<const replica_nodes*> found_sets; // reused: no allocation per VMI
   for (auto* vmi : considered) {
     ++counts.considered;
@@ -229,12 +241,12 @@ evaluation_result evaluate(const evaluation_input& in) {
           error = e->second;
           break;
         }
-        auto r = in.replicas.nodes.find(pv);
-        if (r == in.replicas.nodes.end()) {
+        auto r = answered.find(pv, answer_pv);
+        if (!r) {
           error = "storage driver returned no replica nodes for volume \"" + pv + "\"";
           break;
         }
-        found_sets.push_back(&r->second);
+        found_sets.push_back(&answer.nth(*r)->second);
       }
     }
     // A controller run reports nothing of a VMI already on a best node (99 % of them at

@@ -59,4 +59,55 @@ BOOST_AUTO_TEST_CASE(finds_in_an_informer_snapshot_and_in_an_unsorted_list) {
   BOOST_CHECK_EQUAL(sorted_first.find("a.b", "x-1")->volume_name, "pv-a.b-x-1");
 }
 
+// find_near searches outward from any hint and finds what find() finds: every key and
+// every gap of a 300-object snapshot, from hints before, at, after and far from it.
+BOOST_AUTO_TEST_CASE(find_near_finds_what_find_finds_from_any_hint) {
+  k8s::informer_store<persistent_volume_claim> store;
+  for (auto ns : {"a", "a-b", "b"})
+    for (int i = 0; i < 100; i += 1)
+      store.upsert(claim(ns, "c" + std::to_string(1000 + 2 * i))); // odd numbers are gaps
+  sorted_objects<persistent_volume_claim> found{store.snapshot()};
+  for (auto ns : {"a", "a-b", "b", "", "a-a", "c"})
+    for (int k = 999; k <= 1200; k += 7)
+      for (std::size_t start : {std::size_t{0}, std::size_t{1}, std::size_t{150},
+                                std::size_t{299}, std::size_t{5000}}) {
+        auto name = "c" + std::to_string(k);
+        std::size_t hint = start;
+        BOOST_TEST_INFO(ns << "/" << name << " from " << start);
+        BOOST_CHECK_EQUAL(found.find_near(hint, ns, name), found.find(ns, name));
+        BOOST_CHECK_LE(hint, found.size());
+        std::size_t again = hint; // from where it landed, the same answer
+        BOOST_CHECK_EQUAL(found.find_near(again, ns, name), found.find(ns, name));
+        BOOST_CHECK_EQUAL(again, hint);
+      }
+  sorted_objects<persistent_volume_claim> none;
+  std::size_t hint = 3;
+  BOOST_CHECK(!none.find_near(hint, "a", "x"));
+}
+
+BOOST_AUTO_TEST_CASE(name_hash_index_finds_cluster_scoped_objects_by_name) {
+  shared_list<persistent_volume> pvs;
+  for (int i = 0; i < 200; ++i) {
+    persistent_volume p;
+    p.metadata.name = "pvc-" + std::to_string(i * 7919 % 1000);
+    pvs.push_back(std::make_shared<const persistent_volume>(p));
+  }
+  persistent_volume namespaced; // not cluster-scoped: never found by name alone
+  namespaced.metadata.namespace_ = "ns";
+  namespaced.metadata.name = "pvc-namespaced";
+  pvs.push_back(std::make_shared<const persistent_volume>(namespaced));
+  sorted_objects<persistent_volume> sorted{pvs};
+  name_hash_index<persistent_volume> index{sorted};
+  for (int i = 0; i < 200; ++i) {
+    auto name = "pvc-" + std::to_string(i * 7919 % 1000);
+    auto pv = index.find_shared(name);
+    BOOST_REQUIRE(pv);
+    BOOST_CHECK_EQUAL(pv->metadata.name, name);
+    BOOST_CHECK_EQUAL(pv.get(), sorted.find("", name));
+  }
+  BOOST_CHECK(!index.find_shared("pvc-1001"));
+  BOOST_CHECK(!index.find_shared("pvc-namespaced"));
+  BOOST_CHECK(!index.find_shared(""));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
