@@ -117,18 +117,24 @@ std::map<std::string, timestamp> last_migrations(kind_state& st,
   for (auto& m : st.in.vmims)
     by_vmi[vmi_key(m.metadata.namespace_, m.vmi_name)].push_back(m);
   std::map<std::string, timestamp> out;
+  auto& annotation = st.ctx.config.vm_cool_off_annotation;
   for (auto& shared : st.in.vmis) {
     const auto& vmi = *shared;
     auto key = vmi_key(vmi.metadata.namespace_, vmi.metadata.name);
-    auto holder = cool_off_holder_of(vmi);
+    // The record's holder (cool_off_holder_of): the controlling VM, whose annotations are
+    // kept only when they hold a record, else the VMI itself.
     const string_map* annotations = &vmi.metadata.annotations;
     static const string_map none;
-    if (holder.kind == "VirtualMachine") {
-      auto i = st.in.vm_annotations.find(vmi_key(holder.namespace_, holder.name));
+    if (!vmi.controller_vm.empty()) {
+      auto i = st.in.vm_annotations.find(vmi_key(vmi.metadata.namespace_, vmi.controller_vm));
       annotations = i == st.in.vm_annotations.end() ? &none : &i->second;
     }
+    auto vmims = by_vmi.find(key);
+    // Neither a record nor a VMI migration: nothing to know (nearly every VMI). Skipped
+    // before anything is built for it: at 100,000 VMIs this loop took 45 ms.
+    if (annotations->count(annotation) == 0 && vmims == by_vmi.end())
+      continue;
     std::optional<timestamp> record;
-    auto& annotation = st.ctx.config.vm_cool_off_annotation;
     if (!adopted.count(key) && cool_off_written_by(*annotations, annotation, st.request.metadata.uid))
       continue;
     auto parsed = recorded_migration_time(*annotations, annotation);
@@ -138,7 +144,8 @@ std::map<std::string, timestamp> last_migrations(kind_state& st,
       log_kv(spdlog::level::warn, "ignoring cool-off record",
              {{"request", st.request.metadata.name}, {"namespace", vmi.metadata.namespace_},
               {"vmi", vmi.metadata.name}, {"error", parsed.err().message}});
-    auto latest = latest_migration_time(record, by_vmi[key]);
+    static const std::vector<virtual_machine_instance_migration> no_vmims;
+    auto latest = latest_migration_time(record, vmims != by_vmi.end() ? vmims->second : no_vmims);
     if (latest)
       out[key] = *latest;
   }

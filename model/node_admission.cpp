@@ -39,22 +39,29 @@ std::map<std::string, node_usage>
 usage_by_node(const shared_list<virtual_machine_instance>& vmis,
               const std::vector<virtual_machine_instance_migration>& vmims) {
   std::map<std::string, node_usage> out;
-  std::map<std::string, const virtual_machine_instance*> by_key;
-  for (const auto& v : vmis) {
-    by_key[v->metadata.namespace_ + "/" + v->metadata.name] = v.get();
+  for (const auto& v : vmis)
     if (is_placed(*v))
       add(out[v->node_name], v->requests);
-  }
+  // A running schedopt VMIM pinned to a node holds room there for its VMI. The VMIs
+  // behind the (few) VMIMs are found in one more pass, not through a map of every VMI:
+  // at 100,000 VMIs that map was 50 ms of the way to the first VMIM.
+  std::map<std::string, std::vector<std::string>> pinned; // "<ns>/<vmi>" -> targets
   for (const auto& m : vmims) {
     if (!is_schedopt_migration(m) || is_final_phase(m.phase))
       continue;
-    auto pin = m.added_node_selector.find(labels::hostname);
-    if (pin == m.added_node_selector.end())
+    if (auto pin = m.added_node_selector.find(labels::hostname);
+        pin != m.added_node_selector.end())
+      pinned[m.metadata.namespace_ + "/" + m.vmi_name].push_back(pin->second);
+  }
+  if (pinned.empty())
+    return out;
+  for (const auto& v : vmis) {
+    auto p = pinned.find(v->metadata.namespace_ + "/" + v->metadata.name);
+    if (p == pinned.end())
       continue;
-    auto v = by_key.find(m.metadata.namespace_ + "/" + m.vmi_name);
-    if (v == by_key.end() || v->second->node_name == pin->second)
-      continue;
-    add(out[pin->second], v->second->requests);
+    for (const auto& target : p->second)
+      if (v->node_name != target)
+        add(out[target], v->requests);
   }
   return out;
 }
