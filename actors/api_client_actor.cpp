@@ -265,11 +265,9 @@ caf::result<k8s::api_response> enqueue_single(api_client_pointer self, const Req
   return promise;
 }
 
-void complete(api_client_pointer self, http_completion& c) {
+void complete(api_client_pointer self, http_completion& c,
+              std::map<uint64_t, pending_request>::iterator i) {
   auto& st = self->state;
-  auto i = st.requests.find(c.request_id);
-  if (i == st.requests.end())
-    return;
   auto& p = i->second;
   p.in_flight = false;
   std::chrono::duration<double> took = clock_type::now() - p.started;
@@ -340,10 +338,12 @@ void complete(api_client_pointer self, http_completion& c) {
 void on_completion(api_client_pointer self, http_completion& c) {
   auto& st = self->state;
   auto i = st.requests.find(c.request_id);
-  bool list_page = i != st.requests.end() && i->second.is_list && i->second.in_flight;
+  if (i == st.requests.end())
+    return;
+  bool list_page = i->second.is_list && i->second.in_flight;
   if (list_page)
     --st.list_pages_in_flight;
-  complete(self, c);
+  complete(self, c, i);
   if (list_page)
     pump(self); // a list waiting for a page slot may go
 }
