@@ -140,8 +140,8 @@ using status_writer_actor = caf::typed_actor<
   // request/kind -> writer: stage change of request uid; replies true once written,
   // false when gone, rejected or never opened.
   caf::replies_to<stage_change>::with<bool>,
-  // kind -> writer: request uid, keep this many detail slots for engine results (sent
-  // before skips).
+  // kind -> writer: request uid, keep this many more detail slots for engine results
+  // (sent as candidates are handed to the engine, before any skip).
   caf::reacts_to<atom::reserve, std::string, int64_t>,
   // kind/candidate -> writer: one VM's result for request uid; coalesced. No reply.
   caf::reacts_to<vm_result>,
@@ -179,7 +179,9 @@ using optimization_kind_actor = caf::typed_actor<
   // candidate -> kind: a candidate finished.
   caf::reacts_to<candidate_done>,
   // request -> kind: the request was deleted: create nothing more, let in-flight finish.
-  caf::reacts_to<atom::stop>>;
+  caf::reacts_to<atom::stop>,
+  // internal: kind -> itself: judge the next batch of VMIs.
+  caf::reacts_to<atom::tick>>;
 
 /// Enforces the parallelism hint (in-flight buffer) and cool-off windows of one run,
 /// chooses pinned targets (fewest inbound) and records cool-off durably.

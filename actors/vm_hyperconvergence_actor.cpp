@@ -6,6 +6,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <iterator>
+#include <limits>
+#include <memory>
 #include <map>
 #include <set>
 
@@ -55,9 +58,22 @@ struct phase_times {
   double snapshots_ms = 0;
   double vms_ms = 0;
   double driver_ms = 0;
+  double prepare_ms = 0;        // the evaluation's driver-independent part
+  clock::time_point judging;    // the driver answered, the VMIs are judged from here
+  double first_handoff_ms = -1; // judging to the first candidates handed on; -1: none
   static double since(clock::time_point t) {
     return std::chrono::duration<double, std::milli>(clock::now() - t).count();
   }
+};
+
+/// VMIs judged per message: ~2 ms of work, so the first candidates are handed on
+/// at once and stage writes or a stop wait at most that long.
+constexpr std::size_t vmis_per_batch = 1024;
+
+enum class engine_state {
+  none,     // no candidate handed on yet
+  starting, // the Migrating stage is being written; candidates queue meanwhile
+  running,  // the supervisor runs; candidates are spawned as they are handed on
 };
 
 struct kind_state {
@@ -69,8 +85,18 @@ struct kind_state {
   caf::typed_response_promise<kind_result> promise;
   inputs in;
   phase_times times;
+  // The evaluation, prepared while the driver answers, then judged batch by batch.
+  std::map<std::string, virtual_machine_instance_migration> ours; // adopted, by VMI key
+  std::set<std::string> ours_keys;
+  resume_ledger ledger;
+  std::unique_ptr<evaluation_input> eval_in;
+  std::unique_ptr<evaluator> eval;
+  std::size_t handed = 0; // eval's eligible entries handed to the engine
+  bool evaluated = false;
+  engine_state engine = engine_state::none;
+  std::vector<candidate_plan> queued; // handed on before the engine started
   supervisor_actor supervisor;
-  std::size_t running = 0;
+  std::size_t running = 0; // candidates spawned and not done
   kind_result result;
   std::vector<std::string> failed_vms;
   bool stopped = false;
@@ -167,94 +193,162 @@ void publish_counts(const evaluation_counts& c) {
   m.counter_add("schedopt_candidates_total", {{"verdict", "outstanding"}}, double(c.outstanding));
 }
 
-void start_engine(kind_pointer self, std::vector<candidate_plan> plans) {
-  auto& st = self->state;
-  auto& spec = *st.request.spec.vm_hyperconvergence;
-  auto& cfg = st.ctx.config;
-  auto par = clamp_parallelism(spec.max_parallel_migrations, cfg.max_parallel_migrations,
-                               cfg.max_parallel_migrations_limit);
-  if (par.clamped) {
-    log_kv(spdlog::level::warn, par.message, {{"request", st.request.metadata.name}});
-    self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
-                                           "ParallelismClamped", par.message});
-  }
-  log_kv(spdlog::level::info,
-         "migration engine with " + std::to_string(par.effective) + " workers for "
-           + std::to_string(plans.size()) + " candidates",
-         {{"request", st.request.metadata.name}});
-  if (plans.empty())
-    return reply(self);
-  st.supervisor = spawn_supervisor( // linked, like every candidate
-    self, {static_cast<std::size_t>(par.effective), cfg.pin_target_node, st.cool_off});
-  st.running = plans.size();
-  for (auto& plan : plans)
-    spawn_candidate(self, st.ctx, self, st.supervisor, std::move(plan));
-}
-
 /// The holder's cool-off record as it is now, for the candidate to restore.
 string_map cool_off_before(const kind_state& st, const virtual_machine_instance& vmi) {
   return cool_off_record_of(holder_annotations(st, vmi), st.ctx.config.vm_cool_off_annotation);
 }
 
-void evaluate_and_run(kind_pointer self) {
+/// Replies once nothing is left to wait for: the evaluation ended (or the run stopped),
+/// no stage write is pending and every candidate the engine was given is done.
+void maybe_reply(kind_pointer self) {
   auto& st = self->state;
-  auto evaluation_started = phase_times::clock::now();
+  if (st.engine == engine_state::starting || (!st.evaluated && !st.stopped) || st.running > 0)
+    return;
+  reply(self);
+}
+
+void spawn_candidates(kind_pointer self, std::vector<candidate_plan>& plans) {
+  auto& st = self->state;
+  st.running += plans.size();
+  for (auto& plan : plans)
+    spawn_candidate(self, st.ctx, self, st.supervisor, std::move(plan));
+  plans.clear();
+}
+
+/// Writes the Migrating stage (before any VMIM exists, so a restart knows to adopt),
+/// then starts the supervisor and the candidates queued meanwhile.
+void start_engine(kind_pointer self) {
+  auto& st = self->state;
+  st.engine = engine_state::starting;
+  stage_change change{st.request.metadata.uid, stage::migrating, run_status::in_progress,
+                      st.request.metadata.generation};
+  self->request(st.ctx.status, caf::infinite, change)
+    .then(
+      [=](bool written) {
+        auto& st = self->state;
+        if (!written || st.stopped)
+          return reply(self);
+        st.engine = engine_state::running;
+        if (st.queued.empty())
+          return maybe_reply(self); // the evaluation found nothing to migrate
+        auto& spec = *st.request.spec.vm_hyperconvergence;
+        auto& cfg = st.ctx.config;
+        auto par = clamp_parallelism(spec.max_parallel_migrations, cfg.max_parallel_migrations,
+                                     cfg.max_parallel_migrations_limit);
+        if (par.clamped) {
+          log_kv(spdlog::level::warn, par.message, {{"request", st.request.metadata.name}});
+          self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
+                                                 "ParallelismClamped", par.message});
+        }
+        log_kv(spdlog::level::info,
+               "migration engine with " + std::to_string(par.effective) + " workers",
+               {{"request", st.request.metadata.name}});
+        st.supervisor = spawn_supervisor( // linked, like every candidate
+          self, {static_cast<std::size_t>(par.effective), cfg.pin_target_node, st.cool_off});
+        spawn_candidates(self, st.queued);
+        maybe_reply(self);
+      },
+      [=](caf::error& err) { fail_run(self, "status writer failed: " + error_message(err)); });
+}
+
+/// Gives plans to the engine, starting it with the first ones. Their detail slots are
+/// reserved at once, before any skip is sent (skips are sent when the evaluation ends).
+void hand_off(kind_pointer self, std::vector<candidate_plan> plans) {
+  auto& st = self->state;
+  if (plans.empty())
+    return;
+  self->send(st.ctx.status, atom::reserve_v, st.request.metadata.uid,
+             static_cast<int64_t>(plans.size()));
+  std::move(plans.begin(), plans.end(), std::back_inserter(st.queued));
+  if (st.engine == engine_state::running)
+    spawn_candidates(self, st.queued);
+  else if (st.engine == engine_state::none)
+    start_engine(self);
+}
+
+/// Plans for the VMIMs of this request found at resume, adopted, never created twice.
+std::vector<candidate_plan> adopted_plans(const kind_state& st) {
+  std::vector<candidate_plan> plans;
+  if (st.ours.empty())
+    return plans;
+  std::map<std::string, const virtual_machine_instance*> vmi_by_key;
+  for (auto& v : st.in.vmis)
+    if (auto key = vmi_key(v->metadata.namespace_, v->metadata.name); st.ours.count(key))
+      vmi_by_key.emplace(std::move(key), v.get());
+  for (auto& [key, m] : st.ours) {
+    if (st.ledger.accounted(key))
+      continue; // its result is recorded
+    auto i = vmi_by_key.find(key);
+    candidate_plan plan{st.request.metadata.name, st.request.metadata.uid, {}, {}, m, {}};
+    if (i != vmi_by_key.end()) {
+      plan.vmi = *i->second;
+      plan.cool_off_before = cool_off_before(st, plan.vmi);
+    } else {
+      plan.vmi.metadata.namespace_ = m.metadata.namespace_;
+      plan.vmi.metadata.name = m.vmi_name;
+    }
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
+
+/// Plans for the candidates judged eligible since the last call, in SPEC order.
+std::vector<candidate_plan> new_eligible_plans(kind_state& st) {
+  std::vector<candidate_plan> plans;
+  auto& eligible = st.eval->result().eligible;
+  for (; st.handed < eligible.size(); ++st.handed) {
+    auto& vmi = st.eval->eligible_vmi(st.handed);
+    plans.push_back(candidate_plan{st.request.metadata.name, st.request.metadata.uid, vmi,
+                                   eligible[st.handed].target_nodes, std::nullopt,
+                                   cool_off_before(st, vmi)});
+  }
+  return plans;
+}
+
+// Everything the evaluation needs that does not depend on the driver's answer, worked
+// out while the driver is still asked (at 100,000 VMIs that is most of a second).
+void prepare_evaluation(kind_pointer self) {
+  auto& st = self->state;
   auto& cfg = st.ctx.config;
-  auto uid = st.request.metadata.uid;
+  auto& uid = st.request.metadata.uid;
   // Resume: this request's VMIMs are adopted, never created twice.
-  std::map<std::string, virtual_machine_instance_migration> ours;
-  std::set<std::string> ours_keys;
   for (auto& m : st.in.vmims)
     if (m.metadata.labels.count(labels::request_uid)
         && m.metadata.labels.at(labels::request_uid) == uid) {
       auto key = vmi_key(m.metadata.namespace_, m.vmi_name);
-      ours[key] = m;
-      ours_keys.insert(key);
+      st.ours[key] = m;
+      st.ours_keys.insert(key);
     }
   // What the recorded status already accounts for (empty on a fresh run). VMs it names
   // and VMs with a VMIM of ours are not evaluated again: each is accounted for once.
-  resume_ledger ledger{st.resume ? st.request.status.vm_hyperconvergence : std::nullopt};
+  st.ledger = resume_ledger{st.resume ? st.request.status.vm_hyperconvergence : std::nullopt};
   // A VMI read before its migration's end reached the informer is judged where it runs.
   if (auto settled = settle_finished_migrations(st.in.vmis, st.in.vmims))
     log_kv(spdlog::level::debug, "VMIs settled on their succeeded migrations' targets",
            {{"request", st.request.metadata.name}, {"vmis", std::to_string(settled)}});
-
-  evaluation_input in;
+  auto prepared = phase_times::clock::now();
+  st.eval_in = std::make_unique<evaluation_input>();
+  auto& in = *st.eval_in;
   in.usage = usage_by_node(st.in.vmis, st.in.vmims); // every VMI, evaluated or not
   in.in_flight = in_flight_migrations_by_vmi(st.in.vmims);
-  in.last_migration = last_migrations(st, ours_keys);
+  in.last_migration = last_migrations(st, st.ours_keys);
   for (auto& v : st.in.vmis) {
     auto key = vmi_key(v->metadata.namespace_, v->metadata.name);
-    if (!ledger.accounted(key) && !ours_keys.count(key))
+    if (!st.ledger.accounted(key) && !st.ours_keys.count(key))
       in.vmis.push_back(v);
   }
-  in.volumes = std::move(st.in.volumes);
-  in.replicas = std::move(st.in.replicas);
   in.nodes = st.in.nodes;
-  in.now = actor_now(self);
   in.cool_off_period = st.cool_off;
   in.max_non_hyperconverged_per_run =
-    std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - ledger.slots_used(ours_keys));
+    std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - st.ledger.slots_used(st.ours_keys));
   in.every_vmi = st.ctx.explain || !st.ctx.plan_output.empty() || cfg.dry_run;
-  auto result = evaluate(in);
-  publish_counts(result.counts);
-  log_kv(spdlog::level::info,
-         fmt::format("{} VMIs considered: {} hyperconverged, {} semi, {} non; "
-                     "{} eligible, {} skipped, {} outstanding{}",
-                     result.counts.considered, result.counts.hyperconverged, result.counts.semi,
-                     result.counts.non, result.counts.eligible, result.counts.skipped,
-                     result.counts.outstanding,
-                     st.resume ? " (resumed: " + std::to_string(ours.size()) + " VMIMs adopted)"
-                               : ""),
-         {{"request", st.request.metadata.name},
-          {"snapshots_ms", fmt::format("{:.0f}", st.times.snapshots_ms)},
-          {"virtualmachines_ms", fmt::format("{:.0f}", st.times.vms_ms)},
-          {"driver_ms", fmt::format("{:.0f}", st.times.driver_ms)},
-          {"evaluate_ms", fmt::format("{:.0f}", phase_times::since(evaluation_started))}});
+  st.times.prepare_ms = phase_times::since(prepared);
+}
 
-  explanation_sources sources{in, result, st.in.vmims,
-                              st.ctx.explain ? &st.in.explained_pvcs : nullptr,
-                              st.ctx.explain ? st.ctx.explain->next : std::nullopt};
+/// Prints an explanation or a plan, or logs a dry run's: runs that create nothing.
+void report_without_migrating(kind_pointer self, const explanation_sources& sources) {
+  auto& st = self->state;
+  const auto& result = sources.result;
   if (st.ctx.explain) {
     auto text = render_explain(*st.ctx.explain, explainer{sources});
     if (!text) { // the operator's mistake, not a failed run: one line, no log
@@ -273,69 +367,103 @@ void evaluate_and_run(kind_pointer self) {
     st.result.outstanding = result.outstanding;
     return reply(self);
   }
-
-  std::vector<candidate_plan> plans;
-  // Indexed for the VMIs this run hands to the engine only, not for all of them.
-  std::set<std::string> wanted;
-  for (auto& [key, m] : ours)
-    wanted.insert(key);
-  for (auto& e : result.eligible)
-    wanted.insert(vmi_key(e.namespace_, e.name));
-  std::map<std::string, const virtual_machine_instance*> vmi_by_key;
-  for (auto& v : st.in.vmis)
-    if (auto key = vmi_key(v->metadata.namespace_, v->metadata.name); wanted.count(key))
-      vmi_by_key.emplace(std::move(key), v.get());
-  for (auto& [key, m] : ours) {
-    if (ledger.accounted(key))
-      continue; // its result is recorded
-    auto i = vmi_by_key.find(key);
-    candidate_plan plan{st.request.metadata.name, uid, {}, {}, m, {}};
-    if (i != vmi_by_key.end()) {
-      plan.vmi = *i->second;
-      plan.cool_off_before = cool_off_before(st, plan.vmi);
-    } else {
-      plan.vmi.metadata.namespace_ = m.metadata.namespace_;
-      plan.vmi.metadata.name = m.vmi_name;
-    }
-    plans.push_back(std::move(plan));
-  }
-  for (auto& e : result.eligible) {
-    auto& vmi = *vmi_by_key.at(vmi_key(e.namespace_, e.name));
-    plans.push_back(candidate_plan{st.request.metadata.name, uid, vmi, e.target_nodes,
-                                   std::nullopt, cool_off_before(st, vmi)});
-  }
-  // Skips not yet counted (all of them on a fresh run); engine results keep their
-  // detail slots.
-  auto skips = ledger.new_skips(explained_skips(sources));
-  self->send(st.ctx.status, atom::reserve_v, uid, static_cast<int64_t>(plans.size()));
-  for (auto& d : skips)
-    self->send(st.ctx.status, vm_result{uid, d});
-  st.result.skipped += static_cast<int64_t>(skips.size());
-  st.result.outstanding = result.outstanding;
-
-  if (cfg.dry_run) {
-    spdlog::info("dry run: request {} would migrate {} VMs\n{}", st.request.metadata.name,
-                 result.eligible.size(), render_plan_table(result));
-    return reply(self);
-  }
-  // The stage is written before any VMIM exists, so a restart knows to adopt.
-  stage_change change{uid, stage::migrating, run_status::in_progress,
-                      st.request.metadata.generation};
-  self->request(st.ctx.status, caf::infinite, change)
-    .then(
-      [=](bool written) {
-        if (!written || self->state.stopped)
-          return reply(self);
-        start_engine(self, std::move(plans));
-      },
-      [=](caf::error& err) { fail_run(self, "status writer failed: " + error_message(err)); });
+  spdlog::info("dry run: request {} would migrate {} VMs\n{}", st.request.metadata.name,
+               result.eligible.size(), render_plan_table(result));
+  reply(self);
 }
 
-/// The VirtualMachine list and the driver lookup run at once; the later one evaluates.
+void finish_evaluation(kind_pointer self) {
+  auto& st = self->state;
+  st.evaluated = true;
+  auto result = st.eval->take_result();
+  auto& in = *st.eval_in;
+  publish_counts(result.counts);
+  log_kv(spdlog::level::info,
+         fmt::format("{} VMIs considered: {} hyperconverged, {} semi, {} non; "
+                     "{} eligible, {} skipped, {} outstanding{}",
+                     result.counts.considered, result.counts.hyperconverged, result.counts.semi,
+                     result.counts.non, result.counts.eligible, result.counts.skipped,
+                     result.counts.outstanding,
+                     st.resume ? " (resumed: " + std::to_string(st.ours.size()) + " VMIMs adopted)"
+                               : ""),
+         {{"request", st.request.metadata.name},
+          {"snapshots_ms", fmt::format("{:.0f}", st.times.snapshots_ms)},
+          {"virtualmachines_ms", fmt::format("{:.0f}", st.times.vms_ms)},
+          {"prepare_ms", fmt::format("{:.0f}", st.times.prepare_ms)},
+          {"driver_ms", fmt::format("{:.0f}", st.times.driver_ms)},
+          {"first_handoff_ms", st.times.first_handoff_ms < 0
+                                 ? std::string("none")
+                                 : fmt::format("{:.0f}", st.times.first_handoff_ms)},
+          {"evaluate_ms", fmt::format("{:.0f}", phase_times::since(st.times.judging))}});
+
+  explanation_sources sources{in, result, st.in.vmims,
+                              st.ctx.explain ? &st.in.explained_pvcs : nullptr,
+                              st.ctx.explain ? st.ctx.explain->next : std::nullopt};
+  if (st.ctx.explain || !st.ctx.plan_output.empty())
+    return report_without_migrating(self, sources);
+  if (st.ctx.config.dry_run) // what a run would reserve: its candidates' detail slots
+    self->send(st.ctx.status, atom::reserve_v, st.request.metadata.uid,
+               static_cast<int64_t>(adopted_plans(st).size() + result.eligible.size()));
+  // Skips not yet counted (all of them on a fresh run); engine results keep their
+  // detail slots, reserved as their plans were handed on.
+  auto skips = st.ledger.new_skips(explained_skips(sources));
+  for (auto& d : skips)
+    self->send(st.ctx.status, vm_result{st.request.metadata.uid, d});
+  st.result.skipped += static_cast<int64_t>(skips.size());
+  st.result.outstanding.insert(st.result.outstanding.begin(), result.outstanding.begin(),
+                               result.outstanding.end());
+  st.eval.reset();
+  st.eval_in.reset();
+  if (st.ctx.config.dry_run)
+    return report_without_migrating(self, sources);
+  if (st.engine == engine_state::none && !st.stopped)
+    return start_engine(self); // nothing to migrate: Migrating, then Final, as before
+  maybe_reply(self);
+}
+
+/// Judges the next batch of VMIs and hands its eligible candidates on; the batches are
+/// separate messages so stage writes, candidate results and a stop are served between.
+void judge_batch(kind_pointer self) {
+  auto& st = self->state;
+  if (st.stopped)
+    return maybe_reply(self);
+  bool every_vmi = st.eval_in->every_vmi;
+  bool more = st.eval->advance(every_vmi ? std::numeric_limits<std::size_t>::max()
+                                         : vmis_per_batch);
+  if (!every_vmi) {
+    auto plans = new_eligible_plans(st);
+    if (!plans.empty() && st.times.first_handoff_ms < 0)
+      st.times.first_handoff_ms = phase_times::since(st.times.judging);
+    hand_off(self, std::move(plans));
+  }
+  if (more)
+    return self->send(self, atom::tick_v);
+  finish_evaluation(self);
+}
+
+void begin_judging(kind_pointer self) {
+  auto& st = self->state;
+  st.times.judging = phase_times::clock::now();
+  auto& in = *st.eval_in;
+  in.volumes = std::move(st.in.volumes);
+  in.replicas = std::move(st.in.replicas);
+  in.now = actor_now(self);
+  st.eval = std::make_unique<evaluator>(in);
+  if (!in.every_vmi)
+    hand_off(self, adopted_plans(st)); // adopted VMIMs first, as they were created
+  judge_batch(self);
+}
+
+/// The VirtualMachine list and the driver lookup run at once; what needs the VMs'
+/// records is prepared when they are read, and the later one starts the judging.
 void input_step_done(kind_pointer self) {
-  auto& in = self->state.in;
-  if (in.vms_read && in.replicas_read && !self->state.replied)
-    evaluate_and_run(self);
+  auto& st = self->state;
+  if (st.replied)
+    return;
+  if (st.in.vms_read && !st.eval_in)
+    prepare_evaluation(self);
+  if (st.in.vms_read && st.in.replicas_read && !st.eval)
+    begin_judging(self);
 }
 
 // The driver is asked first, about every PV it owns (its bulk lookup answers for every
@@ -536,14 +664,18 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
         // Stopped before admission: it goes back to the outstanding list.
         st.result.outstanding.push_back(vmi_key(done.vmi_namespace, done.vmi_name));
       }
-      if (--st.running == 0)
-        reply(self);
+      --st.running;
+      maybe_reply(self);
     },
+    [=](atom::tick) { judge_batch(self); },
     [=](atom::stop) {
       auto& st = self->state;
       st.stopped = true;
       if (st.supervisor)
         self->send(st.supervisor, atom::stop_v);
+      // Still gathering inputs: nothing runs, so nothing is waited for.
+      if (!st.eval)
+        reply(self);
     },
   };
 }

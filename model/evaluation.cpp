@@ -2,6 +2,9 @@
 #include "model/evaluation.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -179,143 +182,194 @@ void hold_room(std::map<std::string, node_usage>& usage, const virtual_machine_i
   }
 }
 
-evaluation_result evaluate(const evaluation_input& in) {
+// The evaluation's working state: what evaluate() kept in locals, kept between batches.
+struct evaluator::state {
+  const evaluation_input& in;
   // in.volumes is in the order VMIs are judged in: read in step with them, not indexed.
   std::vector<const vmi_volumes*> volumes;
+  std::vector<const vmi_volumes*>::const_iterator next_volumes;
+  std::map<std::string, node_readiness> readiness;
+  std::map<std::string, const node*> nodes;
+  std::map<std::string, node_usage> usage; // in.usage plus what eligible candidates may take
+  int64_t cap;
+  std::vector<const virtual_machine_instance*> considered;
+  std::size_t next = 0; // the next of `considered` to judge
+  // The driver's answer found by PV name through a hash: 200,000 entries at 100,000 VMIs,
+  // where a binary search of the flat map read a key's heap block per probe.
+  hashed_names answered;
+  std::vector<const replica_nodes*> found_sets; // reused: no allocation per VMI
+  evaluation_result out;
+  std::vector<const virtual_machine_instance*> eligible_vmis;
+
+  explicit state(const evaluation_input& input);
+  std::optional<std::string_view> answer_pv(std::size_t i) const {
+    return std::string_view(in.replicas.nodes.nth(i)->first);
+  }
+  const vmi_volumes* volumes_of_vmi(std::string_view ns, std::string_view name);
+  void skip(vmi_evaluation& ev, std::string reason);
+  void judge(const virtual_machine_instance& vmi);
+};
+
+namespace {
+
+auto volumes_key(const vmi_volumes* v) { return std::tie(v->namespace_, v->name); }
+
+} // namespace
+
+evaluator::state::state(const evaluation_input& input)
+    : in(input), usage(input.usage),
+      cap(std::max<int64_t>(input.max_non_hyperconverged_per_run, 0)),
+      considered(considered_sorted(input.vmis)),
+      answered(input.replicas.nodes.size(), [this](std::size_t i) { return answer_pv(i); }) {
   volumes.reserve(in.volumes.size());
   for (const auto& v : in.volumes)
     volumes.push_back(&v);
-  auto key_of = [](const vmi_volumes* v) { return std::tie(v->namespace_, v->name); };
-  auto volume_order = [&](const vmi_volumes* a, const vmi_volumes* b) {
-    return key_of(a) < key_of(b);
+  auto volume_order = [](const vmi_volumes* a, const vmi_volumes* b) {
+    return volumes_key(a) < volumes_key(b);
   };
   if (!std::is_sorted(volumes.begin(), volumes.end(), volume_order))
     std::sort(volumes.begin(), volumes.end(), volume_order);
-  auto next_volumes = volumes.begin();
-  auto volumes_of_vmi = [&](std::string_view ns, std::string_view name) -> const vmi_volumes* {
-    auto key = std::tie(ns, name);
-    while (next_volumes != volumes.end() && key_of(*next_volumes) < key)
-      ++next_volumes;
-    if (next_volumes != volumes.end() && key_of(*next_volumes) == key)
-      return *next_volumes;
-    return nullptr;
-  };
-  std::map<std::string, node_readiness> readiness;
-  std::map<std::string, const node*> nodes;
+  next_volumes = volumes.begin();
   for (const auto& n : in.nodes) {
     readiness[n.metadata.name] = node_readiness{n.ready, !n.unschedulable};
     nodes[n.metadata.name] = &n;
   }
-
-  evaluation_result out;
-  auto& counts = out.counts;
-  auto usage = in.usage; // plus what this run's eligible candidates may take
-  auto skip = [&](vmi_evaluation& ev, std::string reason) {
-    ev.disp = disposition::skipped;
-    ev.reason = std::move(reason);
-    out.skipped.push_back({ev.name, ev.namespace_, vm_status::skipped, ev.reason});
-    ++counts.skipped;
-  };
-  int64_t cap = std::max<int64_t>(in.max_non_hyperconverged_per_run, 0);
-
-  auto considered = considered_sorted(in.vmis);
   if (in.every_vmi)
     out.vmis.reserve(considered.size());
-  // The driver's answer found by PV name through a hash: 200,000 entries at 100,000 VMIs,
-  // where a binary search of the flat map read a key's heap block per probe.
-  const auto& answer = in.replicas.nodes;
-  auto answer_pv = [&](std::size_t i) {
-    return std::optional<std::string_view>(answer.nth(i)->first);
-  };
-  hashed_names answered(answer.size(), answer_pv);
-  std::vector<const replica_nodes*> found_sets; // reused: no allocation per VMI
-  for (auto* vmi : considered) {
-    ++counts.considered;
-    const vmi_volumes* vols = volumes_of_vmi(vmi->metadata.namespace_, vmi->metadata.name);
-    std::string error = vols ? vols->error : std::string();
-    found_sets.clear();
-    if (error.empty() && vols) {
-      for (const auto& owned : vols->pvs) {
-        const std::string& pv = owned->metadata.name;
-        if (auto e = in.replicas.errors.find(pv); e != in.replicas.errors.end()) {
-          error = e->second;
-          break;
-        }
-        auto r = answered.find(pv, answer_pv);
-        if (!r) {
-          error = "storage driver returned no replica nodes for volume \"" + pv + "\"";
-          break;
-        }
-        found_sets.push_back(&answer.nth(*r)->second);
+}
+
+const vmi_volumes* evaluator::state::volumes_of_vmi(std::string_view ns, std::string_view name) {
+  auto key = std::tie(ns, name);
+  while (next_volumes != volumes.end() && volumes_key(*next_volumes) < key)
+    ++next_volumes;
+  if (next_volumes != volumes.end() && volumes_key(*next_volumes) == key)
+    return *next_volumes;
+  return nullptr;
+}
+
+void evaluator::state::skip(vmi_evaluation& ev, std::string reason) {
+  ev.disp = disposition::skipped;
+  ev.reason = std::move(reason);
+  out.skipped.push_back({ev.name, ev.namespace_, vm_status::skipped, ev.reason});
+  ++out.counts.skipped;
+}
+
+void evaluator::state::judge(const virtual_machine_instance& vmi) {
+  auto& counts = out.counts;
+  ++counts.considered;
+  const vmi_volumes* vols = volumes_of_vmi(vmi.metadata.namespace_, vmi.metadata.name);
+  std::string error = vols ? vols->error : std::string();
+  found_sets.clear();
+  if (error.empty() && vols) {
+    for (const auto& owned : vols->pvs) {
+      const std::string& pv = owned->metadata.name;
+      if (auto e = in.replicas.errors.find(pv); e != in.replicas.errors.end()) {
+        error = e->second;
+        break;
       }
-    }
-    // A controller run reports nothing of a VMI already on a best node (99 % of them at
-    // 100,000 VMIs): it is counted without building its scores and strings.
-    if (!in.every_vmi && error.empty() && !found_sets.empty()
-        && on_a_best_node(found_sets, vmi->node_name)) {
-      ++counts.hyperconverged;
-      continue;
-    }
-    vmi_evaluation ev;
-    ev.namespace_ = vmi->metadata.namespace_;
-    ev.name = vmi->metadata.name;
-    ev.node = vmi->node_name;
-    std::string key = vmi_key(ev.namespace_, ev.name);
-    std::vector<replica_nodes> replica_sets;
-    replica_sets.reserve(found_sets.size());
-    for (auto* set : found_sets)
-      replica_sets.push_back(*set);
-    if (!error.empty()) {
-      ev.verdict = "error";
-      ++counts.errors;
-      skip(ev, make_reason(reason_kind::evaluation_error, error));
-      out.vmis.push_back(std::move(ev));
-      continue;
-    }
-    if (replica_sets.empty()) {
-      ev.verdict = "none";
-      ++counts.no_driver_volumes;
-      if (in.every_vmi)
-        out.vmis.push_back(std::move(ev));
-      continue;
-    }
-    placement_verdict pv = score_placement(replica_sets, ev.node, readiness);
-    bool candidate = is_candidate(pv);
-    ev.verdict = to_string(pv.verdict);
-    ev.best_nodes = std::move(pv.best_nodes);
-    ev.best_score = pv.best_score;
-    ev.current_score = pv.current_score;
-    ev.target_nodes = std::move(pv.target_nodes); // not a candidate: informational only
-    target_set targets;
-    if (candidate) {
-      targets = admissible_targets(*vmi, replica_sets, nodes, usage);
-      ev.target_nodes = targets.nodes;
-      ev.target_score = targets.score;
-      ev.refusals = targets.best_refusals;
-    }
-    switch (pv.verdict) {
-      case placement::hyperconverged: ++counts.hyperconverged; break;
-      case placement::semi: ++counts.semi; break;
-      case placement::non: ++counts.non; break;
-    }
-    if (candidate) {
-      if (auto reason = first_blocking_filter(*vmi, targets, in); !reason.empty()) {
-        skip(ev, std::move(reason));
-      } else if (counts.eligible < cap) {
-        ev.disp = disposition::eligible;
-        ++counts.eligible;
-        hold_room(usage, *vmi, ev.target_nodes);
-        out.eligible.push_back(ev);
-      } else {
-        ev.disp = disposition::outstanding;
-        ++counts.outstanding;
-        out.outstanding.push_back(key);
+      auto r = answered.find(pv, [this](std::size_t i) { return answer_pv(i); });
+      if (!r) {
+        error = "storage driver returned no replica nodes for volume \"" + pv + "\"";
+        break;
       }
+      found_sets.push_back(&in.replicas.nodes.nth(*r)->second);
     }
-    if (in.every_vmi || ev.disp != disposition::not_candidate)
-      out.vmis.push_back(std::move(ev));
   }
-  return out;
+  // A controller run reports nothing of a VMI already on a best node (99 % of them at
+  // 100,000 VMIs): it is counted without building its scores and strings.
+  if (!in.every_vmi && error.empty() && !found_sets.empty()
+      && on_a_best_node(found_sets, vmi.node_name)) {
+    ++counts.hyperconverged;
+    return;
+  }
+  vmi_evaluation ev;
+  ev.namespace_ = vmi.metadata.namespace_;
+  ev.name = vmi.metadata.name;
+  ev.node = vmi.node_name;
+  std::vector<replica_nodes> replica_sets;
+  replica_sets.reserve(found_sets.size());
+  for (auto* set : found_sets)
+    replica_sets.push_back(*set);
+  if (!error.empty()) {
+    ev.verdict = "error";
+    ++counts.errors;
+    skip(ev, make_reason(reason_kind::evaluation_error, error));
+    out.vmis.push_back(std::move(ev));
+    return;
+  }
+  if (replica_sets.empty()) {
+    ev.verdict = "none";
+    ++counts.no_driver_volumes;
+    if (in.every_vmi)
+      out.vmis.push_back(std::move(ev));
+    return;
+  }
+  placement_verdict pv = score_placement(replica_sets, ev.node, readiness);
+  bool candidate = is_candidate(pv);
+  ev.verdict = to_string(pv.verdict);
+  ev.best_nodes = std::move(pv.best_nodes);
+  ev.best_score = pv.best_score;
+  ev.current_score = pv.current_score;
+  ev.target_nodes = std::move(pv.target_nodes); // not a candidate: informational only
+  target_set targets;
+  if (candidate) {
+    targets = admissible_targets(vmi, replica_sets, nodes, usage);
+    ev.target_nodes = targets.nodes;
+    ev.target_score = targets.score;
+    ev.refusals = targets.best_refusals;
+  }
+  switch (pv.verdict) {
+    case placement::hyperconverged: ++counts.hyperconverged; break;
+    case placement::semi: ++counts.semi; break;
+    case placement::non: ++counts.non; break;
+  }
+  if (candidate) {
+    if (auto reason = first_blocking_filter(vmi, targets, in); !reason.empty()) {
+      skip(ev, std::move(reason));
+    } else if (counts.eligible < cap) {
+      ev.disp = disposition::eligible;
+      ++counts.eligible;
+      hold_room(usage, vmi, ev.target_nodes);
+      out.eligible.push_back(ev);
+      eligible_vmis.push_back(&vmi);
+    } else {
+      ev.disp = disposition::outstanding;
+      ++counts.outstanding;
+      out.outstanding.push_back(vmi_key(ev.namespace_, ev.name));
+    }
+  }
+  if (in.every_vmi || ev.disp != disposition::not_candidate)
+    out.vmis.push_back(std::move(ev));
+}
+
+evaluator::evaluator(const evaluation_input& in) : s_(std::make_unique<state>(in)) {}
+
+evaluator::~evaluator() = default;
+
+bool evaluator::advance(std::size_t n) {
+  auto& s = *s_;
+  for (; n > 0 && s.next < s.considered.size(); --n)
+    s.judge(*s.considered[s.next++]);
+  return !done();
+}
+
+bool evaluator::done() const { return s_->next == s_->considered.size(); }
+
+const evaluation_result& evaluator::result() const { return s_->out; }
+
+const virtual_machine_instance& evaluator::eligible_vmi(std::size_t i) const {
+  return *s_->eligible_vmis.at(i);
+}
+
+evaluation_result evaluator::take_result() {
+  s_->next = s_->considered.size();
+  return std::move(s_->out);
+}
+
+evaluation_result evaluate(const evaluation_input& in) {
+  evaluator e{in};
+  e.advance(std::numeric_limits<std::size_t>::max());
+  return e.take_result();
 }
 
 } // namespace schedopt

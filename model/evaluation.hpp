@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "model/duration.hpp"
 #include "model/node_admission.hpp"
@@ -31,7 +34,9 @@ bool is_considered(const virtual_machine_instance& vmi);
 struct vmi_volumes {
   std::string_view namespace_; // views into the VMI (the caller's shared_list holds it)
   std::string_view name;
-  shared_list<persistent_volume> pvs; // driver-owned PVs it needs, sorted by name, unique
+  /// Driver-owned PVs it needs, sorted by name, unique. Two inline (a VM has a root disk
+  /// and a data disk or two): 100,000 heap blocks fewer, ~4 MB at 100,000 VMIs.
+  boost::container::small_vector<std::shared_ptr<const persistent_volume>, 2> pvs;
   std::string error;                  // non-empty: Kubernetes-style lookup error, e.g.
                                       // `persistentvolumeclaims "foo" not found`
 };
@@ -137,5 +142,32 @@ void hold_room(std::map<std::string, node_usage>& usage, const virtual_machine_i
 /// Step 2: verdicts, filters in SPEC order (NotLiveMigratable, MigrationInProgress,
 /// CoolingOff, NoTargetNode), the cap, and the counts.
 evaluation_result evaluate(const evaluation_input& in);
+
+/// Step 2 a batch of VMIs at a time, in the order evaluate() judges them and to the same
+/// result: a controller hands the first eligible candidates to the migration engine while
+/// the rest are still judged (at 100,000 VMIs the whole loop is ~200 ms). `in` must
+/// outlive it.
+class evaluator {
+public:
+  explicit evaluator(const evaluation_input& in);
+  ~evaluator();
+  evaluator(const evaluator&) = delete;
+  evaluator& operator=(const evaluator&) = delete;
+
+  /// Judges up to `n` more considered VMIs; returns whether any are left.
+  bool advance(std::size_t n);
+  bool done() const;
+  /// What is judged so far. Entries are only appended, so a caller that hands eligible
+  /// candidates on as they come takes result().eligible from where it stopped.
+  const evaluation_result& result() const;
+  /// The VMI result().eligible[i] was judged from (it lives in evaluation_input::vmis).
+  const virtual_machine_instance& eligible_vmi(std::size_t i) const;
+  /// Moves the result out; nothing is judged after.
+  evaluation_result take_result();
+
+private:
+  struct state;
+  std::unique_ptr<state> s_;
+};
 
 } // namespace schedopt

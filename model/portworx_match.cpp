@@ -1,31 +1,22 @@
 #include "model/portworx_match.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <limits>
 
 namespace schedopt {
 
-namespace {
-
-using handle_entry = std::pair<std::string_view, std::size_t>;
-
-// The PVs whose handle is `key`, in pvs' order (by_handle is sorted by handle, then index).
-template <class Vector>
-auto handles_equal_to(const Vector& by_handle, std::string_view key) {
-  return std::equal_range(
-    by_handle.begin(), by_handle.end(), handle_entry{key, 0},
-    [](const handle_entry& a, const handle_entry& b) { return a.first < b.first; });
-}
-
-} // namespace
-
 px_volume_match::px_volume_match(const shared_list<persistent_volume>& pvs)
     : pvs_(pvs), wanted_(pvs.size()) {
-  by_handle_.reserve(pvs.size());
+  handles_.reserve(pvs.size());
+  for (const auto& pv : pvs)
+    handles_.emplace_back(pv->volume_handle);
+  by_handle_ = hashed_names(pvs.size(), [this](std::size_t i) { return handle_at(i); });
   ids_.reserve(pvs.size() * 3); // replicas per volume: Portworx has at most 3
-  for (std::size_t i = 0; i < pvs.size(); ++i)
-    by_handle_.emplace_back(pvs[i]->volume_handle, i);
-  std::sort(by_handle_.begin(), by_handle_.end());
+}
+
+std::optional<std::string_view> px_volume_match::handle_at(std::size_t i) const {
+  return handles_[i];
 }
 
 void px_volume_match::take(wanted& w, matched how, const std::vector<std::string>& node_ids) {
@@ -45,20 +36,26 @@ void px_volume_match::take(wanted& w, matched how, const std::vector<std::string
 }
 
 void px_volume_match::offer(const sdk_volume& volume) {
-  auto [first, last] = handles_equal_to(by_handle_, volume.id);
-  for (auto i = first; i != last; ++i) {
-    auto& w = wanted_[i->second];
+  auto handle_at = [this](std::size_t i) { return this->handle_at(i); };
+  by_handle_.for_each(volume.id, handle_at, [&](std::size_t i) {
+    auto& w = wanted_[i];
     if (w.how != matched::by_id) // the first volume of that id, as a lookup by id would find
       take(w, matched::by_id, volume.replica_node_ids);
-  }
+    return true;
+  });
   if (volume.name.empty())
     return;
-  auto [nfirst, nlast] = handles_equal_to(by_handle_, volume.name);
-  for (auto i = nfirst; i != nlast; ++i) {
-    auto& w = wanted_[i->second];
+  by_handle_.for_each(volume.name, handle_at, [&](std::size_t i) {
+    auto& w = wanted_[i];
     if (w.how == matched::none)
       take(w, matched::by_name, volume.replica_node_ids);
-  }
+    return true;
+  });
+}
+
+void px_volume_match::end_of_offers() {
+  by_handle_ = hashed_names();
+  handles_ = {};
 }
 
 void px_volume_match::record(std::size_t index, const std::vector<std::string>& replica_node_ids) {

@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "model/hashed_names.hpp"
 #include "model/objects.hpp"
 #include "model/portworx_sdk.hpp"
 
@@ -26,6 +28,9 @@ public:
   /// that names the volume takes it only if no volume has that id (as one lookup by id,
   /// then by name, over the whole answer would).
   void offer(const sdk_volume& volume);
+  /// The answer has been offered whole: frees what offer() searches (~7 MB at 200,000
+  /// PVs) before visit() builds the driver's answer beside what is kept.
+  void end_of_offers();
   /// A per-volume inspect's answer for PV `index` (the fallback for old gateways).
   void record(std::size_t index, const std::vector<std::string>& replica_node_ids);
 
@@ -51,8 +56,14 @@ private:
   const shared_list<persistent_volume>& pvs_;
   std::vector<wanted> wanted_; // per PV, in pvs_' order
   std::vector<uint32_t> ids_;
-  /// (handle, PV index), sorted by handle: searched for each answered volume's id and name.
-  std::vector<std::pair<std::string_view, std::size_t>> by_handle_;
+  std::optional<std::string_view> handle_at(std::size_t i) const;
+  /// Each PV's handle, side by side: a lookup that hits reads one view here, where going
+  /// through pvs_ read a pointer and the PV object first (two cache misses more, per
+  /// answered volume, on the thread that downloads the answer).
+  std::vector<std::string_view> handles_;
+  /// PV indices by handle: searched for each answered volume's id and name, as the answer
+  /// streams in (a sorted vector cost ~0.4 s to sort at 200,000 PVs, before the call went out).
+  hashed_names by_handle_;
   std::vector<std::string> node_ids_;
   std::unordered_map<std::string, uint32_t> node_index_;
 };

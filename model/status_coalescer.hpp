@@ -53,9 +53,10 @@ public:
   /// the cap. Returns false (and changes nothing) when this VM was already recorded.
   bool add_result(const vm_detail& d);
   bool has_detail(const std::string& namespace_, const std::string& name) const;
-  /// Keeps `n` detail slots for migration results still to come: skips are listed only
-  /// while they leave that room, so every VM the engine ran gets its entry.
-  void reserve_details(std::size_t n) { reserved_ = n; }
+  /// Keeps `n` more detail slots for migration results still to come (a run reserves
+  /// as it hands candidates on): skips are listed only while they leave that room, so
+  /// every VM the engine ran gets its entry.
+  void reserve_details(std::size_t n) { reserved_ += n; }
 
   /// Final stage with outcome and reason, finishTimestamp = now; urgent. Afterwards
   /// every mutation is ignored.

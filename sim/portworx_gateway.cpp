@@ -158,6 +158,7 @@ struct portworx_gateway::impl {
     if (c.done)
       return false;
     std::string out;
+    out.reserve(volumes_per_chunk * 1024); // a volume is ~850 bytes: no regrowth per chunk
     auto from = c.next;
     c.next = storage.for_each_volume(from, volumes_per_chunk, [&](const storage_volume& v) {
       if (!c.filter.matches(v))

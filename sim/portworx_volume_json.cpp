@@ -1,6 +1,9 @@
 // The volume inspect answer as text (see the header for why not a JSON tree).
 #include "sim/portworx_volume_json.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include <nlohmann/json.hpp>
 
 namespace schedopt::sim {
@@ -10,16 +13,18 @@ namespace {
 // Names and ids are plain printable ASCII: those are written as they are; anything else
 // (a quote, a backslash, a control or non-ASCII byte) goes through nlohmann's escaping.
 void append_string(std::string& out, const std::string& s) {
-  bool plain = true;
-  for (unsigned char c : s)
-    plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  bool plain = std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
   if (!plain) {
     out += nlohmann::json(s).dump();
     return;
   }
-  out += '"';
-  out += s;
-  out += '"';
+  auto at = out.size();
+  out.resize(at + s.size() + 2);
+  out[at] = '"';
+  std::memcpy(&out[at + 1], s.data(), s.size());
+  out.back() = '"';
 }
 
 void append_labels(std::string& out, const storage_volume& v) {
