@@ -229,17 +229,17 @@ void start_engine(kind_pointer self) {
         if (!written || st.stopped)
           return reply(self);
         st.engine = engine_state::running;
-        if (st.queued.empty())
-          return maybe_reply(self); // the evaluation found nothing to migrate
         auto& spec = *st.request.spec.vm_hyperconvergence;
         auto& cfg = st.ctx.config;
         auto par = clamp_parallelism(spec.max_parallel_migrations, cfg.max_parallel_migrations,
                                      cfg.max_parallel_migrations_limit);
-        if (par.clamped) {
+        if (par.clamped) { // said even when nothing is to migrate: the spec is still wrong
           log_kv(spdlog::level::warn, par.message, {{"request", st.request.metadata.name}});
           self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
                                                  "ParallelismClamped", par.message});
         }
+        if (st.queued.empty())
+          return maybe_reply(self); // the evaluation found nothing to migrate
         log_kv(spdlog::level::info,
                "migration engine with " + std::to_string(par.effective) + " workers",
                {{"request", st.request.metadata.name}});

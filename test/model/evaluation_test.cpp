@@ -442,4 +442,49 @@ BOOST_AUTO_TEST_CASE(eligible_candidates_hold_room_on_their_targets) {
   BOOST_CHECK_EQUAL(r.counts.eligible, 2);
 }
 
+// The controller judges in batches and hands each batch's candidates on: batches of one
+// VMI must come to what evaluate() decides at once (order, room held, the cap), and
+// what is judged so far is only ever appended to.
+BOOST_AUTO_TEST_CASE(an_evaluator_in_batches_decides_as_evaluate_does) {
+  world w;
+  auto gi = int64_t{1} << 30;
+  for (const char* name : {"a", "b", "c", "d", "e"})
+    w.add(name, "n3", {"n1", "n2"}).requests.memory_bytes = 4 * gi;
+  w.add("ok", "n1", {"n1"});
+  w.in.nodes[0].allocatable.memory_bytes = 8 * gi; // n1: room for two
+  w.in.nodes[1].allocatable.memory_bytes = 6 * gi; // n2: room for one
+  w.in.max_non_hyperconverged_per_run = 1;
+  w.in.every_vmi = false;
+  auto whole = w.run();
+
+  evaluator e{w.in};
+  std::vector<std::string> handed; // as the controller hands them on, batch by batch
+  std::size_t batches = 0;
+  bool more = true;
+  while (more) {
+    more = e.advance(1);
+    ++batches;
+    auto& eligible = e.result().eligible;
+    BOOST_REQUIRE_GE(eligible.size(), handed.size());
+    for (auto i = handed.size(); i < eligible.size(); ++i) {
+      BOOST_CHECK_EQUAL(e.eligible_vmi(i).metadata.name, eligible[i].name);
+      handed.push_back(eligible[i].name);
+    }
+  }
+  BOOST_CHECK(e.done());
+  BOOST_CHECK_EQUAL(batches, 6u); // one VMI each
+  BOOST_CHECK(!e.advance(1));
+  auto parts = e.take_result();
+  BOOST_REQUIRE_EQUAL(whole.eligible.size(), 1u);
+  BOOST_CHECK((handed == std::vector<std::string>{"a"}));
+  BOOST_CHECK(parts.outstanding == whole.outstanding);
+  BOOST_CHECK_EQUAL(parts.skipped.size(), whole.skipped.size());
+  for (std::size_t i = 0; i < parts.skipped.size() && i < whole.skipped.size(); ++i)
+    BOOST_CHECK_EQUAL(parts.skipped[i].reason, whole.skipped[i].reason);
+  BOOST_CHECK_EQUAL(parts.counts.considered, 6);
+  BOOST_CHECK_EQUAL(parts.counts.hyperconverged, whole.counts.hyperconverged);
+  BOOST_CHECK_EQUAL(parts.counts.outstanding, whole.counts.outstanding);
+  BOOST_CHECK_EQUAL(parts.counts.skipped, whole.counts.skipped);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "k8s/informer_store.hpp"
+#include "model/hashed_names.hpp"
 #include "model/sorted_objects.hpp"
 
 using namespace schedopt;
@@ -108,6 +109,37 @@ BOOST_AUTO_TEST_CASE(name_hash_index_finds_cluster_scoped_objects_by_name) {
   BOOST_CHECK(!index.find_shared("pvc-1001"));
   BOOST_CHECK(!index.find_shared("pvc-namespaced"));
   BOOST_CHECK(!index.find_shared(""));
+}
+
+// The px match asks for every PV of a handle, lowest position first, and most names it
+// asks for are not there at all.
+BOOST_AUTO_TEST_CASE(hashed_names_visit_every_equal_name_in_position_order) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 1000; ++i)
+    names.push_back("vol-" + std::to_string(i % 300)); // each name at 3 or 4 positions
+  names.push_back("");
+  auto name_at = [&](std::size_t i) -> std::optional<std::string_view> {
+    if (i == 7)
+      return std::nullopt; // not indexed
+    return std::string_view(names[i]);
+  };
+  hashed_names index(names.size(), name_at);
+  std::vector<std::size_t> seen;
+  index.for_each("vol-7", name_at, [&](std::size_t i) {
+    seen.push_back(i);
+    return true;
+  });
+  BOOST_CHECK((seen == std::vector<std::size_t>{307, 607, 907})); // 7 is not indexed
+  BOOST_CHECK_EQUAL(*index.find("vol-299", name_at), 299u);
+  BOOST_CHECK_EQUAL(*index.find("", name_at), 1000u);
+  BOOST_CHECK(!index.find("vol-300", name_at));
+  seen.clear();
+  index.for_each("vol-8", name_at, [&](std::size_t i) {
+    seen.push_back(i);
+    return false; // the first is enough
+  });
+  BOOST_CHECK((seen == std::vector<std::size_t>{8}));
+  BOOST_CHECK(!hashed_names().find("vol-1", name_at));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
