@@ -216,7 +216,8 @@ void spawn_candidates(kind_pointer self, std::vector<candidate_plan>& plans) {
 }
 
 /// Writes the Migrating stage (before any VMIM exists, so a restart knows to adopt),
-/// then starts the supervisor and the candidates queued meanwhile.
+/// then starts the supervisor and the candidates queued meanwhile. Asked as the judging
+/// starts, so the evaluation may still be running when it is written.
 void start_engine(kind_pointer self) {
   auto& st = self->state;
   st.engine = engine_state::starting;
@@ -238,7 +239,7 @@ void start_engine(kind_pointer self) {
           self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
                                                  "ParallelismClamped", par.message});
         }
-        if (st.queued.empty())
+        if (st.evaluated && st.queued.empty())
           return maybe_reply(self); // the evaluation found nothing to migrate
         log_kv(spdlog::level::info,
                "migration engine with " + std::to_string(par.effective) + " workers",
@@ -448,6 +449,10 @@ void begin_judging(kind_pointer self) {
   in.volumes = std::move(st.in.volumes);
   in.replicas = std::move(st.in.replicas);
   in.now = actor_now(self);
+  // A run that may migrate writes Migrating whatever it finds (with no candidate it goes
+  // on to Final): written now, the write's round trip is over by the first candidate.
+  if (!in.every_vmi)
+    start_engine(self);
   st.eval = std::make_unique<evaluator>(in);
   if (!in.every_vmi)
     hand_off(self, adopted_plans(st)); // adopted VMIMs first, as they were created
