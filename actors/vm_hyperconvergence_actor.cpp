@@ -71,7 +71,7 @@ struct phase_times {
 constexpr std::size_t vmis_per_batch = 1024;
 
 enum class engine_state {
-  none,     // no candidate handed on yet
+  none,     // Migrating not asked for: inputs still gathered, or a run that creates nothing
   starting, // the Migrating stage is being written; candidates queue meanwhile
   running,  // the supervisor runs; candidates are spawned as they are handed on
 };
@@ -252,8 +252,9 @@ void start_engine(kind_pointer self) {
       [=](caf::error& err) { fail_run(self, "status writer failed: " + error_message(err)); });
 }
 
-/// Gives plans to the engine, starting it with the first ones. Their detail slots are
-/// reserved at once, before any skip is sent (skips are sent when the evaluation ends).
+/// Gives plans to the engine (queued while its stage write is pending). Their detail
+/// slots are reserved at once, before any skip is sent (skips are sent when the
+/// evaluation ends).
 void hand_off(kind_pointer self, std::vector<candidate_plan> plans) {
   auto& st = self->state;
   if (plans.empty())
@@ -263,8 +264,6 @@ void hand_off(kind_pointer self, std::vector<candidate_plan> plans) {
   std::move(plans.begin(), plans.end(), std::back_inserter(st.queued));
   if (st.engine == engine_state::running)
     spawn_candidates(self, st.queued);
-  else if (st.engine == engine_state::none)
-    start_engine(self);
 }
 
 /// Plans for the VMIMs of this request found at resume, adopted, never created twice.
@@ -417,8 +416,6 @@ void finish_evaluation(kind_pointer self) {
   st.eval_in.reset();
   if (st.ctx.config.dry_run)
     return report_without_migrating(self, sources);
-  if (st.engine == engine_state::none && !st.stopped)
-    return start_engine(self); // nothing to migrate: Migrating, then Final, as before
   maybe_reply(self);
 }
 
@@ -678,9 +675,8 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       st.stopped = true;
       if (st.supervisor)
         self->send(st.supervisor, atom::stop_v);
-      // Still gathering inputs: nothing runs, so nothing is waited for.
-      if (!st.eval)
-        reply(self);
+      // Waits only for a pending stage write and the candidates already running.
+      maybe_reply(self);
     },
   };
 }

@@ -207,6 +207,22 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
   BOOST_CHECK_EQUAL(writer->results.back().detail.status, vm_status::successful);
 }
 
+// SPEC §3 "request deleted mid-run": a stop after the evaluation ended creates nothing
+// more but waits for the migration already running.
+BOOST_AUTO_TEST_CASE(a_stop_after_the_evaluation_waits_for_the_running_migration) {
+  auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
+  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
+  sched.run();
+  BOOST_REQUIRE_EQUAL(api->calls_of("create").size(), 1u); // vm-a's VMIM is in flight
+  caf::anon_send(aut, atom::stop_v);
+  sched.run();
+  BOOST_CHECK(!result->arrived());
+  vmim_succeeded("vm-a");
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->successful, 1);
+  BOOST_CHECK_EQUAL(api->calls_of("create").size(), 1u);
+}
+
 // The API server stored the VMIM but the answer was lost (a 5xx, or a retry denied by
 // admission because the first attempt's VMIM is in flight): the candidate finds its
 // VMIM by its fixed name and watches it instead of failing or creating another.
