@@ -147,6 +147,16 @@ std::string first_blocking_filter(const virtual_machine_instance& vmi,
 
 } // namespace
 
+volume_mapper::volume_mapper(sorted_objects<persistent_volume_claim> pvcs,
+                             sorted_objects<persistent_volume> pvs, pv_owned_predicate owned)
+    : pvcs_(std::move(pvcs)), pvs_(std::move(pvs)), pvs_by_name_(pvs_), owned_(std::move(owned)) {}
+
+// VMIs come in key order and their claims mostly follow it ("<vm>-rootdisk"): each PVC
+// is searched from where the last one was. PVs are found by a hash of their name.
+vmi_volumes volume_mapper::map(const virtual_machine_instance& vmi) {
+  return volumes_of(vmi, pvcs_, pvc_hint_, pvs_by_name_, owned_);
+}
+
 std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_instance>& vmis,
                                            const sorted_objects<persistent_volume_claim>& pvcs,
                                            const sorted_objects<persistent_volume>& pvs,
@@ -154,12 +164,9 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
   auto considered = considered_sorted(vmis);
   std::vector<vmi_volumes> out;
   out.reserve(considered.size()); // 10,000 of them: growing would hold 1.5 times as many
-  // VMIs come in key order and their claims mostly follow it ("<vm>-rootdisk"): each
-  // PVC is searched from where the last one was. PVs are found by a hash of their name.
-  std::size_t pvc_hint = 0;
-  name_hash_index<persistent_volume> pvs_by_name{pvs};
+  volume_mapper mapper{pvcs, pvs, owned};
   for (auto* vmi : considered)
-    out.push_back(volumes_of(*vmi, pvcs, pvc_hint, pvs_by_name, owned));
+    out.push_back(mapper.map(*vmi));
   return out;
 }
 
@@ -198,6 +205,7 @@ struct evaluator::state {
   // where a binary search of the flat map read a key's heap block per probe.
   hashed_names answered;
   std::vector<const replica_nodes*> found_sets; // reused: no allocation per VMI
+  vmi_volumes mapped;                           // in.mapper's answer for the VMI judged
   evaluation_result out;
   std::vector<const virtual_machine_instance*> eligible_vmis;
 
@@ -257,7 +265,8 @@ void evaluator::state::skip(vmi_evaluation& ev, std::string reason) {
 void evaluator::state::judge(const virtual_machine_instance& vmi) {
   auto& counts = out.counts;
   ++counts.considered;
-  const vmi_volumes* vols = volumes_of_vmi(vmi.metadata.namespace_, vmi.metadata.name);
+  const vmi_volumes* vols = in.mapper ? &(mapped = in.mapper->map(vmi))
+                                      : volumes_of_vmi(vmi.metadata.namespace_, vmi.metadata.name);
   std::string error = vols ? vols->error : std::string();
   found_sets.clear();
   if (error.empty() && vols) {

@@ -44,9 +44,28 @@ struct vmi_volumes {
 /// Which PVs the configured storage driver owns.
 using pv_owned_predicate = std::function<bool(const persistent_volume&)>;
 
-/// Step 1: maps every considered VMI to the driver PVs behind its PVC / DataVolume
-/// volumes. Sorted (ns, name), as evaluate() reads them; the result views into `vmis`,
-/// which must outlive it.
+/// Step 1 for one VMI at a time: the driver PVs behind its PVC / DataVolume volumes.
+/// Asked in key order, each claim is searched from where the last one was found. It
+/// holds the claims and volumes it searches; the result views into the VMI.
+class volume_mapper {
+public:
+  volume_mapper(sorted_objects<persistent_volume_claim> pvcs,
+                sorted_objects<persistent_volume> pvs, pv_owned_predicate owned);
+  volume_mapper(const volume_mapper&) = delete; // the index refers to pvs_
+  volume_mapper& operator=(const volume_mapper&) = delete;
+
+  vmi_volumes map(const virtual_machine_instance& vmi);
+
+private:
+  sorted_objects<persistent_volume_claim> pvcs_;
+  sorted_objects<persistent_volume> pvs_;
+  name_hash_index<persistent_volume> pvs_by_name_;
+  pv_owned_predicate owned_;
+  std::size_t pvc_hint_ = 0;
+};
+
+/// Step 1 for every considered VMI, sorted (ns, name) as evaluate() reads them; the
+/// result views into `vmis`, which must outlive it.
 std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_instance>& vmis,
                                            const sorted_objects<persistent_volume_claim>& pvcs,
                                            const sorted_objects<persistent_volume>& pvs,
@@ -64,7 +83,11 @@ in_flight_migrations_by_vmi(const std::vector<virtual_machine_instance_migration
 
 struct evaluation_input {
   shared_list<virtual_machine_instance> vmis; // shared with the informer: never copied
-  std::vector<vmi_volumes> volumes; // step 1 output, sorted (ns, name)
+  /// Step 1 output, sorted (ns, name): an explanation keeps it to show each VMI's volumes.
+  std::vector<vmi_volumes> volumes;
+  /// Set instead of `volumes`: step 1 is done VMI by VMI as each is judged (README
+  /// "Candidates stream to the engine"), not for all of them before the first.
+  std::shared_ptr<volume_mapper> mapper;
   replica_map replicas;
   std::vector<node> nodes;
   /// Requests already on each node (usage_by_node over every listed VMI and VMIM, not

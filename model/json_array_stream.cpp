@@ -1,6 +1,10 @@
 // See json_array_stream.hpp.
 #include "model/json_array_stream.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace schedopt {
 
 namespace {
@@ -12,6 +16,27 @@ constexpr std::size_t max_tail = 1 << 20;
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// Inside a string only `"` and `\\` matter, and string contents are most of a bulk
+// answer's bytes (168 MB at 100,000 VMIs, on the thread that downloads it): they are
+// skipped 16 bytes at a time where SSE2 is there (every x86-64), byte by byte elsewhere.
+std::size_t next_quote_or_backslash(std::string_view bytes, std::size_t i) {
+  const std::size_t n = bytes.size();
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (; i + 16 <= n; i += 16) {
+    __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes.data() + i));
+    auto hits = static_cast<unsigned>(_mm_movemask_epi8(
+      _mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash))));
+    if (hits != 0)
+      return i + static_cast<std::size_t>(__builtin_ctz(hits));
+  }
+#endif
+  while (i < n && bytes[i] != '"' && bytes[i] != '\\')
+    ++i;
+  return i;
 }
 
 } // namespace
@@ -126,8 +151,7 @@ void json_array_stream::scan(std::string_view bytes,
           escape_ = false;
           continue;
         }
-        while (i < n && bytes[i] != '"' && bytes[i] != '\\')
-          ++i;
+        i = next_quote_or_backslash(bytes, i);
         if (i == n)
           break;
         if (bytes[i] == '\\')

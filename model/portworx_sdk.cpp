@@ -2,7 +2,6 @@
 #include "model/portworx_sdk.hpp"
 
 #include <algorithm>
-#include <set>
 
 #include "model/decode_reader.hpp"
 #include "model/json_array_stream.hpp"
@@ -36,18 +35,18 @@ expected<sdk_volume> read_volume_inspect(decode_reader& r, const json_object& re
     auto locator = r.child(vol, "locator");
     r.read(locator, "name", out.name);
   }
-  std::set<std::string> ids;
-  auto collect = [&](const json_object& set) {
-    std::vector<std::string> nodes;
-    r.read(set, "nodes", nodes);
-    ids.insert(nodes.begin(), nodes.end());
-  };
+  // Every set's nodes, sorted and once each: read into one vector (read() appends) and
+  // sorted after, where a std::set and a vector per set cost heap blocks per node
+  // (~1,000,000 at 100,000 VMIs, on the thread that downloads the bulk answer).
+  auto& ids = out.replica_node_ids;
+  auto collect = [&](const json_object& set) { r.read(set, "nodes", ids); };
   r.for_each(vol, "replica_sets", collect);
   if (ids.empty())
     r.for_each(vol, "replicaSets", collect);
   if (!r.ok())
     return r.failure();
-  out.replica_node_ids.assign(ids.begin(), ids.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return out;
 }
 

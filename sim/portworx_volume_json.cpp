@@ -2,7 +2,9 @@
 #include "sim/portworx_volume_json.hpp"
 
 #include <algorithm>
-#include <cstring>
+#include <array>
+#include <charconv>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -10,27 +12,41 @@ namespace schedopt::sim {
 
 namespace {
 
+using namespace std::string_view_literals;
+
+// A constant part, appended with its length known (no strlen per call).
+void put(std::string& out, std::string_view text) {
+  out.append(text.data(), text.size());
+}
+
 // Names and ids are plain printable ASCII: those are written as they are; anything else
 // (a quote, a backslash, a control or non-ASCII byte) goes through nlohmann's escaping.
-void append_string(std::string& out, const std::string& s) {
-  bool plain = std::all_of(s.begin(), s.end(), [](unsigned char c) {
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  });
-  if (!plain) {
-    out += nlohmann::json(s).dump();
-    return;
-  }
-  auto at = out.size();
-  out.resize(at + s.size() + 2);
-  out[at] = '"';
-  std::memcpy(&out[at + 1], s.data(), s.size());
-  out.back() = '"';
+// append() rather than resize() + copy: resize first zero-fills what it adds, and this
+// ran for ~1,000,000 strings per 100,000-VMI answer (perf: a third of the writer).
+void append_string(std::string& out, std::string_view s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      out += nlohmann::json(std::string(s)).dump();
+      return;
+    }
+  out += '"';
+  out.append(s.data(), s.size());
+  out += '"';
+}
+
+template <typename Number>
+void append_number_string(std::string& out, Number n) {
+  std::array<char, 24> digits{};
+  auto end = std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr;
+  out += '"';
+  out.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
+  out += '"';
 }
 
 void append_labels(std::string& out, const storage_volume& v) {
-  out += R"({"namespace":)";
+  put(out, R"({"namespace":)"sv);
   append_string(out, v.pvc_namespace);
-  out += R"(,"pvc":)";
+  put(out, R"(,"pvc":)"sv);
   append_string(out, v.pvc_name);
   out += '}';
 }
@@ -47,48 +63,60 @@ px_node_directory px_node_directory_of(const storage_backend& storage) {
 void append_volume_inspect_json(std::string& out, const storage_volume& v,
                                 const px_node_directory& nodes,
                                 const std::optional<std::string>& extra_node_id) {
-  out += R"({"labels":)";
+  // Each replica's node is looked up once, for both of the lists that name it.
+  constexpr std::size_t inline_replicas = 8;
+  std::array<const px_node_ref*, inline_replicas> refs{};
+  auto ref_of = [&](std::size_t k) -> const px_node_ref* {
+    if (k < inline_replicas)
+      return refs[k];
+    auto n = nodes.find(v.replica_nodes[k]);
+    return n != nodes.end() ? &n->second : nullptr;
+  };
+  for (std::size_t k = 0; k < std::min(inline_replicas, v.replica_nodes.size()); ++k) {
+    auto n = nodes.find(v.replica_nodes[k]);
+    refs[k] = n != nodes.end() ? &n->second : nullptr;
+  }
+
+  put(out, R"({"labels":)"sv);
   append_labels(out, v);
-  out += R"(,"name":)";
+  put(out, R"(,"name":)"sv);
   append_string(out, v.name);
-  out += R"(,"volume":{"attached_state":"ATTACH_STATE_INTERNAL_SWITCH",)"
-         R"("ctime":"2026-01-01T00:00:00Z","format":"FS_TYPE_EXT4","id":)";
+  put(out, R"(,"volume":{"attached_state":"ATTACH_STATE_INTERNAL_SWITCH",)"
+           R"("ctime":"2026-01-01T00:00:00Z","format":"FS_TYPE_EXT4","id":)"sv);
   append_string(out, v.id);
-  out += R"(,"locator":{"name":)";
+  put(out, R"(,"locator":{"name":)"sv);
   append_string(out, v.name);
-  out += R"(,"volume_labels":)";
+  put(out, R"(,"volume_labels":)"sv);
   append_labels(out, v);
-  out += R"(},"replica_sets":[{"nodes":[)";
-  std::string pools;
-  bool first = true;
-  for (auto& name : v.replica_nodes) {
-    auto n = nodes.find(name);
-    if (!first) {
+  put(out, R"(},"replica_sets":[{"nodes":[)"sv);
+  for (std::size_t k = 0; k < v.replica_nodes.size(); ++k) {
+    if (k > 0)
       out += ',';
-      pools += ',';
-    }
-    first = false;
-    append_string(out, n != nodes.end() ? n->second.px_id : name);
-    append_string(pools, n != nodes.end() ? n->second.pool_uuid : std::string{});
+    auto* ref = ref_of(k);
+    append_string(out, ref ? std::string_view{ref->px_id} : std::string_view{v.replica_nodes[k]});
   }
   if (extra_node_id) {
-    if (!first) {
+    if (!v.replica_nodes.empty())
       out += ',';
-      pools += ',';
-    }
     append_string(out, *extra_node_id);
-    pools += R"("")";
   }
-  out += R"(],"pool_uuids":[)";
-  out += pools;
-  out += R"(]}],"spec":{"block_size":"4096","cos":"HIGH","format":"FS_TYPE_EXT4","ha_level":")";
-  out += std::to_string(v.replica_nodes.size());
-  out += R"(","sharedv4":true,"size":")";
-  out += std::to_string(v.size_bytes);
-  out += R"(","volume_labels":)";
+  put(out, R"(],"pool_uuids":[)"sv);
+  for (std::size_t k = 0; k < v.replica_nodes.size(); ++k) {
+    if (k > 0)
+      out += ',';
+    auto* ref = ref_of(k);
+    append_string(out, ref ? std::string_view{ref->pool_uuid} : std::string_view{});
+  }
+  if (extra_node_id)
+    put(out, v.replica_nodes.empty() ? R"("")"sv : R"(,"")"sv);
+  put(out, R"(]}],"spec":{"block_size":"4096","cos":"HIGH","format":"FS_TYPE_EXT4","ha_level":)"sv);
+  append_number_string(out, v.replica_nodes.size());
+  put(out, R"(,"sharedv4":true,"size":)"sv);
+  append_number_string(out, v.size_bytes);
+  put(out, R"(,"volume_labels":)"sv);
   append_labels(out, v);
-  out += R"(},"state":"VOLUME_STATE_ATTACHED","status":"VOLUME_STATUS_UP",)"
-         R"("usage":"1073741824"}})";
+  put(out, R"(},"state":"VOLUME_STATE_ATTACHED","status":"VOLUME_STATUS_UP",)"
+           R"("usage":"1073741824"}})"sv);
 }
 
 } // namespace schedopt::sim

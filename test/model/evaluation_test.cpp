@@ -487,4 +487,50 @@ BOOST_AUTO_TEST_CASE(an_evaluator_in_batches_decides_as_evaluate_does) {
   BOOST_CHECK_EQUAL(parts.counts.skipped, whole.counts.skipped);
 }
 
+
+// The controller maps each VMI to its volumes as it judges it (after the driver has
+// answered): every verdict, reason and count is the one step 1 done first gives.
+BOOST_AUTO_TEST_CASE(volumes_mapped_as_judged_decide_as_step_one_done_first) {
+  world w;
+  w.add("a-misplaced", "n3", {"n1", "n2"});
+  w.add("b-placed", "n1", {"n1"});
+  w.add("c-semi", "n2", {"n1", "n2"}, "other");
+  w.vmis.push_back(vmi("ns", "d-no-claim", "n1", {"claim-gone"}));
+  w.vmis.push_back(vmi("ns", "e-no-pv", "n1", {"claim-e"}));
+  w.pvcs["ns/claim-e"] = pvc("ns", "claim-e", "pv-gone");
+  w.vmis.push_back(vmi("ns", "f-two", "n3", {"claim-f1", "claim-f2", "claim-nfs"}));
+  for (const char* c : {"f1", "f2"}) {
+    w.pvcs[std::string("ns/claim-") + c] = pvc("ns", std::string("claim-") + c, std::string("pv-") + c);
+    w.pvs[std::string("pv-") + c] = pv(std::string("pv-") + c);
+  }
+  w.pvcs["ns/claim-nfs"] = pvc("ns", "claim-nfs", "pv-nfs");
+  w.pvs["pv-nfs"] = pv("pv-nfs", "nfs.csi.k8s.io");
+  w.in.replicas.nodes["pv-f1"] = {"n1", "n2"};
+  w.in.replicas.nodes["pv-f2"] = {"n2"};
+  w.vmis.push_back(vmi("ns", "g-unanswered", "n1", {"claim-g"}));
+  w.pvcs["ns/claim-g"] = pvc("ns", "claim-g", "pv-g");
+  w.pvs["pv-g"] = pv("pv-g");
+  for (bool every_vmi : {true, false}) {
+    w.in.every_vmi = every_vmi;
+    auto first = w.run();
+    auto as_judged = w.run_mapping_as_judged();
+    BOOST_REQUIRE_EQUAL(as_judged.vmis.size(), first.vmis.size());
+    for (std::size_t i = 0; i < first.vmis.size(); ++i) {
+      const auto& x = first.vmis[i];
+      const auto& y = as_judged.vmis[i];
+      BOOST_CHECK_EQUAL(y.name, x.name);
+      BOOST_CHECK_EQUAL(y.verdict, x.verdict);
+      BOOST_CHECK_EQUAL(y.reason, x.reason);
+      BOOST_CHECK(y.disp == x.disp);
+      BOOST_CHECK(y.target_nodes == x.target_nodes);
+    }
+    BOOST_CHECK_EQUAL(as_judged.counts.considered, 7);
+    BOOST_CHECK_EQUAL(as_judged.counts.errors, first.counts.errors);
+    BOOST_CHECK_EQUAL(as_judged.counts.errors, 3); // no PVC, no PV, no replica answer
+    BOOST_CHECK_EQUAL(as_judged.counts.eligible, first.counts.eligible);
+    BOOST_CHECK_EQUAL(as_judged.counts.hyperconverged, first.counts.hyperconverged);
+    BOOST_CHECK_EQUAL(as_judged.counts.semi, first.counts.semi);
+    BOOST_CHECK_EQUAL(as_judged.counts.non, first.counts.non);
+  }
+}
 BOOST_AUTO_TEST_SUITE_END()

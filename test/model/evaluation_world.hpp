@@ -81,6 +81,15 @@ struct world {
   evaluation_result run() {
     in.vmis = share_all(vmis);
     in.volumes = driver_volumes_of(in.vmis, index_of(pvcs), index_of(pvs), owned_by_px);
+    in.mapper = nullptr;
+    return evaluate(in);
+  }
+
+  /// As the controller evaluates: each VMI mapped to its volumes as it is judged.
+  evaluation_result run_mapping_as_judged() {
+    in.vmis = share_all(vmis);
+    in.volumes.clear();
+    in.mapper = std::make_shared<volume_mapper>(index_of(pvcs), index_of(pvs), owned_by_px);
     return evaluate(in);
   }
 
