@@ -61,6 +61,9 @@ struct kind_result {
 struct replica_query {
   shared_list<persistent_volume> volumes; // shared with the PV informer's store
   std::vector<node> nodes; // to map driver node ids onto Kubernetes node names
+  /// The kind takes the answer by position (replica_answer::by_position); a driver may
+  /// still answer by name.
+  bool by_position = false;
 };
 
 /// storage driver -> kind: Kubernetes node names holding a replica, per PV name, and
@@ -68,6 +71,9 @@ struct replica_query {
 /// shape, so the kind takes it over instead of rebuilding 20,000 entries of it.
 struct replica_answer {
   replicas_by_pv replicas;
+  /// Or, for a query asked by position: entry i answers the query's i-th PV (one that
+  /// has an error has no nodes), so no PV name is copied (200,000 at 100,000 VMIs).
+  std::vector<replica_nodes> by_position;
   std::vector<std::pair<std::string, std::string>> errors;
 };
 
@@ -131,7 +137,7 @@ typename Inspector::result_type inspect(Inspector& f, kind_result& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replica_answer& x) {
-  return f(caf::meta::type_name("replica_answer"), x.replicas, x.errors);
+  return f(caf::meta::type_name("replica_answer"), x.replicas, x.by_position, x.errors);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admission_request& x) {

@@ -170,6 +170,16 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
   return out;
 }
 
+std::vector<std::pair<const persistent_volume*, uint32_t>>
+replica_map::positions_of(const shared_list<persistent_volume>& asked) {
+  std::vector<std::pair<const persistent_volume*, uint32_t>> out;
+  out.reserve(asked.size());
+  for (std::size_t i = 0; i < asked.size(); ++i)
+    out.emplace_back(asked[i].get(), static_cast<uint32_t>(i));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::map<std::string, std::string>
 in_flight_migrations_by_vmi(const std::vector<virtual_machine_instance_migration>& vmims) {
   std::map<std::string, std::string> out;
@@ -214,6 +224,7 @@ struct evaluator::state {
     return std::string_view(in.replicas.nodes.nth(i)->first);
   }
   const vmi_volumes* volumes_of_vmi(std::string_view ns, std::string_view name);
+  const replica_nodes* replicas_of(const persistent_volume& pv) const;
   void skip(vmi_evaluation& ev, std::string reason);
   void judge(const virtual_machine_instance& vmi);
 };
@@ -255,6 +266,20 @@ const vmi_volumes* evaluator::state::volumes_of_vmi(std::string_view ns, std::st
   return nullptr;
 }
 
+// The driver's answer for one PV, by position when it answered so, else by name.
+const replica_nodes* evaluator::state::replicas_of(const persistent_volume& pv) const {
+  const auto& r = in.replicas;
+  if (!r.positions.empty()) {
+    auto at = std::lower_bound(r.positions.begin(), r.positions.end(),
+                               std::make_pair(&pv, uint32_t{0}));
+    if (at == r.positions.end() || at->first != &pv || at->second >= r.by_position.size())
+      return nullptr;
+    return &r.by_position[at->second];
+  }
+  auto at = answered.find(pv.metadata.name, [this](std::size_t i) { return answer_pv(i); });
+  return at ? &r.nodes.nth(*at)->second : nullptr;
+}
+
 void evaluator::state::skip(vmi_evaluation& ev, std::string reason) {
   ev.disp = disposition::skipped;
   ev.reason = std::move(reason);
@@ -276,12 +301,12 @@ void evaluator::state::judge(const virtual_machine_instance& vmi) {
         error = e->second;
         break;
       }
-      auto r = answered.find(pv, [this](std::size_t i) { return answer_pv(i); });
-      if (!r) {
+      auto* set = replicas_of(*owned);
+      if (!set) {
         error = "storage driver returned no replica nodes for volume \"" + pv + "\"";
         break;
       }
-      found_sets.push_back(&in.replicas.nodes.nth(*r)->second);
+      found_sets.push_back(set);
     }
   }
   // A controller run reports nothing of a VMI already on a best node (99 % of them at

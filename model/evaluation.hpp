@@ -74,7 +74,16 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
 /// What the storage driver answered (SPEC §2.3), by PV name.
 struct replica_map {
   replicas_by_pv nodes; // PV -> Kubernetes node names (normalized)
+  /// Or, from a driver that answered by position: the nodes of the query's i-th PV
+  /// (normalized), found through `positions`, (PV, i) sorted by the PV's address. The
+  /// evaluation's PVs are the query's objects, so nothing is looked up by name.
+  std::vector<replica_nodes> by_position;
+  std::vector<std::pair<const persistent_volume*, uint32_t>> positions;
   std::map<std::string, std::string> errors;          // PV -> driver error text
+
+  /// The positions of `asked` (a query's PVs, in its order), for by_position.
+  static std::vector<std::pair<const persistent_volume*, uint32_t>>
+  positions_of(const shared_list<persistent_volume>& asked);
 };
 
 /// Non-final VMIMs (anyone's), VMI "<ns>/<name>" -> VMIM name.

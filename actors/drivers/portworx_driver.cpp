@@ -274,14 +274,21 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
         spdlog::warn("portworx node {} (replica of {}) matches no Kubernetes node", *id,
                      pv.metadata.name);
     }
-    // The PVs come sorted by name: each lands at the end.
-    l->answer.replicas.emplace_hint(l->answer.replicas.end(), pv.metadata.name, std::move(nodes));
+    if (l->query.by_position)
+      l->answer.by_position.push_back(std::move(nodes));
+    else // the PVs come sorted by name: each lands at the end
+      l->answer.replicas.emplace_hint(l->answer.replicas.end(), pv.metadata.name, std::move(nodes));
   };
   auto missing = [&](const persistent_volume& pv) {
     l->answer.errors.emplace_back(pv.metadata.name,
                                   "portworx volume \"" + pv.volume_handle + "\" not found");
+    if (l->query.by_position)
+      l->answer.by_position.emplace_back();
   };
-  l->answer.replicas.reserve(l->query.volumes.size());
+  if (l->query.by_position)
+    l->answer.by_position.reserve(l->query.volumes.size());
+  else
+    l->answer.replicas.reserve(l->query.volumes.size());
   if (l->match)
     l->match->visit(found, missing);
   l->match.reset();

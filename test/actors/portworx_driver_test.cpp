@@ -219,6 +219,27 @@ BOOST_AUTO_TEST_CASE(a_404_volume_is_a_per_volume_error_not_retried) {
   BOOST_CHECK_EQUAL(gw.hits_of("/v1/volumes/inspect/gone"), 1);
 }
 
+// Asked by position (as the controller asks), the answer has one entry per queried PV in
+// the query's order, a missing volume's empty beside its error, and no named entries.
+BOOST_AUTO_TEST_CASE(a_query_by_position_is_answered_in_its_order) {
+  gateway gw;
+  gw.answer("/v1/nodes", one_node);
+  gw.answer("/v1/nodes/inspect/px1", px1);
+  gw.answer("/v1/volumes/inspect/vol-a", vol_a);
+  auto aut = spawn_driver(gw.endpoint());
+  auto q = query_for({"gone", "vol-a"});
+  q.by_position = true;
+  auto answer = ask<replica_answer>(sys, aut, q);
+  BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
+  BOOST_REQUIRE_MESSAGE(answer->value, "driver failed: " << error_message(*answer->error));
+  BOOST_CHECK(answer->value->replicas.empty());
+  BOOST_REQUIRE_EQUAL(answer->value->by_position.size(), 2u);
+  BOOST_CHECK(answer->value->by_position[0].empty());
+  BOOST_CHECK((answer->value->by_position[1] == replica_nodes{"n1"}));
+  BOOST_REQUIRE_EQUAL(answer->value->errors.size(), 1u);
+  BOOST_CHECK_EQUAL(answer->value->errors[0].first, "pv-gone");
+}
+
 BOOST_AUTO_TEST_CASE(a_429_waits_for_the_gateways_retry_after) {
   gateway gw;
   gw.answer("/v1/nodes", one_node);

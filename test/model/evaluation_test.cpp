@@ -489,7 +489,8 @@ BOOST_AUTO_TEST_CASE(an_evaluator_in_batches_decides_as_evaluate_does) {
 
 
 // The controller maps each VMI to its volumes as it judges it (after the driver has
-// answered): every verdict, reason and count is the one step 1 done first gives.
+// answered) and takes the driver's answer by position: every verdict, reason and count
+// is the one step 1 done first, with an answer by name, gives.
 BOOST_AUTO_TEST_CASE(volumes_mapped_as_judged_decide_as_step_one_done_first) {
   world w;
   w.add("a-misplaced", "n3", {"n1", "n2"});
@@ -510,10 +511,12 @@ BOOST_AUTO_TEST_CASE(volumes_mapped_as_judged_decide_as_step_one_done_first) {
   w.vmis.push_back(vmi("ns", "g-unanswered", "n1", {"claim-g"}));
   w.pvcs["ns/claim-g"] = pvc("ns", "claim-g", "pv-g");
   w.pvs["pv-g"] = pv("pv-g");
-  for (bool every_vmi : {true, false}) {
+  for (auto [every_vmi, by_position] : {std::pair{true, false}, std::pair{false, false},
+                                        std::pair{true, true}, std::pair{false, true}}) {
+    BOOST_TEST_CONTEXT("every_vmi " << every_vmi << ", answered by position " << by_position) {
     w.in.every_vmi = every_vmi;
     auto first = w.run();
-    auto as_judged = w.run_mapping_as_judged();
+    auto as_judged = w.run_mapping_as_judged(by_position);
     BOOST_REQUIRE_EQUAL(as_judged.vmis.size(), first.vmis.size());
     for (std::size_t i = 0; i < first.vmis.size(); ++i) {
       const auto& x = first.vmis[i];
@@ -531,6 +534,7 @@ BOOST_AUTO_TEST_CASE(volumes_mapped_as_judged_decide_as_step_one_done_first) {
     BOOST_CHECK_EQUAL(as_judged.counts.hyperconverged, first.counts.hyperconverged);
     BOOST_CHECK_EQUAL(as_judged.counts.semi, first.counts.semi);
     BOOST_CHECK_EQUAL(as_judged.counts.non, first.counts.non);
+    }
   }
 }
 BOOST_AUTO_TEST_SUITE_END()

@@ -85,12 +85,37 @@ struct world {
     return evaluate(in);
   }
 
-  /// As the controller evaluates: each VMI mapped to its volumes as it is judged.
-  evaluation_result run_mapping_as_judged() {
+  /// As the controller evaluates: each VMI mapped to its volumes as it is judged, and
+  /// (by_position) the driver's answer taken by position in a query of every owned PV,
+  /// a PV without replicas given answered as the Portworx driver answers a missing one:
+  /// with no nodes and an error (which the next run() keeps, to the same effect).
+  evaluation_result run_mapping_as_judged(bool by_position = false) {
     in.vmis = share_all(vmis);
     in.volumes.clear();
-    in.mapper = std::make_shared<volume_mapper>(index_of(pvcs), index_of(pvs), owned_by_px);
-    return evaluate(in);
+    auto all_pvs = index_of(pvs);
+    auto named = in.replicas.nodes;
+    if (by_position) {
+      shared_list<persistent_volume> asked;
+      for (std::size_t i = 0; i < all_pvs.size(); ++i)
+        if (owned_by_px(*all_pvs.at(i)))
+          asked.push_back(all_pvs.at(i));
+      in.replicas.positions = replica_map::positions_of(asked);
+      in.replicas.by_position.clear();
+      for (const auto& pv : asked) {
+        const auto& name = pv->metadata.name;
+        auto found = named.find(name);
+        in.replicas.by_position.push_back(found != named.end() ? found->second : replica_nodes{});
+        if (found == named.end())
+          in.replicas.errors[name] = "storage driver returned no replica nodes for volume \"" + name + "\"";
+      }
+      in.replicas.nodes.clear();
+    }
+    in.mapper = std::make_shared<volume_mapper>(index_of(pvcs), std::move(all_pvs), owned_by_px);
+    auto result = evaluate(in);
+    in.replicas.nodes = std::move(named);
+    in.replicas.positions.clear();
+    in.replicas.by_position.clear();
+    return result;
   }
 
   const vmi_evaluation& find(const evaluation_result& r, const std::string& name) {
