@@ -1,11 +1,11 @@
 // The volume inspect answer as text (see the header for why not a JSON tree).
 #include "sim/portworx_volume_json.hpp"
 
-#include <algorithm>
 #include <array>
 #include <charconv>
 #include <string_view>
 
+#include <boost/container/small_vector.hpp>
 #include <nlohmann/json.hpp>
 
 namespace schedopt::sim {
@@ -64,17 +64,10 @@ void append_volume_inspect_json(std::string& out, const storage_volume& v,
                                 const px_node_directory& nodes,
                                 const std::optional<std::string>& extra_node_id) {
   // Each replica's node is looked up once, for both of the lists that name it.
-  constexpr std::size_t inline_replicas = 8;
-  std::array<const px_node_ref*, inline_replicas> refs{};
-  auto ref_of = [&](std::size_t k) -> const px_node_ref* {
-    if (k < inline_replicas)
-      return refs[k];
-    auto n = nodes.find(v.replica_nodes[k]);
-    return n != nodes.end() ? &n->second : nullptr;
-  };
-  for (std::size_t k = 0; k < std::min(inline_replicas, v.replica_nodes.size()); ++k) {
-    auto n = nodes.find(v.replica_nodes[k]);
-    refs[k] = n != nodes.end() ? &n->second : nullptr;
+  boost::container::small_vector<const px_node_ref*, 4> refs;
+  for (const auto& name : v.replica_nodes) {
+    auto n = nodes.find(name);
+    refs.push_back(n != nodes.end() ? &n->second : nullptr);
   }
 
   put(out, R"({"labels":)"sv);
@@ -92,7 +85,7 @@ void append_volume_inspect_json(std::string& out, const storage_volume& v,
   for (std::size_t k = 0; k < v.replica_nodes.size(); ++k) {
     if (k > 0)
       out += ',';
-    auto* ref = ref_of(k);
+    auto* ref = refs[k];
     append_string(out, ref ? std::string_view{ref->px_id} : std::string_view{v.replica_nodes[k]});
   }
   if (extra_node_id) {
@@ -104,7 +97,7 @@ void append_volume_inspect_json(std::string& out, const storage_volume& v,
   for (std::size_t k = 0; k < v.replica_nodes.size(); ++k) {
     if (k > 0)
       out += ',';
-    auto* ref = ref_of(k);
+    auto* ref = refs[k];
     append_string(out, ref ? std::string_view{ref->pool_uuid} : std::string_view{});
   }
   if (extra_node_id)

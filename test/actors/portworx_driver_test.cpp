@@ -112,6 +112,13 @@ const canned px1{200, R"({"node":{"id":"px1","scheduler_node_name":"n1"}})", ""}
 const canned vol_a{200, R"({"volume":{"id":"vol-a","replica_sets":[{"nodes":["px1"]}]}})", ""};
 const canned unavailable{503, R"({"error":"try later","code":14})", ""};
 
+/// An old gateway (no bulk calls) of one node, px1 = n1, that knows volume vol-a.
+void serve_px1_and_vol_a(gateway& gw) {
+  gw.answer("/v1/nodes", one_node);
+  gw.answer("/v1/nodes/inspect/px1", px1);
+  gw.answer("/v1/volumes/inspect/vol-a", vol_a);
+}
+
 replica_query query_for(std::vector<std::string> handles) {
   replica_query q;
   for (auto& h : handles) {
@@ -172,9 +179,7 @@ BOOST_AUTO_TEST_CASE(transient_503s_are_retried_until_the_gateway_answers) {
   gateway gw;
   gw.script("/v1/nodes", unavailable);
   gw.script("/v1/nodes", unavailable);
-  gw.answer("/v1/nodes", one_node);
-  gw.answer("/v1/nodes/inspect/px1", px1);
-  gw.answer("/v1/volumes/inspect/vol-a", vol_a);
+  serve_px1_and_vol_a(gw);
   auto aut = spawn_driver(gw.endpoint());
   auto answer = ask<replica_answer>(sys, aut, query_for({"vol-a"}));
   BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
@@ -206,9 +211,7 @@ BOOST_AUTO_TEST_CASE(a_400_fails_the_run_at_once) {
 
 BOOST_AUTO_TEST_CASE(a_404_volume_is_a_per_volume_error_not_retried) {
   gateway gw;
-  gw.answer("/v1/nodes", one_node);
-  gw.answer("/v1/nodes/inspect/px1", px1);
-  gw.answer("/v1/volumes/inspect/vol-a", vol_a);
+  serve_px1_and_vol_a(gw);
   auto aut = spawn_driver(gw.endpoint());
   auto answer = ask<replica_answer>(sys, aut, query_for({"vol-a", "gone"}));
   BOOST_REQUIRE(run_until([&] { return answer->arrived(); }));
@@ -223,9 +226,7 @@ BOOST_AUTO_TEST_CASE(a_404_volume_is_a_per_volume_error_not_retried) {
 // the query's order, a missing volume's empty beside its error, and no named entries.
 BOOST_AUTO_TEST_CASE(a_query_by_position_is_answered_in_its_order) {
   gateway gw;
-  gw.answer("/v1/nodes", one_node);
-  gw.answer("/v1/nodes/inspect/px1", px1);
-  gw.answer("/v1/volumes/inspect/vol-a", vol_a);
+  serve_px1_and_vol_a(gw);
   auto aut = spawn_driver(gw.endpoint());
   auto q = query_for({"gone", "vol-a"});
   q.by_position = true;
