@@ -22,7 +22,7 @@ done
 packages=(
   g++ cmake ninja-build ccache pkg-config
   libcaf-dev libcurl4-openssl-dev libsimdjson-dev libspdlog-dev libboost-test-dev
-  libcpp-httplib-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev
+  libcpp-httplib-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev libjemalloc-dev
   python3 procps openssl
 )
 if [[ $image == 1 ]]; then

@@ -11,7 +11,6 @@
 #include "sim/api_server.hpp"
 #include "sim/crd_loader.hpp"
 #include "sim/kubeconfig_writer.hpp"
-#include "sim/malloc_tuning.hpp"
 #include "sim/object_store.hpp"
 #include "sim/scenario_objects.hpp"
 #include "sim/service_accounts.hpp"
@@ -198,7 +197,6 @@ int main(int argc, char** argv) {
     case sim_command::kind::serve:
       break;
   }
-  reexec_with_malloc_tunables(argv); // before any thread: a faster start at 100,000 VMIs
   try {
     return serve(cmd->serve);
   } catch (const std::exception& e) {

@@ -140,9 +140,10 @@ struct object_store::impl {
   }
 
   /// Stamps the next resourceVersion into `obj`, stores it, records the event; returns
-  /// the object as committed.
+  /// the object as committed. `slot`, when given, is where `k`'s version is held (create
+  /// has found it already: one map search fewer per object, a tenth of a big start).
   json commit(type_entry& te, const object_key& k, json obj, const char* type,
-              stored_ptr previous) {
+              stored_ptr previous, stored_ptr* slot = nullptr) {
     ++rv;
     obj["metadata"]["resourceVersion"] = std::to_string(rv);
     auto stored = std::make_shared<stored_object>();
@@ -153,6 +154,8 @@ struct object_store::impl {
     stored_ptr ptr = stored;
     if (std::string(type) == "DELETED")
       te.objects.erase(k);
+    else if (slot != nullptr)
+      *slot = ptr;
     else
       te.objects[k] = ptr;
     history.push_back(event_record{te.type.key(), k.first,
@@ -341,7 +344,8 @@ expected<json> object_store::create(const std::string& key, json object) {
     m["name"] = name;
   }
   object_key k{ns, name};
-  if (te->objects.count(k) != 0)
+  auto place = te->objects.lower_bound(k);
+  if (place != te->objects.end() && place->first == k)
     return make_error(ec::already_exists, quoted_name(key, name) + " already exists", 409);
   m["uid"] = impl_->uuid();
   m["creationTimestamp"] = now_rfc3339();
@@ -351,7 +355,8 @@ expected<json> object_store::create(const std::string& key, json object) {
     object["apiVersion"] = te->type.api_version();
   if (!object.contains("kind"))
     object["kind"] = te->type.kind;
-  return impl_->commit(*te, k, std::move(object), "ADDED", nullptr);
+  auto slot = te->objects.emplace_hint(place, k, nullptr);
+  return impl_->commit(*te, k, std::move(object), "ADDED", nullptr, &slot->second);
 }
 
 expected<json> object_store::get(const std::string& key, const std::string& ns,

@@ -1,77 +1,31 @@
-// Scenario generation: plan every VMI (volumes, replica nodes, placement) from one
-// seeded generator, then create the objects. Only the store's own fields (uid,
-// resourceVersion, creationTimestamp) and condition times differ between runs of a seed.
+// Scenario creation: scenario_planner decides and builds every object from one seeded
+// generator; populate() stores them, a VMI's objects at a time. Only the store's own
+// fields (uid, resourceVersion, creationTimestamp) and condition times differ between
+// runs of a seed.
 #include "sim/scenario.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
-#include <map>
-#include <random>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
-#include "model/timestamp.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/longhorn.hpp"
 #include "sim/object_store.hpp"
-#include "sim/scenario_constraints.hpp"
 #include "sim/scenario_objects.hpp"
+#include "sim/scenario_planner.hpp"
 #include "sim/storage_backend.hpp"
 #include "sim/world_types.hpp"
 
 namespace schedopt::sim {
 
 namespace {
-
-constexpr const char* other_csi_driver = "nfs.csi.k8s.io";
-
-std::string hex(std::mt19937_64& rng, int digits) {
-  static const char* alphabet = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < digits; ++i)
-    out += alphabet[rng() & 0xf];
-  return out;
-}
-
-std::string uuid(std::mt19937_64& rng) {
-  return hex(rng, 8) + "-" + hex(rng, 4) + "-4" + hex(rng, 3) + "-a" + hex(rng, 3) + "-" + hex(rng, 12);
-}
-
-/// Portworx volume ids are large decimal numbers.
-std::string px_volume_id(std::mt19937_64& rng) {
-  std::uniform_int_distribution<uint64_t> digits{100000000000000000ULL, 999999999999999999ULL};
-  return std::to_string(digits(rng));
-}
-
-std::string numbered(const std::string& prefix, int i, int count) {
-  int width = std::max(2, static_cast<int>(std::to_string(count).size()));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%0*d", width, i);
-  return prefix + buf;
-}
-
-bool coin(std::mt19937_64& rng, double p) {
-  return std::uniform_real_distribution<double>{0.0, 1.0}(rng) < p;
-}
-
-template <class T>
-const T& pick(std::mt19937_64& rng, const std::vector<T>& from) {
-  return from[std::uniform_int_distribution<std::size_t>{0, from.size() - 1}(rng)];
-}
-
-/// `count` indices out of [0, n), chosen by a seeded shuffle.
-std::vector<bool> chosen(std::mt19937_64& rng, int n, double fraction) {
-  std::vector<int> order(n);
-  for (int i = 0; i < n; ++i)
-    order[i] = i;
-  std::shuffle(order.begin(), order.end(), rng);
-  auto count = static_cast<int>(std::llround(fraction * n));
-  std::vector<bool> out(n, false);
-  for (int i = 0; i < count && i < n; ++i)
-    out[order[i]] = true;
-  return out;
-}
 
 scenario_options clamped(scenario_options o) {
   o.nodes = std::max(1, o.nodes);
@@ -83,22 +37,86 @@ scenario_options clamped(scenario_options o) {
   return o;
 }
 
-/// Creates `object` with its status: a type with a status subresource drops .status
-/// on create (as the API server does), so the status is written afterwards.
-expected<json> create_with_status(object_store& store, const std::string& key, json object) {
-  auto status = object.contains("status") ? object["status"] : json{};
-  auto made = store.create(key, std::move(object));
-  if (!made || status.is_null() || (made->contains("status") && (*made)["status"] == status))
-    return made;
-  auto type = store.find_type(key);
-  bool status_only = type && type->status_subresource;
-  return store.modify(
-      key, (*made)["metadata"].value("namespace", ""), (*made)["metadata"].value("name", ""),
-      [&](json& obj) {
-        obj["status"] = status;
-        return true;
-      },
-      status_only);
+/// Batches of planned VMIs passed between the planner's thread and the storing one.
+/// They go back once stored, so that their trees are freed by the thread that built
+/// them (each thread allocates from its own arena).
+class planned_batches {
+public:
+  /// `max_batches` 0: unbounded.
+  explicit planned_batches(std::size_t max_batches) : max_batches_(max_batches) {}
+
+  /// False once finish() was called: nobody takes batches any more.
+  bool push(std::vector<planned_vmi> batch) {
+    std::unique_lock<std::mutex> guard{mutex_};
+    room_.wait(guard, [&] { return done_ || max_batches_ == 0 || batches_.size() < max_batches_; });
+    if (done_)
+      return false;
+    batches_.push_back(std::move(batch));
+    ready_.notify_one();
+    return true;
+  }
+  /// Waits for a batch; empty once finish() was called and every batch is taken.
+  std::vector<planned_vmi> pop() { return take(true); }
+  /// A batch if one is waiting, else empty.
+  std::vector<planned_vmi> try_pop() { return take(false); }
+  void finish() {
+    std::lock_guard<std::mutex> guard{mutex_};
+    done_ = true;
+    ready_.notify_all();
+    room_.notify_all();
+  }
+
+private:
+  std::vector<planned_vmi> take(bool wait) {
+    std::unique_lock<std::mutex> guard{mutex_};
+    if (wait)
+      ready_.wait(guard, [&] { return !batches_.empty() || done_; });
+    if (batches_.empty())
+      return {};
+    auto batch = std::move(batches_.front());
+    batches_.pop_front();
+    room_.notify_one();
+    return batch;
+  }
+
+  std::size_t max_batches_;
+  std::mutex mutex_;
+  std::condition_variable ready_, room_;
+  std::deque<std::vector<planned_vmi>> batches_;
+  bool done_ = false;
+};
+
+bool created(const char* what, const expected<json>& r) {
+  if (!r)
+    spdlog::warn("scenario: creating {} failed: {}", what, r.err().message);
+  return r.has_value();
+}
+
+/// Stores one planned VMI: each PVC, then its PV bound to the stored claim, the VM, then
+/// the VMI owned by the stored VM. The store keeps .status as given on create.
+void create_planned(object_store& store, storage_backend& storage, planned_vmi& p, bool longhorn) {
+  // `object` becomes the object as stored (with its uid and resourceVersion).
+  auto create = [&](const char* what, const char* key, json& object) {
+    auto made = store.create(key, std::move(object));
+    if (!created(what, made))
+      return false;
+    object = std::move(*made);
+    return true;
+  };
+  for (auto& volume : p.volumes) {
+    if (!create("PVC", "persistentvolumeclaims", volume.pvc))
+      continue;
+    bind_claim(volume.pv, volume.pvc);
+    if (longhorn && volume.driver_owned)
+      if (auto made = create_longhorn_volume(store, volume.backing, p.plan.node); !made)
+        spdlog::warn("scenario: {}", made.err().message);
+    create("PV", "persistentvolumes", volume.pv);
+    if (volume.driver_owned)
+      storage.add_volume(volume.backing);
+  }
+  if (!p.vm.is_null() && create("VirtualMachine", kubevirt::vm_key, p.vm))
+    own_by_vm(p.vmi, p.vm["metadata"].value("uid", ""));
+  create("VirtualMachineInstance", kubevirt::vmi_key, p.vmi);
 }
 
 } // namespace
@@ -136,135 +154,58 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
   if (auto ok = validate(requested); !ok)
     spdlog::warn("{}; clamping", ok.err().message);
   auto o = clamped(requested);
-  bool longhorn = o.driver == "longhorn";
-  bool portworx = o.driver != "csi-topology" && !longhorn;
-  auto driver = longhorn ? longhorn_csi_driver : portworx ? portworx_csi_driver : topology_csi_driver;
-  auto storage_class = longhorn ? "longhorn" : portworx ? "px-csi-vm" : "topology-local-replicated";
   register_world_types(store);
   // The bulk of a scenario; held as text, they fit 100,000 VMIs in the SPEC's 2 GiB.
   for (const char* key : {kubevirt::vmi_key, kubevirt::vm_key, "persistentvolumeclaims", "persistentvolumes"})
     store.keep_as_text(key);
-  std::mt19937_64 rng{o.seed};
-  auto now = format_rfc3339(std::chrono::system_clock::now());
-  auto created = [](const char* what, const expected<json>& r) {
-    if (!r)
-      spdlog::warn("scenario: creating {} failed: {}", what, r.err().message);
-    return r.has_value();
-  };
 
-  // Nodes, each with its Portworx identity and one pool.
-  std::vector<std::string> node_names;
-  scenario_constraints constraints{o};
-  for (int i = 1; i <= o.nodes; ++i) {
-    auto name = numbered("node-", i, o.nodes);
-    auto ip = "10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 4);
-    storage.add_node({name, uuid(rng), name, ip, uuid(rng)});
-    auto node = node_object(name, ip);
-    constraints.shape_node(node, i - 1);
-    created("node", create_with_status(store, "nodes", node));
-    node_names.push_back(name);
+  scenario_planner planner{o};
+  for (auto& node : planner.plan_nodes()) {
+    storage.add_node(node.identity);
+    created("node", store.create("nodes", std::move(node.object)));
   }
-  std::vector<std::string> namespaces;
-  const char* ns_names[] = {"vms-a", "vms-b", "vms-c", "vms-d"};
-  for (int i = 0; i < std::min(4, std::max(1, o.vmis)); ++i) {
-    namespaces.push_back(ns_names[i]);
-    created("namespace", create_with_status(store, "namespaces", namespace_object(ns_names[i])));
-  }
+  for (const auto& ns : planner.namespaces())
+    created("namespace", store.create("namespaces", namespace_object(ns)));
 
-  auto misplaced = chosen(rng, o.vmis, o.misplaced);
-  auto pinned = chosen(rng, o.vmis, o.not_migratable);
-  for (int i = 0; i < o.vmis; ++i) {
-    vmi_plan plan;
-    plan.name = numbered("vm-", i + 1, o.vmis);
-    plan.namespace_ = namespaces[i % namespaces.size()];
-    plan.owned_by_vm = coin(rng, 0.7);
-    plan.live_migratable = !pinned[i];
-    plan.ip = "10.244." + std::to_string((i / 250) % 250) + "." + std::to_string(i % 250 + 2);
-    plan.mac = "02:" + hex(rng, 2) + ":" + hex(rng, 2) + ":" + hex(rng, 2) + ":" + hex(rng, 2) + ":" + hex(rng, 2);
-
-    // Driver volumes and where their replicas live.
-    std::map<std::string, int> score;
-    std::vector<std::pair<vmi_volume_plan, storage_volume>> volumes;
-    for (int k = 0; k < o.volumes_per_vmi; ++k) {
-      vmi_volume_plan v;
-      v.name = k == 0 ? "rootdisk" : "datadisk" + std::to_string(k);
-      v.claim = plan.name + "-" + v.name;
-      v.data_volume = plan.owned_by_vm ? (k == 0 || coin(rng, 0.5)) : coin(rng, 0.3);
-      auto shuffled = node_names;
-      std::shuffle(shuffled.begin(), shuffled.end(), rng);
-      shuffled.resize(o.replicas);
-      for (const auto& n : shuffled)
-        ++score[n];
-      storage_volume sv;
-      sv.id = px_volume_id(rng);
-      sv.pv_name = "pvc-" + uuid(rng);
-      sv.name = sv.pv_name;
-      if (longhorn)
-        sv.id = sv.pv_name; // Longhorn's CSI driver names the volume after the PV
-      sv.pvc_namespace = plan.namespace_;
-      sv.pvc_name = v.claim;
-      sv.driver = driver;
-      sv.replica_nodes = shuffled;
-      sv.size_bytes = 21474836480;
-      volumes.emplace_back(v, sv);
-    }
-    // A few VMIs carry a disk of another CSI driver, which schedopt must ignore.
-    bool extra = coin(rng, 0.15);
-    std::string extra_pv = "pvc-" + uuid(rng);
-
-    // Placement per SPEC §2.4: best-scoring node, or (misplaced) one scoring below best.
-    int best = 0;
-    for (const auto& n : node_names)
-      best = std::max(best, score[n]);
-    std::vector<std::string> best_nodes, worse_nodes;
-    for (const auto& n : node_names)
-      (score[n] == best ? best_nodes : worse_nodes).push_back(n);
-    plan.node = misplaced[i] && !worse_nodes.empty() ? pick(rng, worse_nodes) : pick(rng, best_nodes);
-    constraints.constrain(plan, i, score, node_names);
-
-    for (auto& [v, sv] : volumes) {
-      auto pvc = create_with_status(store, "persistentvolumeclaims",
-                              pvc_object(plan.namespace_, v.claim, sv.pv_name, storage_class, driver,
-                                         v.data_volume, plan.live_migratable));
-      if (!created("PVC", pvc))
-        continue;
-      bool topology = !portworx && !longhorn;
-      std::vector<std::string> affinity = topology ? sv.replica_nodes : std::vector<std::string>{};
-      std::sort(affinity.begin(), affinity.end());
-      auto pv = pv_object(sv.pv_name, *pvc, driver, sv.id, storage_class, affinity);
-      if (longhorn) {
-        pv["spec"]["csi"]["volumeAttributes"] = {{"numberOfReplicas", std::to_string(sv.replica_nodes.size())},
-                                                 {"staleReplicaTimeout", "30"},
-                                                 {"migratable", "true"},
-                                                 {"storage.kubernetes.io/csiProvisionerIdentity", "1733000000000-8081-driver.longhorn.io"}};
-        if (auto made = create_longhorn_volume(store, sv, plan.node); !made)
-          spdlog::warn("scenario: {}", made.err().message);
+  // The planner builds on a thread of its own while this one stores.
+  planned_batches planned{8}, stored{0};
+  std::exception_ptr planning_failed;
+  std::thread planning{[&] {
+    constexpr int batch_size = 128;
+    try {
+      for (int first = 0; first < o.vmis; first += batch_size) {
+        while (!stored.try_pop().empty()) {
+        }
+        std::vector<planned_vmi> batch;
+        batch.reserve(batch_size);
+        for (int i = first; i < std::min(o.vmis, first + batch_size); ++i)
+          batch.push_back(planner.plan_vmi(i));
+        if (!planned.push(std::move(batch)))
+          break; // the storing side gave up
       }
-      created("PV", create_with_status(store, "persistentvolumes", pv));
-      storage.add_volume(sv);
-      plan.volumes.push_back(v);
+    } catch (...) {
+      planning_failed = std::current_exception();
     }
-    if (extra) {
-      vmi_volume_plan v{"seeddisk", plan.name + "-seed", false, false};
-      auto pvc = create_with_status(store, "persistentvolumeclaims",
-                              pvc_object(plan.namespace_, v.claim, extra_pv, "nfs-csi", other_csi_driver, false, true));
-      if (created("PVC", pvc)) {
-        created("PV", create_with_status(store, "persistentvolumes",
-                                   pv_object(extra_pv, *pvc, other_csi_driver, "nfs-server.storage.svc#exports#" + extra_pv,
-                                             "nfs-csi", {})));
-        plan.volumes.push_back(v);
-      }
+    planned.finish();
+    while (!stored.pop().empty()) {
     }
-
-    std::string vm_uid;
-    if (plan.owned_by_vm) {
-      auto vm = create_with_status(store, kubevirt::vm_key, vm_object(plan));
-      if (created("VirtualMachine", vm))
-        vm_uid = (*vm)["metadata"].value("uid", "");
+  }};
+  std::exception_ptr storing_failed;
+  try {
+    for (auto batch = planned.pop(); !batch.empty(); batch = planned.pop()) {
+      for (auto& p : batch)
+        create_planned(store, storage, p, planner.longhorn());
+      stored.push(std::move(batch));
     }
-    created("VirtualMachineInstance", create_with_status(store, kubevirt::vmi_key, vmi_object(plan, vm_uid, now)));
+  } catch (...) {
+    storing_failed = std::current_exception();
+    planned.finish();
   }
-  constraints.finish(store, node_names);
+  stored.finish();
+  planning.join();
+  if (storing_failed || planning_failed)
+    std::rethrow_exception(storing_failed ? storing_failed : planning_failed);
+  planner.constraints().finish(store, planner.node_names());
 }
 
 } // namespace schedopt::sim

@@ -188,8 +188,8 @@ json pv_object(const std::string& pv_name, const json& pvc, const std::string& d
                  {"kind", "PersistentVolumeClaim"},
                  {"name", pvc_meta.value("name", "")},
                  {"namespace", pvc_meta.value("namespace", "")},
-                 {"uid", pvc_meta.value("uid", "")},
-                 {"resourceVersion", pvc_meta.value("resourceVersion", "")}}},
+                 {"uid", ""},
+                 {"resourceVersion", ""}}},
                {"csi",
                 {{"driver", driver},
                  {"volumeHandle", volume_handle},
@@ -200,8 +200,8 @@ json pv_object(const std::string& pv_name, const json& pvc, const std::string& d
                {"volumeMode", "Block"}};
   if (!affinity_nodes.empty())
     spec["nodeAffinity"] = topology_node_affinity(affinity_nodes);
-  return {{"apiVersion", "v1"},
-          {"kind", "PersistentVolume"},
+  json pv = {{"apiVersion", "v1"},
+             {"kind", "PersistentVolume"},
           {"metadata",
            {{"name", pv_name},
             {"annotations", {{"pv.kubernetes.io/provisioned-by", driver},
@@ -210,6 +210,15 @@ json pv_object(const std::string& pv_name, const json& pvc, const std::string& d
             {"finalizers", json::array({"external-provisioner.volume.kubernetes.io/finalizer", "kubernetes.io/pv-protection"})}}},
           {"spec", spec},
           {"status", {{"phase", "Bound"}, {"lastPhaseTransitionTime", "2026-01-01T00:00:00Z"}}}};
+  bind_claim(pv, pvc);
+  return pv;
+}
+
+void bind_claim(json& pv, const json& pvc) {
+  const auto& meta = pvc["metadata"];
+  auto& ref = pv["spec"]["claimRef"];
+  ref["uid"] = meta.value("uid", "");
+  ref["resourceVersion"] = meta.value("resourceVersion", "");
 }
 
 std::string not_shared_message(const std::string& claim) {
@@ -261,13 +270,6 @@ json vmi_object(const vmi_plan& plan, const std::string& vm_uid, const std::stri
                {"annotations", {{"kubevirt.io/latest-observed-api-version", "v1"},
                                 {"kubevirt.io/storage-observed-api-version", "v1"},
                                 {"kubevirt.io/vm-generation", "1"}}}};
-  if (!vm_uid.empty())
-    meta["ownerReferences"] = json::array({{{"apiVersion", "kubevirt.io/v1"},
-                                            {"kind", "VirtualMachine"},
-                                            {"name", plan.name},
-                                            {"uid", vm_uid},
-                                            {"controller", true},
-                                            {"blockOwnerDeletion", true}}});
   json migratable = {{"type", "LiveMigratable"}, {"status", "True"}, {"lastProbeTime", nullptr},
                      {"lastTransitionTime", nullptr}};
   if (!plan.live_migratable) {
@@ -328,13 +330,25 @@ json vmi_object(const vmi_plan& plan, const std::string& vm_uid, const std::stri
       {"selinuxContext", "none"},
       {"currentCPUTopology", {{"cores", 1}, {"sockets", 2}, {"threads", 1}}},
       {"memory", {{"guestAtBoot", "4Gi"}, {"guestCurrent", "4Gi"}, {"guestRequested", "4Gi"}}}};
+  json vmi = {{"apiVersion", "kubevirt.io/v1"},
+              {"kind", "VirtualMachineInstance"},
+              {"metadata", meta},
+              {"spec", vmi_spec(plan)},
+              {"status", status}};
   if (!vm_uid.empty())
-    status["virtualMachineRevisionName"] = "revision-start-vm-" + vm_uid + "-1";
-  return {{"apiVersion", "kubevirt.io/v1"},
-          {"kind", "VirtualMachineInstance"},
-          {"metadata", meta},
-          {"spec", vmi_spec(plan)},
-          {"status", status}};
+    own_by_vm(vmi, vm_uid);
+  return vmi;
+}
+
+void own_by_vm(json& vmi, const std::string& vm_uid) {
+  auto& meta = vmi["metadata"];
+  meta["ownerReferences"] = json::array({{{"apiVersion", "kubevirt.io/v1"},
+                                          {"kind", "VirtualMachine"},
+                                          {"name", meta.value("name", "")},
+                                          {"uid", vm_uid},
+                                          {"controller", true},
+                                          {"blockOwnerDeletion", true}}});
+  vmi["status"]["virtualMachineRevisionName"] = "revision-start-vm-" + vm_uid + "-1";
 }
 
 } // namespace schedopt::sim

@@ -43,9 +43,14 @@ nlohmann::json pvc_object(const std::string& ns, const std::string& name, const 
 nlohmann::json pv_object(const std::string& pv_name, const nlohmann::json& pvc, const std::string& driver,
                          const std::string& volume_handle, const std::string& storage_class,
                          const std::vector<std::string>& affinity_nodes);
+/// `pvc`'s uid and resourceVersion as `pv`'s claimRef (pv_object() writes what `pvc`
+/// has; a PV planned before its claim was created is bound again once it is).
+void bind_claim(nlohmann::json& pv, const nlohmann::json& pvc);
 nlohmann::json vm_object(const vmi_plan& plan);
-/// `vm_uid` empty for a standalone VMI.
+/// `vm_uid` empty for a standalone VMI (or one whose VM is not created yet: own_by_vm()).
 nlohmann::json vmi_object(const vmi_plan& plan, const std::string& vm_uid, const std::string& now);
+/// The VM's ownerReference and revision name on `vmi`.
+void own_by_vm(nlohmann::json& vmi, const std::string& vm_uid);
 
 /// The csi-topology PV's node affinity for `nodes`.
 nlohmann::json topology_node_affinity(const std::vector<std::string>& nodes);
