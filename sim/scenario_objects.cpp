@@ -202,14 +202,14 @@ json pv_object(const std::string& pv_name, const json& pvc, const std::string& d
     spec["nodeAffinity"] = topology_node_affinity(affinity_nodes);
   json pv = {{"apiVersion", "v1"},
              {"kind", "PersistentVolume"},
-          {"metadata",
-           {{"name", pv_name},
-            {"annotations", {{"pv.kubernetes.io/provisioned-by", driver},
-                             {"volume.kubernetes.io/provisioner-deletion-secret-name", ""},
-                             {"volume.kubernetes.io/provisioner-deletion-secret-namespace", ""}}},
-            {"finalizers", json::array({"external-provisioner.volume.kubernetes.io/finalizer", "kubernetes.io/pv-protection"})}}},
-          {"spec", spec},
-          {"status", {{"phase", "Bound"}, {"lastPhaseTransitionTime", "2026-01-01T00:00:00Z"}}}};
+             {"metadata",
+              {{"name", pv_name},
+               {"annotations", {{"pv.kubernetes.io/provisioned-by", driver},
+                                {"volume.kubernetes.io/provisioner-deletion-secret-name", ""},
+                                {"volume.kubernetes.io/provisioner-deletion-secret-namespace", ""}}},
+               {"finalizers", json::array({"external-provisioner.volume.kubernetes.io/finalizer", "kubernetes.io/pv-protection"})}}},
+             {"spec", spec},
+             {"status", {{"phase", "Bound"}, {"lastPhaseTransitionTime", "2026-01-01T00:00:00Z"}}}};
   bind_claim(pv, pvc);
   return pv;
 }
