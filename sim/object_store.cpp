@@ -141,7 +141,7 @@ struct object_store::impl {
 
   /// Stamps the next resourceVersion into `obj`, stores it, records the event; returns
   /// the object as committed. `slot`, when given, is where `k`'s version is held (create
-  /// has found it already: one map search fewer per object, a tenth of a big start).
+  /// has found it already: one map search fewer per created object).
   json commit(type_entry& te, const object_key& k, json obj, const char* type,
               stored_ptr previous, stored_ptr* slot = nullptr) {
     ++rv;
