@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "e2e/child_process.hpp"
+#include "bench/process_figures.hpp"
 #include "e2e/kube_calls.hpp"
 #include "sim/sim_process.hpp"
 
@@ -35,6 +36,9 @@ using namespace std::chrono_literals;
 using schedopt::e2e::child_process;
 using schedopt::e2e::json;
 using schedopt::test::sim_process;
+using schedopt::bench::cpu_seconds_of;
+using schedopt::bench::read_file;
+using schedopt::bench::vm_hwm_kib;
 using wall_clock = std::chrono::system_clock;
 
 namespace {
@@ -107,40 +111,6 @@ double log_time_of(const std::string& log, const std::string& needle) {
   auto start = log.rfind('\n', at);
   start = start == std::string::npos ? 0 : start + 1;
   return parse_rfc3339(log.substr(start, 24));
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-long vm_hwm_kib(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmHWM:", 0) == 0)
-      return std::atol(line.c_str() + 6);
-  return -1;
-}
-
-/// utime + stime of `pid` from /proc/<pid>/stat (fields 14 and 15, after the comm).
-double cpu_seconds_of(pid_t pid) {
-  auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-  auto close = stat.rfind(')');
-  if (close == std::string::npos)
-    return -1;
-  std::istringstream rest(stat.substr(close + 2));
-  std::string field;
-  double utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i) {
-    if (i == 14)
-      utime = std::atof(field.c_str());
-    if (i == 15)
-      stime = std::atof(field.c_str());
-  }
-  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 /// Sum of every sample of `name` in a Prometheus text page, per value of `label`
