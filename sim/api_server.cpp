@@ -350,6 +350,10 @@ expected<bool> api_server::start(const tls_material& tls) {
     return make_error(ec::transport_error, "cannot set up the TLS context of the API server");
   int threads = impl_->options.threads;
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  // httplib writes a response's headers and body separately; with Nagle on, the body
+  // waits for the client's delayed ACK of the headers (40 ms a request on a kept-alive
+  // connection), as kube-apiserver (Go sets TCP_NODELAY) never does.
+  svr.set_tcp_nodelay(true);
   svr.set_keep_alive_max_count(1000);
   svr.set_keep_alive_timeout(30);
   svr.set_read_timeout(30, 0);

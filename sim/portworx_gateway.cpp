@@ -288,6 +288,7 @@ expected<int> portworx_gateway::start(int port, const std::string& token) {
   // default pool (8 workers, each held by an idle keep-alive connection for 5 s) would
   // stall the excess for seconds per batch.
   impl_->server.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  impl_->server.set_tcp_nodelay(true); // as the API server's (api_server.cpp)
   int bound = port == 0 ? impl_->server.bind_to_any_port("127.0.0.1")
                         : (impl_->server.bind_to_port("127.0.0.1", port) ? port : -1);
   if (bound <= 0)
