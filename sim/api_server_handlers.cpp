@@ -217,28 +217,32 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
   }
   const auto& type = t.resource->type;
   auto scope = type.key() + "/" + t.ns;
-  object_store::snapshot snap;
+  shared_snapshot kept;
+  uint64_t kept_id = 0; // 0: not kept yet (a first page, or the kept one expired)
   std::size_t start = 0;
   auto cont_text = param(req, "continue");
   if (!cont_text.empty()) {
     auto token = decode_continue(cont_text);
     if (!token)
       return send_error(res, token.err(), nullptr, {});
-    if (auto kept = pager_.find(token->snapshot_id, scope)) {
-      snap = std::move(*kept);
+    kept = pager_.find(token->snapshot_id, scope);
+    if (kept) {
+      kept_id = token->snapshot_id;
     } else {
-      snap = store_.list_stored(type.key(), t.ns);
-      snap.resource_version = token->resource_version;
+      auto current = store_.list_stored(type.key(), t.ns);
+      current.resource_version = token->resource_version;
+      kept = std::make_shared<const object_store::snapshot>(std::move(current));
     }
     start = static_cast<std::size_t>(
-      std::partition_point(snap.items.begin(), snap.items.end(),
+      std::partition_point(kept->items.begin(), kept->items.end(),
                            [&](const stored_ptr& p) {
                              return !key_after(*p->parsed(), token->start_ns, token->start_name);
                            })
-      - snap.items.begin());
+      - kept->items.begin());
   } else {
-    snap = store_.list_stored(type.key(), t.ns);
+    kept = std::make_shared<const object_store::snapshot>(store_.list_stored(type.key(), t.ns));
   }
+  const auto& snap = *kept;
 
   std::vector<const stored_object*> page;
   std::vector<stored_ptr> page_owners;
@@ -260,10 +264,7 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     auto last = page.back()->parsed();
     token.start_ns = meta_str(*last, "namespace");
     token.start_name = meta_str(*last, "name");
-    token.snapshot_id = cont_text.empty() ? pager_.keep(scope, snap) : [&] {
-      auto kept = decode_continue(cont_text);
-      return kept ? kept->snapshot_id : 0;
-    }();
+    token.snapshot_id = kept_id != 0 ? kept_id : pager_.keep(scope, kept);
     next_token = encode_continue(token);
     if (sel->empty())
       remaining = static_cast<long long>(snap.items.size() - i);

@@ -78,7 +78,7 @@ expected<continue_token> decode_continue(const std::string& text) {
   }
 }
 
-uint64_t list_pager::keep(const std::string& scope, object_store::snapshot snap) {
+uint64_t list_pager::keep(const std::string& scope, shared_snapshot snap) {
   std::lock_guard<std::mutex> guard(mtx_);
   auto now = std::chrono::steady_clock::now();
   for (auto it = kept_.begin(); it != kept_.end();) {
@@ -92,11 +92,11 @@ uint64_t list_pager::keep(const std::string& scope, object_store::snapshot snap)
   return id;
 }
 
-std::optional<object_store::snapshot> list_pager::find(uint64_t id, const std::string& scope) {
+shared_snapshot list_pager::find(uint64_t id, const std::string& scope) {
   std::lock_guard<std::mutex> guard(mtx_);
   auto it = kept_.find(id);
   if (it == kept_.end() || it->second.scope != scope)
-    return std::nullopt;
+    return nullptr;
   it->second.kept = std::chrono::steady_clock::now();
   return it->second.snap;
 }

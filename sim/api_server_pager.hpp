@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,17 +26,23 @@ struct continue_token {
 std::string encode_continue(const continue_token& token);
 expected<continue_token> decode_continue(const std::string& text);
 
+/// A list's snapshot, shared between the pages cut from it: a page costs its own items,
+/// not a copy of every pointer in the list (at 100,000 VMIs, 200 pages of 500 each copied
+/// the whole list's 100,000 pointers).
+using shared_snapshot = std::shared_ptr<const object_store::snapshot>;
+
 class list_pager {
 public:
   /// Keeps `snap` for later pages and returns its id.
-  uint64_t keep(const std::string& scope, object_store::snapshot snap);
-  /// The kept snapshot for `id` if still there and of the same scope (type + namespace).
-  std::optional<object_store::snapshot> find(uint64_t id, const std::string& scope);
+  uint64_t keep(const std::string& scope, shared_snapshot snap);
+  /// The kept snapshot for `id` if still there and of the same scope (type + namespace),
+  /// else null.
+  shared_snapshot find(uint64_t id, const std::string& scope);
 
 private:
   struct entry {
     std::string scope;
-    object_store::snapshot snap;
+    shared_snapshot snap;
     std::chrono::steady_clock::time_point kept;
   };
   std::mutex mtx_;

@@ -94,6 +94,42 @@ BOOST_AUTO_TEST_CASE(paging_is_consistent_under_concurrent_writes) {
   BOOST_TEST(unique.size() == seen.size());
 }
 
+BOOST_AUTO_TEST_CASE(a_continue_whose_snapshot_expired_goes_on_from_one_fresh_snapshot) {
+  auto& sim = shared_sim();
+  BOOST_REQUIRE(sim.ok());
+  auto ns = create_namespace(sim, unique_name("expired"));
+  auto path = "/api/v1/namespaces/" + ns + "/configmaps";
+  auto create = [&](const std::string& name) {
+    BOOST_REQUIRE_EQUAL(http_request(sim, "POST", path, configmap_body(name)).status, 201);
+  };
+  for (int i = 0; i < 9; ++i)
+    create("cm-" + std::to_string(100 + i));
+  auto page = [&](const std::string& cont) {
+    auto reply = http_request(sim, "GET", path + "?limit=3" + (cont.empty() ? "" : "&continue=" + url_encode(cont)));
+    BOOST_REQUIRE_EQUAL(reply.status, 200);
+    return reply.json();
+  };
+  auto names = [](const json& list) {
+    std::vector<std::string> out;
+    for (auto& item : list["items"])
+      out.push_back(item["metadata"]["name"]);
+    return out;
+  };
+  auto first = page("");
+  BOOST_TEST(names(first) == (std::vector<std::string>{"cm-100", "cm-101", "cm-102"}));
+  // The pager keeps 64 snapshots: 64 more paged lists push this one out.
+  for (int i = 0; i < 64; ++i)
+    BOOST_REQUIRE(!page("")["metadata"].value("continue", "").empty());
+  create("cm-103-late"); // after the first page's cursor: the current state has it
+  auto second = page(first["metadata"]["continue"]);
+  BOOST_TEST(names(second) == (std::vector<std::string>{"cm-103", "cm-103-late", "cm-104"}));
+  BOOST_TEST(second["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]);
+  // The second page kept the state it listed: later writes stay out of later pages.
+  create("cm-105-later");
+  auto third = page(second["metadata"]["continue"]);
+  BOOST_TEST(names(third) == (std::vector<std::string>{"cm-105", "cm-106", "cm-107"}));
+}
+
 BOOST_AUTO_TEST_CASE(label_and_field_selectors_filter_lists) {
   auto& sim = shared_sim();
   BOOST_REQUIRE(sim.ok());
