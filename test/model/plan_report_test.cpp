@@ -1,6 +1,10 @@
 // SPEC §8 plan output: aligned table with the six columns, JSON array of objects.
 #include <boost/test/unit_test.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "model/plan_report.hpp"
@@ -9,16 +13,31 @@ using namespace schedopt;
 
 namespace {
 
+vmi_evaluation row(std::string ns, std::string name, std::string node, std::string verdict,
+                   std::vector<std::string> best, std::vector<std::string> targets,
+                   disposition disp, std::string reason) {
+  vmi_evaluation e;
+  e.namespace_ = std::move(ns);
+  e.name = std::move(name);
+  e.node = std::move(node);
+  e.verdict = std::move(verdict);
+  e.best_nodes = std::move(best);
+  e.target_nodes = std::move(targets);
+  e.disp = disp;
+  e.reason = std::move(reason);
+  return e;
+}
+
 evaluation_result sample() {
   evaluation_result r;
-  vmi_evaluation a{"default", "vm-a", "node-1", "hyperconverged", {"node-1"}, {},
-                   disposition::not_candidate, ""};
-  vmi_evaluation b{"team-long-name", "vm-b", "node-3", "non", {"node-1", "node-2"},
-                   {"node-1", "node-2"}, disposition::eligible, ""};
-  vmi_evaluation c{"default", "vm-c", "node-2", "semi", {"node-1"}, {},
-                   disposition::skipped, "NoTargetNode: none"};
-  vmi_evaluation d{"default", "vm-d", "node-2", "non", {"node-1"}, {"node-1"},
-                   disposition::outstanding, ""};
+  auto a = row("default", "vm-a", "node-1", "hyperconverged", {"node-1"}, {},
+               disposition::not_candidate, "");
+  auto b = row("team-long-name", "vm-b", "node-3", "non", {"node-1", "node-2"},
+               {"node-1", "node-2"}, disposition::eligible, "");
+  auto c = row("default", "vm-c", "node-2", "semi", {"node-1"}, {}, disposition::skipped,
+               "NoTargetNode: none");
+  auto d = row("default", "vm-d", "node-2", "non", {"node-1"}, {"node-1"},
+               disposition::outstanding, "");
   r.vmis = {a, b, c, d};
   return r;
 }
