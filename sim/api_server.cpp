@@ -5,11 +5,13 @@
 
 #include <atomic>
 #include <optional>
+#include <condition_variable>
 #include <thread>
 
 #include <httplib.h>
 #include <openssl/pem.h>
 
+#include "sim/access_reviews.hpp"
 #include "sim/answer_fault_responses.hpp"
 #include "sim/api_server_handlers.hpp"
 #include "sim/api_server_status.hpp"
@@ -118,6 +120,22 @@ struct api_server::impl {
   std::mutex failover_mtx;
   failover_handler failover;
   std::shared_ptr<audit_log> audit = std::make_shared<audit_log>();
+  std::thread compactor;
+  std::mutex compactor_mtx;
+  std::condition_variable compactor_wake;
+
+  /// Every interval, compact to the revision seen one interval earlier, so a revision
+  /// stays readable for one to two intervals. Follows kubernetes v1.36.3
+  /// staging/src/k8s.io/apiserver/pkg/storage/etcd3/compact.go, compactor.runCompactLoop.
+  void run_compactor() {
+    uint64_t seen_last_tick = 0;
+    std::unique_lock<std::mutex> guard(compactor_mtx);
+    while (!compactor_wake.wait_for(guard, options.compaction_interval, [this] { return stopping.load(); })) {
+      if (seen_last_tick != 0)
+        handlers.compact(seen_last_tick);
+      seen_last_tick = store.resource_version();
+    }
+  }
 
   void send(httplib::Response& res, int code, const json& body) {
     res.status = code;
@@ -133,12 +151,45 @@ struct api_server::impl {
     const std::string bearer = "Bearer ";
     if (header.rfind(bearer, 0) != 0)
       return std::nullopt;
-    auto token = header.substr(bearer.size());
+    return authenticate_token(header.substr(bearer.size()));
+  }
+
+  std::optional<user_info> authenticate_token(const std::string& token) const {
     if (token == options.token)
       return user_info{};
     if (options.service_accounts)
       return options.service_accounts->authenticate(store, token);
     return std::nullopt;
+  }
+
+  /// POST tokenreviews / subjectaccessreviews; false when `segs` names neither.
+  bool serve_review(const httplib::Request& req, httplib::Response& res,
+                    const std::vector<std::string>& segs) {
+    if (segs.size() != 4 || segs[0] != "apis" || segs[2] != "v1")
+      return false;
+    bool token_review = segs[1] == "authentication.k8s.io" && segs[3] == "tokenreviews";
+    bool access_review = segs[1] == "authorization.k8s.io" && segs[3] == "subjectaccessreviews";
+    if (!token_review && !access_review)
+      return false;
+    if (req.method != "POST") {
+      send(res, 405, status_failure(405, "MethodNotAllowed",
+                                    "the server does not allow this method on the requested resource"));
+      return true;
+    }
+    access_review_context ctx{store, options.authorization, [this](const std::string& token) {
+                                auto user = authenticate_token(token);
+                                if (user && user->name.empty()) // the kubeconfig's admin
+                                  user = user_info{"system:admin", {"system:masters", "system:authenticated"}, {}};
+                                return user;
+                              }};
+    auto body = json::parse(req.body, nullptr, false);
+    if (body.is_discarded()) {
+      send(res, 400, status_failure(400, "BadRequest", "the request body is not valid JSON"));
+      return true;
+    }
+    auto [code, answer] = token_review ? review_token(ctx, body) : review_access(ctx, body);
+    send(res, code, answer);
+    return true;
   }
 
   /// `user_name` receives who the request was authenticated as, for the audit.
@@ -200,6 +251,8 @@ struct api_server::impl {
       handle_admin(req, res, segs);
       return;
     }
+    if (serve_review(req, res, segs))
+      return;
     if (segs[0] == "api") {
       if (segs.size() == 1 && req.method == "GET")
         return send(res, 200, registry.api_versions());
@@ -235,6 +288,12 @@ struct api_server::impl {
       return serve_audit(req, res);
     if (segs.size() == 2 && segs[1] == "answer-faults")
       return serve_answer_faults(req, res);
+    if (segs.size() == 2 && segs[1] == "compact" && req.method == "POST") {
+      // What `etcdctl compact <current revision>` does to a real cluster's storage.
+      auto revision = store.resource_version();
+      handlers.compact(revision);
+      return send(res, 200, {{"compactedRevision", std::to_string(revision)}});
+    }
     if (segs.size() == 2 && segs[1] == "failover" && req.method == "POST") {
       failover_handler handler;
       {
@@ -375,17 +434,25 @@ expected<bool> api_server::start(const tls_material& tls) {
                                              + std::to_string(impl_->options.port));
   impl_->bound_port = port;
   impl_->thread = start_listening(*impl_->server);
+  if (impl_->options.compaction_interval.count() > 0)
+    impl_->compactor = std::thread([this] { impl_->run_compactor(); });
   return true;
 }
 
 void api_server::stop() {
   if (!impl_ || !impl_->server)
     return;
-  impl_->stopping = true;
+  {
+    std::lock_guard<std::mutex> guard(impl_->compactor_mtx);
+    impl_->stopping = true;
+  }
+  impl_->compactor_wake.notify_all();
   impl_->store.notify_all();
   impl_->server->stop();
   if (impl_->thread.joinable())
     impl_->thread.join();
+  if (impl_->compactor.joinable())
+    impl_->compactor.join();
   impl_->server.reset();
 }
 

@@ -1,8 +1,8 @@
 // The simulator's HTTPS Kubernetes API server (SPEC §7): bearer-token auth (admin and
 // ServiceAccount tokens), authorization (always-allow or RBAC), discovery,
 // CRUD with list paging and selectors, watch streams, PATCH flavours, /status, Tables,
-// injected faults, and the admin endpoints POST /admin/failover, GET /admin/audit and
-// /admin/answer-faults.
+// injected faults, storage compaction, and the admin endpoints POST /admin/failover,
+// GET /admin/audit, /admin/answer-faults and POST /admin/compact.
 #pragma once
 
 #include <chrono>
@@ -33,7 +33,10 @@ struct api_server_options {
   /// Broken answers on demand, set through /admin/answer-faults (may be null: none).
   std::shared_ptr<answer_faults> broken_answers;
   int threads = 64;   // long watches each hold one
-  std::chrono::milliseconds bookmark_interval{1000};
+  /// How often a watch with allowWatchBookmarks gets a BOOKMARK.
+  std::chrono::milliseconds bookmark_interval{std::chrono::minutes(1)};
+  /// How often storage compacts (0: never); POST /admin/compact compacts at once.
+  std::chrono::milliseconds compaction_interval{std::chrono::minutes(5)};
 };
 
 class api_server {

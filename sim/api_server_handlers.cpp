@@ -57,6 +57,25 @@ std::string meta_str(const json& obj, const char* field) {
   return it != m->end() && it->is_string() ? it->get<std::string>() : std::string{};
 }
 
+/// The 410 a continue token older than the compacted revision gets, with a token that
+/// reads the rest of the list at the latest revision. Follows kubernetes v1.36.3
+/// staging/src/k8s.io/apiserver/pkg/storage/etcd3/errors.go, interpretListError and
+/// handleCompactedErrorForPaging (errors.NewResourceExpired with ListMeta.Continue).
+json continue_expired(const continue_token& expired) {
+  continue_token latest = expired;
+  latest.resource_version = -1;
+  latest.snapshot_id = 0;
+  auto body = status_failure(
+    410, "Expired",
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this response "
+    "to retrieve the remainder of the results. Continuing with the provided token results in an "
+    "inconsistent list - objects that were created, modified, or deleted between the time the "
+    "first chunk was returned and now may show up in the list.");
+  body["metadata"]["continue"] = encode_continue(latest);
+  return body;
+}
+
 struct selectors {
   label_selector labels;
   field_selector fields;
@@ -225,12 +244,20 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     auto token = decode_continue(cont_text);
     if (!token)
       return send_error(res, token.err(), nullptr, {});
-    kept = pager_.find(token->snapshot_id, scope);
+    if (token->resource_version >= 0
+        && static_cast<uint64_t>(token->resource_version) < pager_.compacted_revision())
+      return send_json(res, 410, continue_expired(*token));
+    if (token->resource_version >= 0)
+      kept = pager_.find(token->snapshot_id, scope);
     if (kept) {
       kept_id = token->snapshot_id;
+    } else if (token->resource_version < 0) {
+      // The token of a 410: the rest of the list at the latest revision, whose own pages
+      // then continue from this new snapshot.
+      kept = std::make_shared<const object_store::snapshot>(store_.list_stored(type.key(), t.ns));
     } else {
       auto current = store_.list_stored(type.key(), t.ns);
-      current.resource_version = token->resource_version;
+      current.resource_version = static_cast<uint64_t>(token->resource_version);
       kept = std::make_shared<const object_store::snapshot>(std::move(current));
     }
     start = static_cast<std::size_t>(
@@ -260,7 +287,7 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
   long long remaining = -1;
   if (i < snap.items.size() && !page.empty()) {
     continue_token token;
-    token.resource_version = snap.resource_version;
+    token.resource_version = static_cast<int64_t>(snap.resource_version);
     auto last = page.back()->parsed();
     token.start_ns = meta_str(*last, "namespace");
     token.start_name = meta_str(*last, "name");
@@ -347,6 +374,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     uint64_t synced = 0;
     clock_type::time_point deadline;
     clock_type::time_point last_write;
+    clock_type::time_point next_bookmark; // max(): none due
   };
   auto st = std::make_shared<watch_state>();
   st->sel = std::move(*sel);
@@ -381,6 +409,19 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     timeout = std::min<clock_type::duration>(timeout, options_.watch_drop_after);
   st->deadline = now + timeout;
   st->last_write = now;
+  // A bookmark roughly every interval whatever else the watch carries, and one 2 s before
+  // the deadline so a client resumes from as close to now as possible. Follows kubernetes
+  // v1.36.3 staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go,
+  // cacheWatcher.nextBookmarkTime.
+  auto bookmark_interval = std::chrono::duration_cast<clock_type::duration>(options_.bookmark_interval);
+  auto next_bookmark_after = [st, bookmark_interval](clock_type::time_point from) {
+    auto next = from + bookmark_interval;
+    auto pre_timeout = st->deadline - std::chrono::seconds(2);
+    if (pre_timeout < next)
+      next = pre_timeout;
+    return next < from ? clock_type::time_point::max() : next;
+  };
+  st->next_bookmark = st->bookmarks ? next_bookmark_after(now) : clock_type::time_point::max();
   const served_resource* resource = t.resource;
 
   auto encode = [st, resource](const char* type, const stored_object& obj) {
@@ -403,7 +444,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
   res.set_chunked_content_provider(
     // Not plain "application/json": that would make httplib gzip (and buffer) the stream.
     "application/json;stream=watch",
-    [this, st, encode, resource](size_t, httplib::DataSink& sink) -> bool {
+    [this, st, encode, resource, next_bookmark_after](size_t, httplib::DataSink& sink) -> bool {
       auto now = clock_type::now();
       if ((options_.stopping != nullptr && options_.stopping->load()) || now >= st->deadline) {
         sink.done();
@@ -460,21 +501,20 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
           out += encode(type, *e.object);
       }
       st->synced = std::max(st->synced, global);
-      if (!out.empty()) {
-        st->last_write = now;
-        return sink.write(out.data(), out.size());
-      }
-      if (st->bookmarks && now - st->last_write >= options_.bookmark_interval) {
+      if (now >= st->next_bookmark) {
         json bookmark = {{"type", "BOOKMARK"},
                          {"object",
                           {{"kind", resource->type.kind},
                            {"apiVersion", resource->type.api_version()},
                            {"metadata", {{"resourceVersion", std::to_string(st->synced)}}}}}};
-        out = bookmark.dump() + "\n";
+        out += bookmark.dump() + "\n";
+        st->next_bookmark = next_bookmark_after(now);
+      }
+      if (!out.empty()) {
         st->last_write = now;
         return sink.write(out.data(), out.size());
       }
-      if (!st->bookmarks && now - st->last_write >= keepalive_interval) {
+      if (now - st->last_write >= keepalive_interval) {
         // A bare newline is whitespace to JSON stream decoders; writing it is how a
         // watch on a quiet resource notices that its client went away.
         st->last_write = now;
@@ -624,24 +664,38 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
 void resource_handlers::remove(const httplib::Request& req, httplib::Response& res,
                                const resource_target& t) {
   const auto& key = t.resource->type.key();
-  // DeleteOptions.preconditions.resourceVersion / uid, as kubectl and controllers send them.
+  // DeleteOptions.preconditions (uid, then resourceVersion), checked before anything is
+  // deleted. Follows kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go,
+  // BeforeDelete: NewConflict on GroupResource{group, Kind}, so the message and details name
+  // the kind, not the plural.
   auto options = json::parse(req.body.empty() ? std::string("{}") : req.body, nullptr, false);
-  if (options.is_object() && options.contains("preconditions")) {
+  if (options.is_object() && options.contains("preconditions") && options["preconditions"].is_object()) {
     auto current = store_.get(key, t.ns, t.name);
     if (!current)
       return send_error(res, current.err(), t.resource, t.name);
     auto& pre = options["preconditions"];
     auto want_rv = pre.value("resourceVersion", std::string{});
     auto want_uid = pre.value("uid", std::string{});
-    if ((!want_rv.empty() && want_rv != meta_str(*current, "resourceVersion"))
-        || (!want_uid.empty() && want_uid != meta_str(*current, "uid")))
-      return send_error(res,
-                        make_error(ec::conflict,
-                                   "Operation cannot be fulfilled on " + key + " \"" + t.name
-                                     + "\": the object has been modified; please apply your "
-                                       "changes to the latest version and try again",
-                                   409),
-                        t.resource, t.name);
+    std::string mismatch;
+    if (!want_uid.empty() && want_uid != meta_str(*current, "uid"))
+      mismatch = "the UID in the precondition (" + want_uid + ") does not match the UID in record ("
+                 + meta_str(*current, "uid") + "). The object might have been deleted and then recreated";
+    else if (!want_rv.empty() && want_rv != meta_str(*current, "resourceVersion"))
+      mismatch = "the ResourceVersion in the precondition (" + want_rv
+                 + ") does not match the ResourceVersion in record ("
+                 + meta_str(*current, "resourceVersion") + "). The object might have been modified";
+    if (!mismatch.empty()) {
+      const auto& type = t.resource->type;
+      auto qualified = type.group.empty() ? type.kind : type.kind + "." + type.group;
+      json details = {{"name", t.name}, {"kind", type.kind}};
+      if (!type.group.empty())
+        details["group"] = type.group;
+      return send_json(res, 409,
+                       status_failure(409, "Conflict",
+                                      "Operation cannot be fulfilled on " + qualified + " \""
+                                        + t.name + "\": " + mismatch,
+                                      details));
+    }
   }
   auto removed = store_.remove(key, t.ns, t.name);
   if (!removed)

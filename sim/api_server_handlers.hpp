@@ -43,6 +43,9 @@ public:
   void serve(const httplib::Request& req, httplib::Response& res, const std::string& group,
              const std::string& version, std::vector<std::string> rest);
 
+  /// Storage compacted every revision below `revision`: continue tokens older expire.
+  void compact(uint64_t revision) { pager_.compact(revision); }
+
 private:
   void get(const httplib::Request& req, httplib::Response& res, const resource_target& t);
   void list(const httplib::Request& req, httplib::Response& res, const resource_target& t);

@@ -1,6 +1,8 @@
 // Continue tokens (base64url JSON as apiserver's are base64 JSON) and the snapshot cache.
 #include "sim/api_server_pager.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace schedopt::sim {
@@ -8,7 +10,8 @@ namespace schedopt::sim {
 namespace {
 
 const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-constexpr auto snapshot_lifetime = std::chrono::seconds(120);
+// Snapshots live until compaction; this bounds what abandoned lists keep in memory, after
+// which a continue reads the current state (a simulator limit, not apiserver behaviour).
 constexpr std::size_t max_snapshots = 64;
 
 std::string b64url_encode(const std::string& in) {
@@ -71,7 +74,7 @@ expected<continue_token> decode_continue(const std::string& text) {
   if (!j.is_object() || j.value("v", "") != "meta.k8s.io/v1")
     return bad;
   try {
-    return continue_token{j.at("rv").get<uint64_t>(), j.at("ns").get<std::string>(),
+    return continue_token{j.at("rv").get<int64_t>(), j.at("ns").get<std::string>(),
                           j.at("start").get<std::string>(), j.at("snap").get<uint64_t>()};
   } catch (const std::exception&) {
     return bad;
@@ -81,12 +84,10 @@ expected<continue_token> decode_continue(const std::string& text) {
 uint64_t list_pager::keep(const std::string& scope, shared_snapshot snap) {
   std::lock_guard<std::mutex> guard(mtx_);
   auto now = std::chrono::steady_clock::now();
-  for (auto it = kept_.begin(); it != kept_.end();) {
-    if (now - it->second.kept > snapshot_lifetime || kept_.size() >= max_snapshots)
-      it = kept_.erase(it);
-    else
-      ++it;
-  }
+  while (kept_.size() >= max_snapshots) // the least recently used goes first
+    kept_.erase(std::min_element(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) {
+      return a.second.kept < b.second.kept;
+    }));
   auto id = next_id_++;
   kept_.emplace(id, entry{scope, std::move(snap), now});
   return id;
@@ -99,6 +100,22 @@ shared_snapshot list_pager::find(uint64_t id, const std::string& scope) {
     return nullptr;
   it->second.kept = std::chrono::steady_clock::now();
   return it->second.snap;
+}
+
+void list_pager::compact(uint64_t revision) {
+  std::lock_guard<std::mutex> guard(mtx_);
+  compacted_ = std::max(compacted_, revision);
+  for (auto it = kept_.begin(); it != kept_.end();) {
+    if (it->second.snap->resource_version < compacted_)
+      it = kept_.erase(it);
+    else
+      ++it;
+  }
+}
+
+uint64_t list_pager::compacted_revision() const {
+  std::lock_guard<std::mutex> guard(mtx_);
+  return compacted_;
 }
 
 } // namespace schedopt::sim

@@ -1,6 +1,7 @@
 // List paging (?limit=&continue=) that stays consistent under concurrent writes: the
-// first page's snapshot is kept for a while and later pages are cut from it; a
-// continue token whose snapshot expired continues by key order on the current state.
+// first page's snapshot is kept and later pages are cut from it, until storage compacts
+// past the snapshot's revision; a continue token older than the compacted revision then
+// answers 410 Expired, as kube-apiserver's etcd3 store does.
 #pragma once
 
 #include <chrono>
@@ -17,7 +18,9 @@
 namespace schedopt::sim {
 
 struct continue_token {
-  uint64_t resource_version = 0; // of the first page
+  /// Of the first page; -1 continues at the latest revision (the token a 410 Expired
+  /// hands back, as apiserver's etcd3 handleCompactedErrorForPaging makes it).
+  int64_t resource_version = 0;
   std::string start_ns;          // last key served
   std::string start_name;
   uint64_t snapshot_id = 0;
@@ -39,15 +42,22 @@ public:
   /// else null.
   shared_snapshot find(uint64_t id, const std::string& scope);
 
+  /// Storage compacted every revision below `revision`: snapshots older than it are
+  /// dropped and continue tokens from them expire.
+  void compact(uint64_t revision);
+  /// The revision storage last compacted to (0: never).
+  uint64_t compacted_revision() const;
+
 private:
   struct entry {
     std::string scope;
     shared_snapshot snap;
     std::chrono::steady_clock::time_point kept;
   };
-  std::mutex mtx_;
+  mutable std::mutex mtx_;
   std::map<uint64_t, entry> kept_;
   uint64_t next_id_ = 1;
+  uint64_t compacted_ = 0;
 };
 
 } // namespace schedopt::sim

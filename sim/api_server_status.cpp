@@ -2,6 +2,7 @@
 #include "sim/api_server_status.hpp"
 
 #include "sim/discovery.hpp"
+#include "sim/field_errors.hpp"
 
 namespace schedopt::sim {
 
@@ -61,6 +62,9 @@ nlohmann::json status_for_error(const error& err, const served_resource* resourc
                                 const std::string& name) {
   int code = status_code_of(err);
   auto reason = status_reason(code, err.code);
+  auto [message, attached] = split_status_details(err);
+  if (!attached.is_null())
+    return status_failure(code, reason, message, attached);
   nlohmann::json details = nullptr;
   if (resource != nullptr && (code == 404 || code == 409 || code == 422)) {
     details = nlohmann::json::object();
@@ -70,7 +74,7 @@ nlohmann::json status_for_error(const error& err, const served_resource* resourc
       details["group"] = resource->type.group;
     details["kind"] = code == 422 ? resource->type.kind : resource->type.plural;
   }
-  return status_failure(code, reason, err.message, details);
+  return status_failure(code, reason, message, details);
 }
 
 } // namespace schedopt::sim

@@ -23,6 +23,11 @@ enum class authorization_mode { always_allow, rbac };
 /// "always-allow" or "rbac".
 expected<authorization_mode> parse_authorization_mode(const std::string& text);
 
+/// The authorizer chain on a request's attributes: always-allow; or, under rbac,
+/// system:masters, then the bootstrap discovery grants, then the stored RBAC objects.
+bool authorizes(authorization_mode mode, const object_store& store, const user_info& user,
+                const request_attributes& attrs);
+
 /// Decides a request of a non-admin `user`: null when allowed, else the 403 Status body.
 /// Under rbac, discovery paths are allowed to everyone authenticated (the bootstrap
 /// system:discovery and system:public-info-viewer roles), /admin/* never, and everything

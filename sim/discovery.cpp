@@ -26,6 +26,14 @@ served_resource builtin(std::string group, std::string kind, std::string plural,
   return r;
 }
 
+/// A create-only review resource (sim/access_reviews.hpp answers it).
+served_resource review(std::string group, std::string kind, std::string plural, std::string singular) {
+  auto r = builtin(std::move(group), std::move(kind), std::move(plural), std::move(singular), false,
+                   false, {});
+  r.create_only = true;
+  return r;
+}
+
 json group_version_entry(const std::string& group, const std::string& version) {
   return {{"groupVersion", group + "/" + version}, {"version", version}};
 }
@@ -59,6 +67,9 @@ std::vector<served_resource> builtin_resources() {
     builtin("rbac.authorization.k8s.io", "RoleBinding", "rolebindings", "rolebinding", true, false, {}),
     builtin("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions",
             "customresourcedefinition", false, true, {"crd", "crds"}),
+    review("authentication.k8s.io", "TokenReview", "tokenreviews", "tokenreview"),
+    review("authorization.k8s.io", "SubjectAccessReview", "subjectaccessreviews",
+           "subjectaccessreview"),
   };
 }
 
@@ -135,8 +146,9 @@ json resource_registry::resource_list(const std::string& group, const std::strin
                   {"singularName", r.type.singular},
                   {"namespaced", r.type.namespaced},
                   {"kind", r.type.kind},
-                  {"verbs",
-                   {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}},
+                  {"verbs", r.create_only ? json{"create"}
+                                          : json{"create", "delete", "deletecollection", "get", "list",
+                                                 "patch", "update", "watch"}},
                   {"storageVersionHash", ""}};
     if (!r.type.short_names.empty())
       entry["shortNames"] = r.type.short_names;

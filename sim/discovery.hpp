@@ -15,6 +15,7 @@ struct served_resource {
   resource_type type;                 // type.version is the storage version
   std::vector<std::string> versions;  // every served version, preferred first
   bool custom = false;                // defined by a CRD (no strategic merge, rv required on PUT)
+  bool create_only = false;           // a review (TokenReview, SubjectAccessReview): never stored
   nlohmann::json printer_columns = nlohmann::json::array(); // CRD additionalPrinterColumns
 };
 

@@ -105,6 +105,8 @@ int serve(const serve_options& o) {
   server_options.faults.seed = o.scenario.seed;
   server_options.broken_answers = broken_answers;
   server_options.authorization = o.authorization;
+  server_options.compaction_interval = o.compaction_interval;
+  server_options.bookmark_interval = o.bookmark_interval;
   auto accounts = std::make_shared<service_account_tokens>();
   std::vector<std::string> account_tokens;
   for (auto& sa : o.service_accounts) {

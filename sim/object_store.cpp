@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "sim/field_errors.hpp"
+
 namespace schedopt::sim {
 
 namespace {
@@ -194,9 +196,12 @@ struct object_store::impl {
       observer(c);
   }
 
-  /// apiserver's uid precondition: a write whose object names a uid is meant for that
-  /// incarnation of the name only (a controller's status patch for a request that was
-  /// deleted and re-created must not land on the new one).
+  /// The uid precondition of an update (PUT): the uid the body names must be the stored one.
+  /// Follows kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/registry/rest/update.go,
+  /// defaultUpdatedObjectInfo.Preconditions (the body's uid becomes a storage precondition),
+  /// checked by pkg/storage/etcd3/store.go GuaranteedUpdate through
+  /// pkg/storage/interfaces.go Preconditions.Check. PATCH has none: handlers/patch.go builds
+  /// its object info with DefaultUpdatedObjectInfo(nil, ...).
   std::optional<error> check_uid(const resource_type& type, const object_key& k, const json& cur,
                                  const json& proposed) {
     auto want = str_field(proposed, "uid");
@@ -214,18 +219,43 @@ struct object_store::impl {
                       409);
   }
 
+  /// A write without a uid precondition (PATCH) that changes the main resource's uid is
+  /// refused as invalid: the uid is immutable. A /status write never gets here with a
+  /// changed uid, because the status strategy copies the stored metadata over the body.
+  /// Follows kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/registry/rest/update.go,
+  /// BeforeUpdate (an empty uid takes the stored one; validateCommonFields then runs
+  /// apimachinery's ValidateObjectMetaAccessorUpdate, whose ValidateImmutableField says
+  /// "field is immutable").
+  std::optional<error> check_uid_unchanged(const resource_type& type, const object_key& k,
+                                           const json& cur, const json& proposed) {
+    auto want = str_field(proposed, "uid");
+    auto have = str_field(cur, "uid");
+    if (want.empty() || want == have)
+      return std::nullopt;
+    return invalid_object_error(type, k.second,
+                                {field_error{field_error_type::invalid, "metadata.uid",
+                                             json(want).dump(), "field is immutable"}});
+  }
+
   /// Turns the proposed new version of an existing object into the stored one:
   /// immutable metadata kept, status rules applied, generation bumped on spec change.
   /// Returns the object as stored (unchanged when the write changes nothing).
+  /// `uid_precondition`: the write is a PUT, whose body's uid is a precondition; a PATCH
+  /// or an in-process controller's write has none.
   expected<json> update(type_entry& te, const object_key& k, const stored_ptr& old,
-                        json proposed, bool status_only) {
+                        json proposed, bool status_only, bool uid_precondition) {
     auto cur_tree = old->parsed();
     const json& cur = *cur_tree;
     if (!proposed.is_object())
       return make_error(ec::invalid_request, "object must be a JSON object", 400);
     // Checked before the resourceVersion, as storage checks preconditions first.
-    if (auto err = check_uid(te.type, k, cur, proposed))
-      return *err;
+    if (uid_precondition) {
+      if (auto err = check_uid(te.type, k, cur, proposed))
+        return *err;
+    } else if (!status_only) {
+      if (auto err = check_uid_unchanged(te.type, k, cur, proposed))
+        return *err;
+    }
     auto proposed_rv = str_field(proposed, "resourceVersion");
     if (!proposed_rv.empty() && proposed_rv != std::to_string(old->resource_version))
       return make_error(ec::conflict,
@@ -407,7 +437,8 @@ expected<json> object_store::replace(const std::string& key, json object, bool s
   auto found = impl_->locate(key, ns, name);
   if (!found)
     return found.err();
-  return impl_->update(*found->te, found->k, found->current, std::move(object), status_only);
+  return impl_->update(*found->te, found->k, found->current, std::move(object), status_only,
+                       /*uid_precondition=*/true);
 }
 
 expected<json> object_store::modify(const std::string& key, const std::string& ns,
@@ -425,7 +456,8 @@ expected<json> object_store::modify(const std::string& key, const std::string& n
   proposed["metadata"]["name"] = name;
   if (te->type.namespaced)
     proposed["metadata"]["namespace"] = k.first;
-  return impl_->update(*te, k, old, std::move(proposed), status_only);
+  return impl_->update(*te, k, old, std::move(proposed), status_only,
+                       /*uid_precondition=*/false);
 }
 
 expected<json> object_store::remove(const std::string& key, const std::string& ns,

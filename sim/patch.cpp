@@ -6,6 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "sim/field_errors.hpp"
+
 namespace schedopt::sim {
 
 namespace {
@@ -135,10 +137,16 @@ expected<nlohmann::json> apply_patch(const nlohmann::json& current, patch_kind k
                           "json: cannot unmarshal object into Go value of type jsonpatch.Patch", 400);
       try {
         return current.patch(patch);
-      } catch (const nlohmann::json::exception& e) {
-        return make_error(ec::invalid_value, std::string{"the server rejected our request due to an "
-                                                         "error in our request: "} + e.what(),
-                          422);
+      } catch (const nlohmann::json::exception&) {
+        // A failed `test`, a missing path or a bad index all answer the same body: the
+        // json-patch library's own words are dropped. Follows kubernetes v1.36.3
+        // staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go,
+        // jsonPatcher.applyJSPatch (NewGenericServerResponse(422, ..., isUnexpectedResponse
+        // false): apimachinery's generic 422 message, empty details).
+        auto err = make_error(ec::invalid_value,
+                              "the server rejected our request due to an error in our request", 422);
+        attach_status_details(err, nlohmann::json::object());
+        return err;
       }
     }
   }

@@ -21,6 +21,7 @@ std::vector<std::string> split_path(const std::string& path);
 struct user_info {
   std::string name;                // "system:serviceaccount:<ns>:<name>"
   std::vector<std::string> groups; // "system:serviceaccounts", ..., "system:authenticated"
+  std::string uid;                 // the ServiceAccount's uid; empty for other users
 };
 
 struct request_attributes {

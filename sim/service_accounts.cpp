@@ -89,7 +89,8 @@ std::optional<user_info> service_account_tokens::authenticate(const object_store
   if (!sa || sa->value("/metadata/uid"_json_pointer, std::string{}) != a.uid)
     return std::nullopt;
   return user_info{"system:serviceaccount:" + a.ns + ":" + a.name,
-                   {"system:serviceaccounts", "system:serviceaccounts:" + a.ns, "system:authenticated"}};
+                   {"system:serviceaccounts", "system:serviceaccounts:" + a.ns, "system:authenticated"},
+                   a.uid};
 }
 
 expected<bool> write_service_account_dir(const std::string& dir, const std::string& token,

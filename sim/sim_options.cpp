@@ -72,6 +72,10 @@ std::string serve_usage() {
          "  --sdk-port N                 SDK gateway port (default 0, any free port)\n"
          "  --crd-dir DIR                CRD manifests to serve (default: the source tree's sim/crds)\n"
          "  --watch-history N            watch events retained (default 10000; smaller forces 410s)\n"
+         "  --compaction-interval DUR    compact storage this often, as kube-apiserver does: a list's\n"
+         "                               continue token expires (410) one to two intervals after its\n"
+         "                               first page (default 5m; 0 never; POST /admin/compact now)\n"
+         "  --bookmark-interval DUR      watch bookmarks this often (default 1m, as the watch cache)\n"
          "\n"
          "Authorization:\n"
          "  --authorization MODE         always-allow (default: every valid token may do anything)\n"
@@ -186,6 +190,8 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
        o.watch_history = static_cast<std::size_t>(*n);
        return std::nullopt;
      }},
+    {"--compaction-interval", dur_flag(o.compaction_interval)},
+    {"--bookmark-interval", dur_flag(o.bookmark_interval)},
     {"--authorization",
      [&o](const std::string&, const std::string& v) -> std::optional<error> {
        auto mode = parse_authorization_mode(v);

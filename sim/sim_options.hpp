@@ -29,6 +29,10 @@ struct serve_options {
   int sdk_port = 0;
   std::string crd_dir;          // default: SCHEDOPT_DEPLOY_DIR/crds
   std::size_t watch_history = 10000;
+  /// etcd compaction as kube-apiserver's compactor runs it (0: never).
+  std::chrono::milliseconds compaction_interval{std::chrono::minutes(5)};
+  /// Watch bookmarks, as the watch cache sends them (about once a minute).
+  std::chrono::milliseconds bookmark_interval{std::chrono::minutes(1)};
   std::chrono::milliseconds failover_after{0}; // 0: never
   authorization_mode authorization = authorization_mode::always_allow;
   std::vector<service_account_option> service_accounts;

@@ -1,6 +1,5 @@
-// The simulator's audit (SPEC §7) and apiserver's uid precondition on writes (SPEC §1):
-// in-process for garbage collection stepped in simulated time, over the wire for
-// identities, codes and the /admin/audit document.
+// The simulator's audit: in-process for garbage collection stepped in simulated time,
+// over the wire for identities, codes and the /admin/audit document.
 #include <boost/test/unit_test.hpp>
 
 #include <thread>
@@ -285,73 +284,6 @@ BOOST_AUTO_TEST_CASE(rejected_writes_are_recorded_with_their_code) {
 
   BOOST_TEST(get_audit(sim, "?since=x").status == 400);
   BOOST_TEST(http_request(sim, "GET", "/admin/audit", {}, "application/json", "wrong-token").status == 401);
-}
-
-BOOST_AUTO_TEST_CASE(status_patch_with_a_foreign_uid_conflicts_and_changes_nothing) {
-  auto& sim = shared_sim();
-  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
-  auto name = unique_name("uid-pre");
-  auto created = http_request(sim, "POST", schedopt_path, schedopt_body(name));
-  BOOST_REQUIRE_EQUAL(created.status, 201);
-  auto uid = created.json()["metadata"]["uid"].get<std::string>();
-  auto path = schedopt_path + "/" + name;
-  std::string foreign = "00000000-0000-4000-8000-000000000000";
-
-  auto conflict = http_request(sim, "PATCH", path + "/status",
-                               R"({"metadata":{"uid":")" + foreign + R"("},"status":{"stage":"Final"}})",
-                               "application/merge-patch+json", "\x01", with_agent(controller_agent));
-  BOOST_TEST(conflict.status == 409);
-  BOOST_TEST(conflict.json()
-             == json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
-                            R"("message":"Operation cannot be fulfilled on schedulingoptimizations.stork.libopenstorage.org \")"
-                            + name + R"(\": StorageError: invalid object, Code: 4, Key: /registry/stork.libopenstorage.org/schedulingoptimizations/)"
-                            + name + R"(, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: )"
-                            + foreign + ", UID in object meta: " + uid
-                            + R"(","reason":"Conflict","details":{"name":")" + name
-                            + R"(","group":"stork.libopenstorage.org","kind":"schedulingoptimizations"},"code":409})"));
-  auto unchanged = http_request(sim, "GET", path).json();
-  BOOST_TEST(unchanged["metadata"]["uid"] == uid);
-  BOOST_TEST(unchanged["metadata"]["resourceVersion"] == created.json()["metadata"]["resourceVersion"]);
-  BOOST_TEST(!unchanged.contains("status"));
-
-  // The other write paths answer the same: JSON patch, PUT, PUT /status.
-  auto json_patch = http_request(sim, "PATCH", path,
-                                 R"([{"op":"replace","path":"/metadata/uid","value":")" + foreign + R"("}])",
-                                 "application/json-patch+json");
-  BOOST_TEST(json_patch.status == 409);
-  auto foreign_obj = unchanged;
-  foreign_obj["metadata"]["uid"] = foreign;
-  BOOST_TEST(http_request(sim, "PUT", path, foreign_obj.dump()).status == 409);
-  foreign_obj["status"] = {{"stage", "Final"}};
-  BOOST_TEST(http_request(sim, "PUT", path + "/status", foreign_obj.dump()).status == 409);
-  BOOST_TEST(!http_request(sim, "GET", path).json().contains("status"));
-
-  auto ok = http_request(sim, "PATCH", path + "/status",
-                         R"({"metadata":{"uid":")" + uid + R"("},"status":{"stage":"Final"}})",
-                         "application/merge-patch+json", "\x01", with_agent(controller_agent));
-  BOOST_TEST(ok.status == 200);
-  BOOST_TEST(ok.json()["status"]["stage"] == "Final");
-  BOOST_TEST(ok.json()["metadata"]["uid"] == uid);
-
-  // Clearing the uid is no way around it: the stored uid stays.
-  auto cleared = http_request(sim, "PATCH", path, R"({"metadata":{"uid":null,"labels":{"x":"y"}}})",
-                              "application/merge-patch+json");
-  BOOST_TEST(cleared.status == 200);
-  BOOST_TEST(cleared.json()["metadata"]["uid"] == uid);
-  auto cleared_status = http_request(sim, "PATCH", path + "/status", R"({"metadata":{"uid":null}})",
-                                     "application/merge-patch+json");
-  BOOST_TEST(cleared_status.status == 200);
-  BOOST_TEST(cleared_status.json()["metadata"]["uid"] == uid);
-
-  auto doc = get_audit(sim).json();
-  auto writes = writes_for(doc, name);
-  BOOST_REQUIRE(writes.size() >= 2u);
-  BOOST_TEST(writes[1]["verb"] == "patch");
-  BOOST_TEST(writes[1]["subresource"] == "status");
-  BOOST_TEST(writes[1]["namespace"] == "");
-  BOOST_TEST(writes[1]["resource"] == "schedulingoptimizations");
-  BOOST_TEST(writes[1]["identity"] == controller_agent);
-  BOOST_TEST(writes[1]["code"] == 409);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

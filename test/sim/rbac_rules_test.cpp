@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(rules_match_groups_resources_verbs_and_names) {
 
 BOOST_AUTO_TEST_CASE(subjects_name_service_accounts_users_and_groups) {
   user_info sa{"system:serviceaccount:schedopt:schedopt",
-               {"system:serviceaccounts", "system:serviceaccounts:schedopt", "system:authenticated"}};
+               {"system:serviceaccounts", "system:serviceaccounts:schedopt", "system:authenticated"}, {}};
   BOOST_TEST(subject_matches({{"kind", "ServiceAccount"}, {"name", "schedopt"}, {"namespace", "schedopt"}}, sa, ""));
   BOOST_TEST(!subject_matches({{"kind", "ServiceAccount"}, {"name", "schedopt"}, {"namespace", "other"}}, sa, ""));
   BOOST_TEST(!subject_matches({{"kind", "ServiceAccount"}, {"name", "schedopt"}}, sa, ""));
@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(subjects_name_service_accounts_users_and_groups) {
 }
 
 BOOST_AUTO_TEST_CASE(forbidden_messages_follow_responsewriters) {
-  user_info u{"system:serviceaccount:a:b", {}};
+  user_info u{"system:serviceaccount:a:b", {}, {}};
   auto core = forbidden_status(u, attrs("GET", "/api/v1/namespaces/ns/secrets/s"));
   BOOST_TEST(core["message"] == "secrets \"s\" is forbidden: User \"system:serviceaccount:a:b\" cannot get "
                                 "resource \"secrets\" in API group \"\" in the namespace \"ns\"");

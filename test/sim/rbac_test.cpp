@@ -1,7 +1,8 @@
 // --authorization rbac on the wire: ServiceAccount tokens issued by --service-account get
 // exactly what the stored RBAC objects grant (cluster-wide, per namespace, per
 // subresource, per verb and resource name) and Kubernetes' 403 body otherwise; the
-// account directory holds what the kubelet mounts.
+// account directory holds what the kubelet mounts; TokenReview and SubjectAccessReview
+// answer from those tokens and grants.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -20,8 +21,9 @@ namespace {
 
 /// The accounts the shared RBAC simulator issues, one per case so grants do not leak
 /// between cases; their directories live under one temp dir.
-const char* const accounts[] = {"schedopt/schedopt", "rbac/ns-user", "rbac/status-user",
-                                "rbac/watch-user", "rbac/files-user"};
+const char* const accounts[] = {"schedopt/schedopt", "rbac/ns-user",     "rbac/status-user",
+                                "rbac/watch-user",   "rbac/files-user",  "rbac/metrics-reader",
+                                "rbac/auth-delegator"};
 
 /// Static, so it is removed at exit after the simulator writing into it (constructed
 /// later) is gone.
@@ -345,4 +347,98 @@ BOOST_AUTO_TEST_CASE(without_rbac_every_valid_token_may_do_anything) {
   BOOST_TEST(http_request(sim, "GET", "/api", {}, "application/json", "sim-wrong").status == 401);
 }
 
+json token_review(const std::string& token) {
+  return {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"spec", {{"token", token}}}};
+}
+
+json metrics_access_review(const std::string& user, const json& groups) {
+  return {{"apiVersion", "authorization.k8s.io/v1"},
+          {"kind", "SubjectAccessReview"},
+          {"spec",
+           {{"user", user}, {"groups", groups}, {"nonResourceAttributes", {{"path", "/metrics"}, {"verb", "get"}}}}}};
+}
+
+const std::string token_reviews = "/apis/authentication.k8s.io/v1/tokenreviews";
+const std::string access_reviews = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+
+BOOST_AUTO_TEST_CASE(token_review_names_the_service_account_of_a_token_it_issued) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "rbac/metrics-reader";
+  auto reviewed = as_admin("POST", token_reviews, token_review(token_of(account)).dump());
+  BOOST_TEST(reviewed.status == 201);
+  auto status = reviewed.json()["status"];
+  BOOST_TEST(status["authenticated"] == true);
+  BOOST_TEST(status["user"]["username"] == user_of(account));
+  auto sa = as_admin("GET", "/api/v1/namespaces/rbac/serviceaccounts/metrics-reader").json();
+  BOOST_TEST(status["user"]["uid"] == sa["metadata"]["uid"]);
+  BOOST_TEST(status["user"]["groups"]
+             == json::array({"system:serviceaccounts", "system:serviceaccounts:rbac", "system:authenticated"}));
+  BOOST_TEST(reviewed.json()["kind"] == "TokenReview");
+
+  auto unknown = as_admin("POST", token_reviews, token_review("not-a-token").dump());
+  BOOST_TEST(unknown.status == 201);
+  BOOST_TEST(!unknown.json()["status"].contains("authenticated"));
+  BOOST_TEST(unknown.json()["status"]["user"] == json::object());
+  BOOST_TEST(!unknown.json()["status"].value("error", "").empty());
+
+  auto empty = as_admin("POST", token_reviews, token_review("").dump());
+  BOOST_TEST(empty.status == 400);
+  BOOST_TEST(empty.json()["message"] == "token is required for TokenReview in authentication");
+  BOOST_TEST(as_admin("GET", token_reviews).status == 405);
+}
+
+BOOST_AUTO_TEST_CASE(subject_access_review_follows_the_stored_rbac) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "rbac/metrics-reader";
+  auto groups = json::array({"system:serviceaccounts", "system:serviceaccounts:rbac", "system:authenticated"});
+  auto review = metrics_access_review(user_of(account), groups).dump();
+  auto before = as_admin("POST", access_reviews, review);
+  BOOST_TEST(before.status == 201);
+  BOOST_TEST(before.json()["status"]["allowed"] == false);
+
+  cluster_role("metrics-reader", json::array({{{"verbs", {"get"}}, {"nonResourceURLs", {"/metrics"}}}}));
+  cluster_role_binding("metrics-reader", "metrics-reader", sa_subject(account));
+  auto after = as_admin("POST", access_reviews, review);
+  BOOST_TEST(after.status == 201);
+  BOOST_TEST(after.json()["status"]["allowed"] == true);
+  // Another path is still not granted; system:masters is allowed everything.
+  auto other = metrics_access_review(user_of(account), groups);
+  other["spec"]["nonResourceAttributes"]["path"] = "/debug/pprof";
+  BOOST_TEST(as_admin("POST", access_reviews, other.dump()).json()["status"]["allowed"] == false);
+  BOOST_TEST(as_admin("POST", access_reviews, metrics_access_review("alice", json::array({"system:masters"})).dump())
+               .json()["status"]["allowed"] == true);
+
+  auto invalid = metrics_access_review("", json::array());
+  auto refused = as_admin("POST", access_reviews, invalid.dump());
+  BOOST_TEST(refused.status == 422);
+  BOOST_TEST(refused.json()["message"]
+             == "SubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.user: Invalid value: \"\": "
+                "at least one of user or group must be specified");
+  BOOST_TEST(refused.json()["details"]["causes"][0]["field"] == "spec.user");
+}
+
+BOOST_AUTO_TEST_CASE(reviews_need_their_own_grant_as_system_auth_delegator_gives_it) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "rbac/auth-delegator";
+  auto review = token_review(token_of("rbac/metrics-reader")).dump();
+  BOOST_TEST(as(account, "POST", token_reviews, review).status == 403);
+  cluster_role("auth-delegator",
+               json::array({{{"apiGroups", {"authentication.k8s.io"}}, {"resources", {"tokenreviews"}},
+                             {"verbs", {"create"}}},
+                            {{"apiGroups", {"authorization.k8s.io"}}, {"resources", {"subjectaccessreviews"}},
+                             {"verbs", {"create"}}}}));
+  cluster_role_binding("auth-delegator", "auth-delegator", sa_subject(account));
+  auto granted = as(account, "POST", token_reviews, review);
+  BOOST_TEST(granted.status == 201);
+  BOOST_TEST(granted.json()["status"]["authenticated"] == true);
+  auto discovery = as_admin("GET", "/apis/authentication.k8s.io/v1").json();
+  BOOST_REQUIRE(discovery["resources"].is_array());
+  BOOST_TEST(discovery["resources"][0]["name"] == "tokenreviews");
+  BOOST_TEST(discovery["resources"][0]["verbs"] == json::array({"create"}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
+

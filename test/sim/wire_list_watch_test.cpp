@@ -1,5 +1,6 @@
 // Wire-level: list paging under concurrent writes, selectors, watch from a
-// resourceVersion, bookmarks, 410 Expired, selector transitions.
+// resourceVersion, 410 Expired, selector transitions (bookmarks and compaction:
+// wire_compaction_test.cpp).
 #include <boost/test/unit_test.hpp>
 
 #include <set>
@@ -195,22 +196,6 @@ BOOST_AUTO_TEST_CASE(watch_without_version_starts_with_current_state) {
   BOOST_TEST(lines[0]["type"] == "ADDED");
   BOOST_TEST(lines[0]["object"]["metadata"]["name"] == "x");
   BOOST_TEST(lines[1]["object"]["metadata"]["name"] == "y");
-}
-
-BOOST_AUTO_TEST_CASE(bookmarks_arrive_on_idle_watches) {
-  auto& sim = shared_sim();
-  BOOST_REQUIRE(sim.ok());
-  auto ns = create_namespace(sim, unique_name("bookmark"));
-  auto base = "/api/v1/namespaces/" + ns + "/configmaps";
-  auto rv = http_request(sim, "GET", base).json()["metadata"]["resourceVersion"].get<std::string>();
-  watch_reader watch(sim, base + "?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv);
-  BOOST_REQUIRE(watch.wait_for([](const std::vector<json>& lines) { return !lines.empty(); }));
-  auto first = watch.lines()[0];
-  BOOST_TEST(first["type"] == "BOOKMARK");
-  BOOST_TEST(first["object"]["kind"] == "ConfigMap");
-  BOOST_TEST(first["object"]["apiVersion"] == "v1");
-  BOOST_TEST(std::stoull(first["object"]["metadata"]["resourceVersion"].get<std::string>()) >= std::stoull(rv));
-  BOOST_TEST(first["object"]["metadata"].size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(watch_timeout_ends_the_stream) {

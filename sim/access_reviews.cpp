@@ -1,0 +1,123 @@
+// Follows kubernetes v1.36.3 pkg/registry/authentication/tokenreview/storage.go
+// (REST.Create) and pkg/registry/authorization/subjectaccessreview/rest.go (REST.Create),
+// with pkg/apis/authorization/validation ValidateSubjectAccessReviewSpec; the
+// authorizer chain is the API server's own (sim/authorization.hpp).
+#include "sim/access_reviews.hpp"
+
+#include "sim/api_server_status.hpp"
+#include "sim/field_errors.hpp"
+#include "sim/object_store.hpp"
+
+namespace schedopt::sim {
+
+namespace {
+
+using json = nlohmann::json;
+
+/// The API server's own audience, used when a TokenReview names none.
+const char* default_audience = "https://kubernetes.default.svc.cluster.local";
+
+std::string str(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+json answered(const json& review, const char* api_version, const char* kind, json status) {
+  json out = {{"kind", kind},
+              {"apiVersion", api_version},
+              {"metadata", {{"creationTimestamp", nullptr}}},
+              {"spec", review.value("spec", json::object())},
+              {"status", std::move(status)}};
+  return out;
+}
+
+resource_type review_type(const char* group, const char* kind) {
+  resource_type t;
+  t.group = group;
+  t.kind = kind;
+  return t;
+}
+
+} // namespace
+
+std::pair<int, json> review_token(const access_review_context& ctx, const json& review) {
+  if (!review.is_object() || !review.value("spec", json::object()).is_object())
+    return {400, status_failure(400, "BadRequest", "TokenReview body must be an object")};
+  auto spec = review.value("spec", json::object());
+  auto token = str(spec, "token");
+  if (token.empty())
+    return {400, status_failure(400, "BadRequest", "token is required for TokenReview in authentication")};
+  json audiences = spec.contains("audiences") && spec["audiences"].is_array() && !spec["audiences"].empty()
+                     ? spec["audiences"]
+                     : json::array({default_audience});
+  json status = {{"user", json::object()}};
+  auto user = ctx.authenticate(token);
+  if (!user) {
+    status["error"] = "[invalid bearer token, service account token has been invalidated]";
+  } else {
+    status["authenticated"] = true;
+    json u = {{"username", user->name}, {"groups", user->groups}};
+    if (!user->uid.empty())
+      u["uid"] = user->uid;
+    status["user"] = u;
+    status["audiences"] = audiences;
+  }
+  return {201, answered(review, "authentication.k8s.io/v1", "TokenReview", std::move(status))};
+}
+
+std::pair<int, json> review_access(const access_review_context& ctx, const json& review) {
+  if (!review.is_object() || !review.value("spec", json::object()).is_object())
+    return {400, status_failure(400, "BadRequest", "SubjectAccessReview body must be an object")};
+  auto spec = review.value("spec", json::object());
+  const json* res_attrs = spec.contains("resourceAttributes") && spec["resourceAttributes"].is_object()
+                            ? &spec["resourceAttributes"]
+                            : nullptr;
+  const json* non_res = spec.contains("nonResourceAttributes") && spec["nonResourceAttributes"].is_object()
+                          ? &spec["nonResourceAttributes"]
+                          : nullptr;
+  user_info user;
+  user.name = str(spec, "user");
+  user.uid = str(spec, "uid");
+  if (spec.contains("groups") && spec["groups"].is_array())
+    for (const auto& g : spec["groups"])
+      if (g.is_string())
+        user.groups.push_back(g.get<std::string>());
+
+  std::vector<field_error> errs;
+  // field.Error prints a pointer's target with %#v, and a nil one as null.
+  if (res_attrs != nullptr && non_res != nullptr)
+    errs.push_back({field_error_type::invalid, "spec.nonResourceAttributes",
+                    "authorization.NonResourceAttributes{Path:" + json(str(*non_res, "path")).dump()
+                      + ", Verb:" + json(str(*non_res, "verb")).dump() + "}",
+                    "cannot be specified in combination with resourceAttributes"});
+  if (res_attrs == nullptr && non_res == nullptr)
+    errs.push_back({field_error_type::invalid, "spec.resourceAttributes", "null",
+                    "exactly one of nonResourceAttributes or resourceAttributes must be specified"});
+  if (user.name.empty() && user.groups.empty())
+    errs.push_back({field_error_type::invalid, "spec.user", "\"\"", "at least one of user or group must be specified"});
+  if (!errs.empty()) {
+    auto err = invalid_object_error(review_type("authorization.k8s.io", "SubjectAccessReview"), "", errs);
+    return {422, status_for_error(err, nullptr, {})};
+  }
+
+  request_attributes attrs;
+  if (res_attrs != nullptr) {
+    attrs.resource_request = true;
+    attrs.verb = str(*res_attrs, "verb");
+    attrs.group = str(*res_attrs, "group");
+    attrs.version = str(*res_attrs, "version");
+    attrs.resource = str(*res_attrs, "resource");
+    attrs.subresource = str(*res_attrs, "subresource");
+    attrs.ns = str(*res_attrs, "namespace");
+    attrs.name = str(*res_attrs, "name");
+  } else {
+    attrs.verb = str(*non_res, "verb");
+    attrs.path = str(*non_res, "path");
+  }
+  // RBAC's allow reason names the binding it matched; the store's authorizer does not say
+  // which, so the reason is left out rather than made up.
+  json status = {{"allowed", authorizes(ctx.mode, ctx.store, user, attrs)}};
+  return {201, answered(review, "authorization.k8s.io/v1", "SubjectAccessReview", std::move(status))};
+}
+
+} // namespace schedopt::sim
