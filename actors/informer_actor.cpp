@@ -177,18 +177,18 @@ void list_complete(Self self, std::vector<std::shared_ptr<const T>> items,
 }
 
 // One page of a list: decoded as soon as it arrives, so only one page of raw JSON is
-// held at a time (a 10,000-VMI list is ~34 MB of JSON, its decoded items far less).
+// held at a time (a list of many VMIs is tens of MB of JSON, its decoded items far less).
 // `items` accumulates the decoded pages; the first page's resourceVersion is the list's.
+// `unpaged`: the whole list in one answer, the fallback after a continue token expired.
 template <class T, class Self>
 void list_page(Self self, std::shared_ptr<std::vector<std::shared_ptr<const T>>> items,
-               std::string continue_token,
-               std::string resource_version) {
+               std::string continue_token, std::string resource_version, bool unpaged = false) {
   auto& st = self->state;
   k8s::list_request req;
   req.res = st.res;
   req.namespace_ = st.opts.namespace_;
   req.label_selector = st.opts.label_selector;
-  req.limit = st.opts.page_size;
+  req.limit = unpaged ? 0 : st.opts.page_size;
   req.continue_token = continue_token;
   req.all_pages = false;
   self->request(st.client, caf::infinite, req)
@@ -228,8 +228,20 @@ void list_page(Self self, std::shared_ptr<std::vector<std::shared_ptr<const T>>>
       },
       [=](caf::error& err) {
         auto& st = self->state;
+        if (error_code(err) == ec::gone && !continue_token.empty()) {
+          // The API server compacted past the list's revision between pages: a paged
+          // relist of a big type could expire the same way for ever, so the rest comes as
+          // one unpaged list, replacing the pages read so far. Follows client-go v0.36.3
+          // tools/pager/pager.go, ListPager.list (FullListIfExpired).
+          spdlog::info("informer {}: list continue token expired; listing again without paging",
+                       st.res.plural);
+          k8s::default_metrics().counter_add("schedopt_informer_list_expired_total",
+                                             {{"resource", st.res.plural}});
+          list_page<T>(self, std::make_shared<std::vector<std::shared_ptr<const T>>>(),
+                       std::string{}, std::string{}, true);
+          return;
+        }
         st.watching = false;
-        // A continue token that expired mid-list (410) restarts the list from the start.
         spdlog::warn("informer {}: list failed: {}", st.res.plural, error_message(err));
         schedule_restart<T>(self, true);
       });
@@ -361,6 +373,8 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
   st.res = resource_of<T>();
   auto& m = k8s::default_metrics();
   m.describe_counter("schedopt_informer_relists_total", "Informer full lists (start and 410).");
+  m.describe_counter("schedopt_informer_list_expired_total",
+                     "Paged lists whose continue token expired (410), finished unpaged.");
   m.describe_counter("schedopt_watch_restarts_total", "Watch streams restarted (drops, timeouts).");
   m.describe_counter("schedopt_decode_errors_total",
                      "Objects skipped by informers because they did not decode (list items, watch events).");

@@ -164,6 +164,36 @@ BOOST_AUTO_TEST_CASE(informers_converge_under_faults_with_concurrent_writers) {
   BOOST_CHECK_GT(relisted, 2);
 }
 
+BOOST_AUTO_TEST_CASE(a_paged_list_whose_continue_expires_finishes_unpaged_and_syncs) {
+  // Every request takes 400 ms and storage compacts every second: a paged list of 12
+  // VMIs, 2 a page, outlives its continue token on every try, so only client-go's
+  // unpaged fallback can finish it.
+  schedopt::test::sim_client t{{"--vmis", "12", "--nodes", "3", "--latency", "400ms",
+                                "--compaction-interval", "1s"}};
+  auto& m = k8s::default_metrics();
+  auto expired_before = m.value("schedopt_informer_list_expired_total", {{"resource", "virtualmachineinstances"}});
+  // Compaction only makes a revision unreadable once something was written after it.
+  auto target = fresh_list<vmi_t>(t, res::vmis).front();
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; !done; ++i) {
+      json label{{"metadata", {{"labels", {{"writer", std::to_string(i)}}}}}};
+      t.call<k8s::api_response>(k8s::patch_request{res::vmis, target.metadata.namespace_,
+                                                   target.metadata.name, label.dump(), false, false});
+    }
+  });
+  schedopt::informer_options opts;
+  opts.page_size = 2;
+  auto vmis = t.env.own(schedopt::spawn_informer<vmi_t>(*t.env.sys, t.client, opts));
+  bool synced = wait_synced(t, vmis, 60s);
+  done = true;
+  writer.join();
+  BOOST_REQUIRE(synced);
+  BOOST_TEST(snapshot(t, vmis).size() == 12u);
+  BOOST_TEST(m.value("schedopt_informer_list_expired_total", {{"resource", "virtualmachineinstances"}})
+             > expired_before);
+}
+
 namespace {
 
 struct recorded_notifications {
