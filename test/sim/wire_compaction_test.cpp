@@ -8,8 +8,6 @@
 #include <chrono>
 #include <thread>
 
-#include <curl/curl.h>
-
 #include "wire_fixture.hpp"
 #include "wire_http.hpp"
 
@@ -18,13 +16,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::string url_encode(const std::string& s) {
-  char* escaped = curl_easy_escape(nullptr, s.data(), static_cast<int>(s.size()));
-  std::string out = escaped ? escaped : "";
-  curl_free(escaped);
-  return out;
-}
 
 /// A namespace of `count` ConfigMaps cm-100, cm-101, ...; returns their list path.
 std::string filled_namespace(const sim_process& sim, const std::string& prefix, int count) {

@@ -30,6 +30,14 @@ inline size_t collect_body(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
+/// `s` escaped for a URL query value.
+inline std::string url_encode(const std::string& s) {
+  char* escaped = curl_easy_escape(nullptr, s.data(), static_cast<int>(s.size()));
+  std::string out = escaped ? escaped : "";
+  curl_free(escaped);
+  return out;
+}
+
 /// One request against the simulator; `token` empty sends no Authorization header.
 inline http_reply http_request(const sim_process& sim, const std::string& method,
                                const std::string& path, const std::string& body = {},

@@ -5,8 +5,6 @@
 
 #include <set>
 
-#include <curl/curl.h>
-
 #include "wire_fixture.hpp"
 #include "wire_http.hpp"
 
@@ -20,13 +18,6 @@ std::string create_namespace(const sim_process& sim, const std::string& name) {
                             R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + name + R"("}})");
   BOOST_REQUIRE_EQUAL(reply.status, 201);
   return name;
-}
-
-std::string url_encode(const std::string& s) {
-  char* escaped = curl_easy_escape(nullptr, s.data(), static_cast<int>(s.size()));
-  std::string out = escaped ? escaped : "";
-  curl_free(escaped);
-  return out;
 }
 
 } // namespace
