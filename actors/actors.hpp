@@ -114,7 +114,9 @@ using leader_elector_actor = caf::typed_actor<
   // stop; replies true once written (false when not leading or the write failed).
   caf::replies_to<atom::release>::with<bool>,
   // internal: elector -> itself: retry period elapsed.
-  caf::reacts_to<atom::tick>>;
+  caf::reacts_to<atom::tick>,
+  // internal: elector -> itself: a renewal's renew deadline is due.
+  caf::reacts_to<atom::timeout>>;
 
 /// Records Kubernetes Events, aggregating repeats and rate limiting.
 using event_recorder_actor = caf::typed_actor<

@@ -200,6 +200,13 @@ void pump(api_client_pointer self) {
       break;
     }
     i = st.queue.erase(i);
+    if (st.opts.writes && p.call.method != "GET" && !st.opts.writes->is_open(now)) {
+      fail(self, p, to_caf_error(ec::cancelled, "not sent: " + p.call.method + " "
+                                                  + p.call.target
+                                                  + " (leadership lapsed; no write may go out)"));
+      st.requests.erase(r);
+      continue;
+    }
     dispatch(self, p);
   }
   if (earliest != clock_type::time_point::max())

@@ -2,8 +2,10 @@
 // with client-side rate limiting, a bounded queue and retries (k8s/ holds the logic).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include <caf/actor_system.hpp>
@@ -13,6 +15,22 @@
 #include "k8s/cluster_config.hpp"
 
 namespace schedopt {
+
+/// Lets writes (every method but GET) go on the wire only until a time the leader elector
+/// sets: each renewal moves it to the renewal's start plus renewDeadline. Checked as a
+/// request is handed to the HTTP engine, so a write queued behind the rate limiter, a
+/// backoff or a partition is never sent once leadership has lapsed, whatever the actors
+/// are still doing.
+class write_gate {
+public:
+  using time_point = std::chrono::steady_clock::time_point;
+  void open_until(time_point until) { until_ = until.time_since_epoch().count(); }
+  void close() { until_ = 0; }
+  bool is_open(time_point now) const { return now.time_since_epoch().count() < until_.load(); }
+
+private:
+  std::atomic<time_point::rep> until_{0}; // closed until the first renewal
+};
 
 struct api_client_options {
   double qps = 20;                  // client-side rate limit (token bucket)
@@ -27,6 +45,8 @@ struct api_client_options {
   std::chrono::milliseconds request_timeout{30000}; // non-watch requests
   std::chrono::seconds token_reread{60};            // token_file re-read period
   std::string user_agent = "schedopt/0.1";
+  /// Set (leader election): writes fail with ec::cancelled while it is shut.
+  std::shared_ptr<const write_gate> writes;
 };
 
 /// When the API server last answered this process at all (an HTTP status below 500, or

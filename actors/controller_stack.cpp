@@ -15,10 +15,10 @@
 
 namespace schedopt {
 
-caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
-                                                       const settings& cfg,
-                                                       const k8s::cluster_config& cluster,
-                                                       const std::string& identity) {
+caf::expected<controller_stack>
+start_controller_stack(caf::actor_system& sys, const settings& cfg,
+                       const k8s::cluster_config& cluster, const std::string& identity,
+                       std::shared_ptr<const write_gate> writes) {
   auto driver = find_storage_driver(cfg.driver);
   if (!driver)
     return driver.error();
@@ -27,6 +27,7 @@ caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
   api_options.burst = static_cast<int>(cfg.api_burst);
   if (!identity.empty())
     api_options.user_agent += " (" + identity + ")";
+  api_options.writes = std::move(writes);
   auto api = spawn_api_client(sys, cluster, api_options);
   if (!api)
     return api.error();

@@ -6,6 +6,9 @@
 #include <caf/actor_system.hpp>
 #include <caf/expected.hpp>
 
+#include <memory>
+
+#include "actors/api_client_actor.hpp"
 #include "actors/controller_context.hpp"
 #include "k8s/cluster_config.hpp"
 
@@ -17,11 +20,12 @@ struct controller_stack {
 };
 
 /// `identity` (the replica's leader-election identity, if any) goes into the User-Agent
-/// of every API request, so the API server's audit tells replicas apart.
-caf::expected<controller_stack> start_controller_stack(caf::actor_system& sys,
-                                                       const settings& cfg,
-                                                       const k8s::cluster_config& cluster,
-                                                       const std::string& identity = "");
+/// of every API request, so the API server's audit tells replicas apart. `writes` (leader
+/// election) gates every write of the stack's API client.
+caf::expected<controller_stack>
+start_controller_stack(caf::actor_system& sys, const settings& cfg,
+                       const k8s::cluster_config& cluster, const std::string& identity = "",
+                       std::shared_ptr<const write_gate> writes = nullptr);
 
 /// Blocks until every informer of the stack has completed its initial list, or until
 /// `timeout`; false on timeout.

@@ -1,5 +1,7 @@
-// Leader elector: GET the Lease every retry period, create/renew/take over through
-// optimistic writes, tell subscribers when leadership starts or stops.
+// Leader elector: client-go's tryAcquireOrRenew every retry period. The leader renews
+// with one PUT of the Lease it last wrote and reads it only when that fails; a replica
+// that is not leading reads, then creates or takes over through optimistic writes.
+// Subscribers hear when leadership starts or stops.
 #include "actors/leader_elector_actor.hpp"
 
 #include <caf/stateful_actor.hpp>
@@ -24,7 +26,7 @@ struct leader_elector_state {
   std::unique_ptr<k8s::leader_election_logic> logic;
   std::vector<leadership_subscriber_actor> subscribers;
   bool announced = false; // subscribers were told started_leading
-  bool busy = false;      // a GET/write round is outstanding
+  bool busy = false;      // a round is outstanding
   bool released = false;
 };
 
@@ -45,10 +47,27 @@ void announce(elector_pointer self, bool leading) {
   }
 }
 
-// A failed round: a leader that could not renew within the renew deadline steps down.
-// A conflict is the contest working (another replica wrote first): debug. Anything else
-// (403 from missing RBAC, an unreachable API) would leave a replica silently never
-// leading: warn.
+/// Follows client-go v0.36.3 tools/leaderelection/leaderelection.go, renew: a leader
+/// that has not renewed within renewDeadline stops leading (OnStoppedLeading), whether
+/// its last attempt failed or still hangs. The write gate shuts first, so nothing the
+/// controller still has queued goes out.
+void check_renew_deadline(elector_pointer self) {
+  auto& st = self->state;
+  if (!st.logic->is_leader()
+      || self->clock().now() - st.logic->last_renew() < st.opts.renew_deadline)
+    return;
+  if (st.opts.writes)
+    st.opts.writes->close();
+  spdlog::warn("leader election: {}: no renewal of lease {}/{} for {} ms (renewDeadline)",
+               st.opts.identity, st.opts.namespace_, st.opts.lease_name,
+               st.opts.renew_deadline.count());
+  st.logic->lost();
+  announce(self, false);
+}
+
+// A failed round. A conflict is the contest working (another replica wrote first): debug.
+// Anything else (403 from missing RBAC, an unreachable API) would leave a replica
+// silently never leading: warn.
 void round_failed(elector_pointer self, const std::string& why, bool contested = false) {
   auto& st = self->state;
   st.busy = false;
@@ -56,49 +75,57 @@ void round_failed(elector_pointer self, const std::string& why, bool contested =
     spdlog::debug("leader election: {}: {}", st.opts.identity, why);
   else
     spdlog::warn("leader election: lease {}/{}: {}", st.opts.namespace_, st.opts.lease_name, why);
-  if (st.logic->is_leader()
-      && self->clock().now() - st.logic->last_renew() > st.opts.renew_deadline) {
-    st.logic->lost();
-    announce(self, false);
+  check_renew_deadline(self);
+}
+
+/// The server took `stored`, written at `sent`: the gate opens until sent + renewDeadline
+/// and a timer checks the deadline then.
+void wrote(elector_pointer self, const lease& stored, caf::actor_clock::time_point sent) {
+  auto& st = self->state;
+  st.busy = false;
+  if (st.released)
+    return;
+  st.logic->written(stored, sent);
+  if (st.logic->is_leader()) {
+    if (st.opts.writes)
+      st.opts.writes->open_until(sent + st.opts.renew_deadline);
+    auto due = sent + st.opts.renew_deadline - self->clock().now();
+    self->delayed_send(self, std::max<caf::timespan>(due, caf::timespan::zero()), atom::timeout_v);
   }
+  announce(self, st.logic->is_leader());
 }
 
 void write(elector_pointer self, const k8s::lease_decision& d) {
   auto& st = self->state;
-  auto body = to_json(d.record).dump();
+  auto sent = self->clock().now();
   auto on_ok = [=](k8s::api_response& resp) {
-    auto& st = self->state;
-    st.busy = false;
-    if (st.released)
-      return;
     auto stored = decode_lease(resp.body);
     if (!stored) {
       round_failed(self, "cannot decode Lease: " + stored.err().message);
       return;
     }
-    st.logic->written(*stored, self->clock().now());
-    announce(self, st.logic->is_leader());
+    wrote(self, *stored, sent);
   };
   auto on_err = [=](caf::error& err) {
     round_failed(self, error_message(err), error_code(err) == ec::conflict);
   };
   if (d.action == k8s::lease_decision::create) {
     self->request(st.client, caf::infinite,
-                  k8s::create_request{k8s::resources::leases, st.opts.namespace_, body})
+                  k8s::create_request{k8s::resources::leases, st.opts.namespace_,
+                                      to_json(d.record).dump()})
       .then(on_ok, on_err);
   } else {
     self->request(st.client, caf::infinite,
                   k8s::update_request{k8s::resources::leases, st.opts.namespace_,
-                                      st.opts.lease_name, body, false})
+                                      st.opts.lease_name, to_json(d.record).dump(), false})
       .then(on_ok, on_err);
   }
 }
 
-void attempt(elector_pointer self) {
+/// tryAcquireOrRenew's slow path: GET the Lease (or find it missing), then create,
+/// take over, renew, or wait while someone else holds it.
+void read_and_decide(elector_pointer self) {
   auto& st = self->state;
-  if (st.busy || st.released)
-    return;
-  st.busy = true;
   auto decide = [=](const std::optional<lease>& current) {
     auto& st = self->state;
     if (st.released) {
@@ -108,6 +135,8 @@ void attempt(elector_pointer self) {
     auto d = st.logic->decide(current, self->clock().now(), std::chrono::system_clock::now());
     if (d.action == k8s::lease_decision::wait) {
       st.busy = false;
+      if (st.announced && st.opts.writes)
+        st.opts.writes->close();
       announce(self, false); // someone else holds a valid lease
       return;
     }
@@ -132,6 +161,43 @@ void attempt(elector_pointer self) {
       });
 }
 
+void attempt(elector_pointer self) {
+  auto& st = self->state;
+  if (st.busy || st.released)
+    return;
+  st.busy = true;
+  auto renewal = st.logic->renewal(self->clock().now(), std::chrono::system_clock::now());
+  if (!renewal) {
+    read_and_decide(self);
+    return;
+  }
+  // The fast path: one PUT of the Lease as last written. Any failure (a conflict after
+  // someone else wrote, a timeout) falls back to reading it, within the same round.
+  auto sent = self->clock().now();
+  self->request(st.client, caf::infinite,
+                k8s::update_request{k8s::resources::leases, st.opts.namespace_,
+                                    st.opts.lease_name, to_json(*renewal).dump(), false})
+    .then(
+      [=](k8s::api_response& resp) {
+        auto stored = decode_lease(resp.body);
+        if (!stored) {
+          round_failed(self, "cannot decode Lease: " + stored.err().message);
+          return;
+        }
+        wrote(self, *stored, sent);
+      },
+      [=](caf::error& err) {
+        spdlog::debug("leader election: {}: optimistic renewal failed ({}); reading the Lease",
+                      self->state.opts.identity, error_message(err));
+        if (self->state.released) {
+          self->state.busy = false;
+          return;
+        }
+        check_renew_deadline(self);
+        read_and_decide(self);
+      });
+}
+
 leader_elector_actor::behavior_type leader_elector(elector_pointer self, api_client_actor client,
                                                    leader_election_options opts) {
   auto& st = self->state;
@@ -153,6 +219,8 @@ leader_elector_actor::behavior_type leader_elector(elector_pointer self, api_cli
       auto& st = self->state;
       auto record = st.logic->release_record(std::chrono::system_clock::now());
       st.released = true;
+      if (st.opts.writes)
+        st.opts.writes->close();
       if (!record) {
         announce(self, false);
         return false;
@@ -201,14 +269,13 @@ leader_elector_actor::behavior_type leader_elector(elector_pointer self, api_cli
       auto& st = self->state;
       if (st.released)
         return;
-      // Step down on time even if the last round is still hanging.
-      if (st.logic->is_leader()
-          && self->clock().now() - st.logic->last_renew() > st.opts.renew_deadline) {
-        st.logic->lost();
-        announce(self, false);
-      }
+      check_renew_deadline(self);
       attempt(self);
       self->delayed_send(self, st.opts.retry_period, atom::tick_v);
+    },
+    [=](atom::timeout) {
+      if (!self->state.released)
+        check_renew_deadline(self);
     },
   };
 }

@@ -278,6 +278,9 @@ const std::vector<setting_def>& setting_defs() {
   return table;
 }
 
+// client-go's leaderelection.JitterFactor.
+constexpr double k8s_jitter_factor = 1.2;
+
 std::string validate_combination(const settings& s,
                                  const std::function<std::string(const std::string&)>& source_of) {
   auto named = [&](const std::string& key) { return key + " (" + source_of(key) + ")"; };
@@ -285,14 +288,21 @@ std::string validate_combination(const settings& s,
     return named("maxParallelMigrations") + " " + std::to_string(s.max_parallel_migrations)
            + " exceeds " + named("maxParallelMigrationsLimit") + " "
            + std::to_string(s.max_parallel_migrations_limit);
-  if (s.renew_deadline >= s.lease_duration)
-    return named("renewDeadline") + " " + format_go_duration(s.renew_deadline)
-           + " must be less than " + named("leaseDuration") + " "
-           + format_go_duration(s.lease_duration);
-  if (s.retry_period >= s.renew_deadline)
-    return named("retryPeriod") + " " + format_go_duration(s.retry_period)
-           + " must be less than " + named("renewDeadline") + " "
+  // Follows client-go v0.36.3 tools/leaderelection/leaderelection.go, NewLeaderElector:
+  // its checks in its order and its texts, with where each value came from appended.
+  if (s.lease_duration <= s.renew_deadline)
+    return "leaseDuration must be greater than renewDeadline: " + named("leaseDuration") + " "
+           + format_go_duration(s.lease_duration) + ", " + named("renewDeadline") + " "
            + format_go_duration(s.renew_deadline);
+  // time.Duration(JitterFactor * float64(RetryPeriod)): the renew loop's retries are
+  // jittered up to 1.2 retry periods apart, and at least one must fit in the deadline.
+  auto jittered = duration{static_cast<duration::rep>(
+    k8s_jitter_factor * static_cast<double>(s.retry_period.count()))};
+  if (s.renew_deadline <= jittered)
+    return "renewDeadline must be greater than retryPeriod*JitterFactor: " + named("renewDeadline")
+           + " " + format_go_duration(s.renew_deadline) + ", " + named("retryPeriod") + " "
+           + format_go_duration(s.retry_period) + " (x1.2 = " + format_go_duration(jittered)
+           + ")";
   return {};
 }
 

@@ -61,6 +61,24 @@ lease_decision leader_election_logic::decide(const std::optional<lease>& current
   return d;
 }
 
+std::optional<lease> leader_election_logic::renewal(std::chrono::steady_clock::time_point steady_now,
+                                                   timestamp wall_now) const {
+  if (!leader_ || !last_written_ || !observed_.valid)
+    return std::nullopt;
+  // isLeaseValid: the observed record's own duration from when it was observed.
+  auto duration = last_written_->lease_duration_seconds > 0
+                    ? std::chrono::milliseconds{last_written_->lease_duration_seconds * 1000}
+                    : timing_.lease_duration;
+  if (observed_.observed_at + duration <= steady_now)
+    return std::nullopt;
+  lease r = *last_written_;
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(timing_.lease_duration).count();
+  r.holder_identity = identity_;
+  r.lease_duration_seconds = std::max<int64_t>(1, secs);
+  r.renew_time = format_rfc3339_micro(wall_now); // acquireTime and transitions stay
+  return r;
+}
+
 void leader_election_logic::written(const lease& stored,
                                     std::chrono::steady_clock::time_point steady_now) {
   last_written_ = stored;

@@ -46,8 +46,16 @@ public:
   lease_decision decide(const std::optional<lease>& current,
                         std::chrono::steady_clock::time_point steady_now, timestamp wall_now);
 
-  /// A create/update succeeded with the server's answer.
-  void written(const lease& stored, std::chrono::steady_clock::time_point steady_now);
+  /// Follows client-go v0.36.3 tools/leaderelection/leaderelection.go, tryAcquireOrRenew's
+  /// fast path: while this replica leads and the record it last observed has not expired,
+  /// the renewal is the Lease it last wrote (its resourceVersion the PUT's precondition)
+  /// with renewTime now, sent without a GET. Empty when the slow path (GET, decide) applies.
+  std::optional<lease> renewal(std::chrono::steady_clock::time_point steady_now,
+                               timestamp wall_now) const;
+
+  /// A create/update succeeded with the server's answer. `steady_sent` is when the write
+  /// was sent: the renew deadline counts from there, as the write took effect after it.
+  void written(const lease& stored, std::chrono::steady_clock::time_point steady_sent);
 
   /// The release record (holder "", leaseDurationSeconds 1) built from the last write.
   std::optional<lease> release_record(timestamp wall_now) const;

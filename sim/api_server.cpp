@@ -104,7 +104,8 @@ struct api_server::impl {
   impl(object_store& s, resource_registry r, api_server_options o)
     : store(s), registry(std::move(r)), options(std::move(o)), faults(options.faults),
       handlers(store, registry, handler_options{options.bookmark_interval,
-                                                options.faults.watch_drop_after, &stopping}) {
+                                                options.faults.watch_drop_after, &stopping,
+                                                options.partitions.get()}) {
     audit->attach(store);
   }
 
@@ -294,6 +295,8 @@ struct api_server::impl {
       handlers.compact(revision);
       return send(res, 200, {{"compactedRevision", std::to_string(revision)}});
     }
+    if (segs.size() == 2 && segs[1] == "partitions")
+      return serve_partitions(req, res);
     if (segs.size() == 2 && segs[1] == "failover" && req.method == "POST") {
       failover_handler handler;
       {
@@ -337,6 +340,51 @@ struct api_server::impl {
     send(res, 405, status_failure(405, "MethodNotAllowed", "GET, POST or DELETE"));
   }
 
+  /// POST adds a partition ({"userAgent":"S","after":"0s","for":"10s"}, answered with its
+  /// id), GET lists them with how many requests each held, DELETE heals them all.
+  void serve_partitions(const httplib::Request& req, httplib::Response& res) {
+    if (!options.partitions)
+      return send(res, 503, status_failure(503, "ServiceUnavailable", "partitions are not available"));
+    auto now = std::chrono::steady_clock::now();
+    if (req.method == "POST") {
+      auto rule = partition_rule_from_json(json::parse(req.body, nullptr, false), now);
+      if (!rule)
+        return send(res, 400, status_failure(400, "BadRequest", rule.err().message));
+      return send(res, 201, to_json(options.partitions->add(*rule), now));
+    }
+    if (req.method == "GET") {
+      json rules = json::array();
+      for (const auto& r : options.partitions->list())
+        rules.push_back(to_json(r, now));
+      return send(res, 200, {{"partitions", rules}});
+    }
+    if (req.method == "DELETE") {
+      options.partitions->clear();
+      return send(res, 200, {{"partitions", json::array()}});
+    }
+    send(res, 405, status_failure(405, "MethodNotAllowed", "GET, POST or DELETE"));
+  }
+
+  /// A request from a cut-off client never reaches the server: it is held unanswered
+  /// (neither handled nor audited) until the partition ends, so the client's own timeout
+  /// is what it sees. Then the connection is cut: a 504 status line and none of the body
+  /// it promises, for a client that waited that long (no client takes it for an answer).
+  void hold_unanswered(const std::string& user_agent, httplib::Response& res) {
+    options.partitions->count_held(user_agent, std::chrono::steady_clock::now());
+    while (!stopping) {
+      auto now = std::chrono::steady_clock::now();
+      auto until = options.partitions->cut_until(user_agent, now);
+      if (!until)
+        break;
+      std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(*until - now, std::chrono::milliseconds(50)));
+    }
+    res.status = 504;
+    res.set_header("Connection", "close");
+    res.set_content_provider(64, "application/json",
+                             [](size_t, size_t, httplib::DataSink&) { return false; });
+  }
+
   /// GET /admin/audit[?since=N]: N is an absolute write index; only writes from it on are
   /// listed (VMIM records always in full). X-Audit-Next-Since is the N that lists only
   /// later writes; X-Audit-Dropped-{Vmims,Writes} count records the memory caps dropped.
@@ -364,6 +412,11 @@ struct api_server::impl {
   /// Every mutating request is served under its client's identity (so VMIMs it creates
   /// are credited to it) and recorded with the code it got, rejections included.
   void serve(const httplib::Request& req, httplib::Response& res) {
+    if (options.partitions) {
+      auto agent = req.get_header_value("User-Agent");
+      if (options.partitions->cut_until(agent, std::chrono::steady_clock::now()))
+        return hold_unanswered(agent, res);
+    }
     bool mutating = !audit_verb(req.method).empty();
     std::optional<client_identity_scope> identity;
     if (mutating)

@@ -16,6 +16,7 @@
 #include "sim/discovery.hpp"
 #include "sim/faults.hpp"
 #include "sim/object_store.hpp"
+#include "sim/partitions.hpp"
 #include "sim/service_accounts.hpp"
 #include "sim/tls.hpp"
 
@@ -32,6 +33,9 @@ struct api_server_options {
   fault_options faults;
   /// Broken answers on demand, set through /admin/answer-faults (may be null: none).
   std::shared_ptr<answer_faults> broken_answers;
+  /// Network partitions by User-Agent, also set through /admin/partitions (may be null:
+  /// none).
+  std::shared_ptr<network_partitions> partitions;
   int threads = 64;   // long watches each hold one
   /// How often a watch with allowWatchBookmarks gets a BOOKMARK.
   std::chrono::milliseconds bookmark_interval{std::chrono::minutes(1)};

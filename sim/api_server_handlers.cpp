@@ -367,6 +367,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     std::string ns;
     bool initial = false;
     bool started = false;
+    bool partitioned = false; // a partition cut this stream
     std::vector<stored_ptr> pending_initial;
     std::size_t next_initial = 0;
     bool bookmarks = false;
@@ -444,8 +445,20 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
   res.set_chunked_content_provider(
     // Not plain "application/json": that would make httplib gzip (and buffer) the stream.
     "application/json;stream=watch",
-    [this, st, encode, resource, next_bookmark_after](size_t, httplib::DataSink& sink) -> bool {
+    [this, st, encode, resource, next_bookmark_after, agent = req.get_header_value("User-Agent")](
+      size_t, httplib::DataSink& sink) -> bool {
       auto now = clock_type::now();
+      // A partition cuts the stream: nothing reaches the client while it lasts, and the
+      // connection is gone when it ends (the client's watch is broken, not ended).
+      if (options_.partitions != nullptr) {
+        if (options_.partitions->cut_until(agent, std::chrono::steady_clock::now())) {
+          st->partitioned = true;
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          return true;
+        }
+        if (st->partitioned)
+          return false;
+      }
       if ((options_.stopping != nullptr && options_.stopping->load()) || now >= st->deadline) {
         sink.done();
         return true;

@@ -12,6 +12,7 @@
 #include "sim/api_server_pager.hpp"
 #include "sim/discovery.hpp"
 #include "sim/object_store.hpp"
+#include "sim/partitions.hpp"
 
 namespace httplib {
 struct Request;
@@ -24,6 +25,7 @@ struct handler_options {
   std::chrono::milliseconds bookmark_interval{1000};
   std::chrono::milliseconds watch_drop_after{0}; // 0: never
   const std::atomic<bool>* stopping = nullptr;
+  const network_partitions* partitions = nullptr; // watches to a cut client go silent
 };
 
 /// A resource URL after /api/<v> or /apis/<g>/<v>.

@@ -104,6 +104,18 @@ int serve(const serve_options& o) {
   server_options.faults = o.faults;
   server_options.faults.seed = o.scenario.seed;
   server_options.broken_answers = broken_answers;
+  server_options.partitions = std::make_shared<network_partitions>();
+  if (!o.partition.user_agent.empty()) {
+    // Counted from now, when the server is about to serve: the flags' "after" is time
+    // since the simulator started.
+    partition_rule cut;
+    cut.user_agent = o.partition.user_agent;
+    cut.start = std::chrono::steady_clock::now()
+                + std::chrono::duration_cast<std::chrono::steady_clock::duration>(o.partition.after);
+    cut.end = cut.start
+              + std::chrono::duration_cast<std::chrono::steady_clock::duration>(o.partition.length);
+    server_options.partitions->add(cut);
+  }
   server_options.authorization = o.authorization;
   server_options.compaction_interval = o.compaction_interval;
   server_options.bookmark_interval = o.bookmark_interval;

@@ -115,6 +115,18 @@ std::string serve_usage() {
          "  --watch-drop-after DUR       close watch streams after DUR\n"
          "  --latency DUR                added to every request\n"
          "\n"
+         "Network partition (any path, admin ones included):\n"
+         "  --partition-user-agent S     cut off clients whose User-Agent contains S (schedopt's\n"
+         "                               carries its replica identity: schedopt/V (HOST_PID))\n"
+         "  --partition-after DUR        from DUR after the simulator started (default 0s)\n"
+         "  --partition-for DUR          for DUR (required with --partition-user-agent)\n"
+         "                               Their requests go unanswered and are never applied;\n"
+         "                               the client's timeout is what it sees. Watches open to\n"
+         "                               them go silent. When the partition ends each held\n"
+         "                               connection is cut. At runtime: POST /admin/partitions\n"
+         "                               {\"userAgent\":S,\"after\":DUR,\"for\":DUR}, GET lists,\n"
+         "                               DELETE heals them all.\n"
+         "\n"
          "Durations are Go durations: 300ms, 2s, 1m30s.\n";
 }
 
@@ -254,6 +266,15 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     {"--fault-429-rate", fraction_flag(o.faults.rate_429)},
     {"--watch-drop-after", dur_flag(o.faults.watch_drop_after)},
     {"--latency", dur_flag(o.faults.latency)},
+    {"--partition-user-agent",
+     [&o](const std::string& f, const std::string& v) -> std::optional<error> {
+       if (v.empty())
+         return flag_error("flag " + f + " needs a non-empty value");
+       o.partition.user_agent = v;
+       return std::nullopt;
+     }},
+    {"--partition-after", dur_flag(o.partition.after)},
+    {"--partition-for", dur_flag(o.partition.length)},
   };
   for (std::size_t i = 1; i < args.size(); ++i) {
     const auto& arg = args[i];
@@ -284,6 +305,11 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     if (sa.dir.empty())
       return flag_error("--service-account " + sa.ns + "/" + sa.name
                         + " needs a --service-account-dir DIR after it");
+  if (!o.partition.user_agent.empty() && o.partition.length.count() <= 0)
+    return flag_error("--partition-user-agent needs --partition-for DUR above 0");
+  if (o.partition.user_agent.empty()
+      && (o.partition.length.count() > 0 || o.partition.after.count() > 0))
+    return flag_error("--partition-after and --partition-for need --partition-user-agent S");
   if (o.faults.rate_5xx + o.faults.rate_429 > 1.0)
     return flag_error("--fault-5xx-rate plus --fault-429-rate must not exceed 1");
   return cmd;

@@ -19,6 +19,13 @@ struct service_account_option {
   std::string dir;
 };
 
+/// --partition-user-agent S --partition-after DUR --partition-for DUR.
+struct partition_option {
+  std::string user_agent; // empty: no partition
+  std::chrono::milliseconds after{0};
+  std::chrono::milliseconds length{0};
+};
+
 struct serve_options {
   std::string listen_host = "127.0.0.1";
   int listen_port = 0;
@@ -38,6 +45,7 @@ struct serve_options {
   std::vector<service_account_option> service_accounts;
   scenario_options scenario;
   fault_options faults;
+  partition_option partition;
 };
 
 struct sim_command {

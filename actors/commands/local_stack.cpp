@@ -8,8 +8,9 @@
 
 namespace schedopt {
 
-expected<std::unique_ptr<local_stack>> start_local_stack(const settings& cfg,
-                                                         const std::string& identity) {
+expected<std::unique_ptr<local_stack>>
+start_local_stack(const settings& cfg, const std::string& identity,
+                  std::shared_ptr<const write_gate> writes) {
   auto cluster = k8s::load_cluster_config(cfg.kubeconfig, cfg.context);
   if (!cluster)
     return cluster.err();
@@ -18,7 +19,8 @@ expected<std::unique_ptr<local_stack>> start_local_stack(const settings& cfg,
   register_schedopt_types(local->system_config);
   use_work_sharing_scheduler(local->system_config, cfg.workers);
   local->system = std::make_unique<caf::actor_system>(local->system_config);
-  auto stack = start_controller_stack(*local->system, cfg, local->cluster, identity);
+  auto stack = start_controller_stack(*local->system, cfg, local->cluster, identity,
+                                      std::move(writes));
   if (!stack)
     return make_error(ec::config_error, error_message(stack.error()));
   local->stack = std::move(*stack);

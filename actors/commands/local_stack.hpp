@@ -23,9 +23,10 @@ struct local_stack {
 
 /// Loads the cluster config (cfg.kubeconfig, cfg.context), configures CAF (schedopt's
 /// message types, the work-sharing scheduler with cfg.workers) and starts the controller
-/// stack; `identity` as in start_controller_stack. The error is one line: the
+/// stack; `identity` and `writes` as in start_controller_stack. The error is one line: the
 /// kubeconfig's (ec::config_error and its own code) or the stack's.
-expected<std::unique_ptr<local_stack>> start_local_stack(const settings& cfg,
-                                                         const std::string& identity = "");
+expected<std::unique_ptr<local_stack>>
+start_local_stack(const settings& cfg, const std::string& identity = "",
+                  std::shared_ptr<const write_gate> writes = nullptr);
 
 } // namespace schedopt

@@ -113,7 +113,10 @@ int run_command(const settings& cfg) {
   configure_logging(cfg.log_format, cfg.log_level);
   block_termination_signals();
   auto identity = replica_identity();
-  auto local = start_local_stack(cfg, identity);
+  // With leader election, the controller's writes go out only while this replica's
+  // renewals are within their deadline; without it, always.
+  auto writes = cfg.leader_elect ? std::make_shared<write_gate>() : nullptr;
+  auto local = start_local_stack(cfg, identity, writes);
   if (!local) {
     spdlog::error("{}", local.err().message);
     return 2;
@@ -180,9 +183,27 @@ int run_command(const settings& cfg) {
     le.lease_duration = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.lease_duration);
     le.renew_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.renew_deadline);
     le.retry_period = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.retry_period);
+    le.writes = writes;
     spdlog::info("leader election on lease {}/{} as {}", le.namespace_, le.lease_name,
                  le.identity);
-    elector = spawn_leader_elector(sys, stack->ctx.api, le);
+    // As client-go's elector, with a client of its own: its own connection and rate limit,
+    // so renewals never queue behind list pages, status patches or VMIM creates. No
+    // retries inside a round (the next retry period is the retry) and no request outlives
+    // the renew deadline (client-go bounds each renew attempt by it).
+    api_client_options elector_api;
+    elector_api.qps = 5; // client-go's rest.Config default; a renewal is one request per retryPeriod
+    elector_api.burst = 10;
+    elector_api.max_pending = 16;
+    elector_api.max_retries = 0;
+    elector_api.request_timeout = le.renew_deadline;
+    elector_api.user_agent += " (" + identity + ")";
+    auto elector_client = spawn_api_client(sys, cluster, elector_api);
+    if (!elector_client) {
+      spdlog::error("leader election: {}", error_message(elector_client.error()));
+      stop_controller_stack(*stack);
+      return 2;
+    }
+    elector = spawn_leader_elector(sys, *elector_client, le);
     auto gate = sys.spawn(leadership_gate, controller);
     caf::anon_send(elector, atom::subscribe_v, gate);
   } else {

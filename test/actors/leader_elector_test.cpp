@@ -1,6 +1,8 @@
 // The leader elector on CAF's deterministic test clock, against the mock API: it leads
-// after creating the Lease, steps down once renewals have failed for renewDeadline, and
-// takes a Lease held by another replica only after it expired by local observation.
+// after creating the Lease, renews with one PUT a retry period and no GET (client-go's
+// fast path), reads the Lease only after a renewal failed, steps down (and shuts the write
+// gate) once renewals have failed for renewDeadline, and takes a Lease held by another
+// replica only after it expired by local observation.
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>
@@ -65,8 +67,12 @@ struct elector_fixture : actor_fixture {
     };
   }
 
+  std::shared_ptr<write_gate> gate; // set before start() to hand the elector one
+
   leader_elector_actor start() {
-    auto elector = track(spawn_leader_elector(sys, track(spawn_mock_api(sys, api)), options()));
+    auto o = options();
+    o.writes = gate;
+    auto elector = track(spawn_leader_elector(sys, track(spawn_mock_api(sys, api)), o));
     auto sub = track(sys.spawn(recording, log));
     caf::anon_send(elector, atom::subscribe_v, sub);
     sched.run();
@@ -111,6 +117,74 @@ BOOST_AUTO_TEST_CASE(leads_after_creating_the_lease_and_steps_down_when_renewals
   BOOST_TEST_MESSAGE("stepped down " << after_ms << " ms after writes began failing");
   BOOST_CHECK_GE(after_ms, 1500); // the last renewal was up to one retry period earlier
   BOOST_CHECK_LE(after_ms, 3000);
+}
+
+// client-go's tryAcquireOrRenew fast path: a leader whose observed record is valid sends
+// one PUT of the Lease it last wrote per retry period, never a GET.
+BOOST_AUTO_TEST_CASE(a_leader_renews_with_one_put_per_retry_period_and_no_get) {
+  start();
+  advance(1s);
+  BOOST_REQUIRE_EQUAL(log->changes.size(), 1u);
+  auto gets = api->calls_of("get").size();
+  auto updates = api->calls_of("update").size();
+  auto rv_before = json::parse(stored)["metadata"].value("resourceVersion", "");
+  advance(5s); // ten retry periods
+  BOOST_CHECK_EQUAL(api->calls_of("get").size(), gets);
+  auto renewals = api->calls_of("update").size() - updates;
+  BOOST_CHECK_GE(renewals, 9u);
+  BOOST_CHECK_LE(renewals, 11u);
+  BOOST_CHECK_EQUAL(api->calls_of("create").size(), 1u);
+  // Each PUT is the Lease as last written: same holder, acquireTime and transitions, the
+  // stored resourceVersion as its precondition, a fresh renewTime.
+  auto calls = api->calls_of("update");
+  auto last = json::parse(calls.back().body);
+  auto before_last = json::parse(calls[calls.size() - 2].body);
+  BOOST_CHECK_EQUAL(last["spec"]["holderIdentity"], "me");
+  BOOST_CHECK_EQUAL(last["spec"]["acquireTime"], before_last["spec"]["acquireTime"]);
+  BOOST_CHECK_EQUAL(last["spec"]["leaseTransitions"], before_last["spec"]["leaseTransitions"]);
+  BOOST_CHECK_EQUAL(last["metadata"].value("resourceVersion", ""), rv_before);
+  BOOST_CHECK_EQUAL(log->changes.size(), 1u);
+}
+
+// A renewal that conflicts (someone wrote the Lease since) falls back to GET and decides
+// on the Lease as it is now, in the same round; still ours, so it renews and keeps leading.
+BOOST_AUTO_TEST_CASE(a_conflicting_renewal_reads_the_lease_then_renews) {
+  start();
+  advance(1s);
+  BOOST_REQUIRE_EQUAL(log->changes.size(), 1u);
+  auto gets = api->calls_of("get").size();
+  auto updates = api->calls_of("update").size();
+  conflict_once = true;
+  advance(500ms);
+  BOOST_CHECK_EQUAL(api->calls_of("get").size(), gets + 1);
+  BOOST_CHECK_EQUAL(api->calls_of("update").size(), updates + 2); // the 409, then the renewal
+  advance(2s);
+  BOOST_CHECK_EQUAL(api->calls_of("get").size(), gets + 1); // back on the fast path
+  BOOST_CHECK_EQUAL(log->changes.size(), 1u);
+}
+
+// The gate the controller's writes pass: open from the first renewal until its start
+// plus renewDeadline, shut when the deadline passes without another.
+BOOST_AUTO_TEST_CASE(the_write_gate_shuts_when_the_renew_deadline_passes) {
+  gate = std::make_shared<write_gate>();
+  BOOST_CHECK(!gate->is_open(sched.clock().now()));
+  start();
+  advance(1s);
+  BOOST_REQUIRE_EQUAL(log->changes.size(), 1u);
+  BOOST_CHECK(gate->is_open(sched.clock().now()));
+  fail_writes = true;
+  auto failing_since = sched.clock().now();
+  // Open for at most renewDeadline after the last renewal, which was before the failures.
+  BOOST_CHECK(!gate->is_open(failing_since + 2s));
+  advance(1s);
+  BOOST_CHECK(gate->is_open(sched.clock().now()));
+  advance(1500ms);
+  BOOST_CHECK(!gate->is_open(sched.clock().now()));
+  BOOST_REQUIRE_EQUAL(log->changes.size(), 2u);
+  BOOST_CHECK(!log->changes[1].first);
+  // The step-down came with the deadline (to the test clock's 100 ms steps), not at a
+  // later retry tick.
+  BOOST_CHECK(log->changes[1].second - failing_since <= 2s);
 }
 
 BOOST_AUTO_TEST_CASE(a_lease_held_elsewhere_is_taken_only_after_it_expired_locally) {

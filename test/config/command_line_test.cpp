@@ -100,6 +100,23 @@ BOOST_AUTO_TEST_CASE(lease_namespace_from_the_pod) {
   BOOST_CHECK_EQUAL(ok({"run", "--lease-namespace", "other"}).config.lease_namespace, "other");
 }
 
+// client-go's renewDeadline > 1.2 x retryPeriod at its edge, in Go's arithmetic (the
+// product truncated to nanoseconds): against 10s, 8.333333333s (x1.2 = 9.999999999s) passes
+// and 8.333333334s (x1.2 = 10s) does not, though both are well below renewDeadline.
+BOOST_AUTO_TEST_CASE(renew_deadline_must_exceed_1_2_retry_periods) {
+  auto s = ok({"run", "--retry-period", "8.333333333s"}).config;
+  BOOST_CHECK(s.retry_period == 8333333333ns);
+  BOOST_CHECK(ok({"run", "--retry-period", "8s", "--renew-deadline", "9.7s"}).config.renew_deadline
+              == 9700ms);
+  auto msg = fails({"run", "--retry-period", "8.333333334s"});
+  BOOST_CHECK_EQUAL(msg, "renewDeadline must be greater than retryPeriod*JitterFactor: "
+                         "renewDeadline (default) 10s, retryPeriod (--retry-period) "
+                         "8.333333334s (x1.2 = 10s)");
+  BOOST_CHECK_EQUAL(fails({"run", "--retry-period", "8s", "--renew-deadline", "9.6s"}),
+                    "renewDeadline must be greater than retryPeriod*JitterFactor: renewDeadline "
+                    "(--renew-deadline) 9.6s, retryPeriod (--retry-period) 8s (x1.2 = 9.6s)");
+}
+
 BOOST_AUTO_TEST_CASE(precedence_flag_over_env_over_file_over_default) {
   auto file = write("p.yaml", "coolOffPeriod: 2h\nmaxParallelMigrations: 7\n"
                               "migrationTimeout: 10m\nmaxNonHyperconvergedPerRun: 9\n");
@@ -255,9 +272,21 @@ BOOST_AUTO_TEST_CASE(bad_input_messages) {
      "maxParallelMigrations (--max-parallel-migrations) 60 exceeds maxParallelMigrationsLimit "
      "(default) 50"},
     {{"run", "--renew-deadline", "20s"},
-     "renewDeadline (--renew-deadline) 20s must be less than leaseDuration (default) 15s"},
+     "leaseDuration must be greater than renewDeadline: leaseDuration (default) 15s, "
+     "renewDeadline (--renew-deadline) 20s"},
+    {{"run", "--renew-deadline", "15s"},
+     "leaseDuration must be greater than renewDeadline: leaseDuration (default) 15s, "
+     "renewDeadline (--renew-deadline) 15s"},
     {{"run", "--retry-period", "10s"},
-     "retryPeriod (--retry-period) 10s must be less than renewDeadline (default) 10s"},
+     "renewDeadline must be greater than retryPeriod*JitterFactor: renewDeadline (default) 10s, "
+     "retryPeriod (--retry-period) 10s (x1.2 = 12s)"},
+    // Less than renewDeadline, but a retry jittered by 1.2 would not fit in it.
+    {{"run", "--retry-period", "9s"},
+     "renewDeadline must be greater than retryPeriod*JitterFactor: renewDeadline (default) 10s, "
+     "retryPeriod (--retry-period) 9s (x1.2 = 10.8s)"},
+    {{"run", "--retry-period", "8500ms", "--renew-deadline", "10.2s"},
+     "renewDeadline must be greater than retryPeriod*JitterFactor: renewDeadline "
+     "(--renew-deadline) 10.2s, retryPeriod (--retry-period) 8.5s (x1.2 = 10.2s)"},
     {{"demo", "--vmis", "-1"}, "--vmis \"-1\": must be >= 0"},
     {{"demo", "--failure-rate", "2"}, "--failure-rate \"2\": must be between 0 and 1"},
     {{"demo", "--nodes", "2", "--replicas", "3"}, "--replicas 3 exceeds --nodes 2"},

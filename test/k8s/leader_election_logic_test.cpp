@@ -80,3 +80,31 @@ BOOST_AUTO_TEST_CASE(leader_election_released_lease_is_free_and_release_record) 
   leader_election_logic idle{"c", "ns", "schedopt-leader", {}};
   BOOST_CHECK(!idle.release_record(std::chrono::system_clock::now()).has_value());
 }
+
+// client-go's fast path: a leader renews from the Lease it last wrote, without a read,
+// until its observed record has expired; a replica that does not lead never does.
+BOOST_AUTO_TEST_CASE(leader_election_fast_path_renews_the_last_written_lease) {
+  leader_election_logic a{"a", "ns", "schedopt-leader", {}};
+  auto t = std::chrono::steady_clock::time_point{} + 100s;
+  auto wall = std::chrono::system_clock::now();
+  BOOST_CHECK(!a.renewal(t, wall)); // nothing written yet
+  auto stored = held_by("a", "42", "2026-01-01T00:00:00.000000Z");
+  stored.acquire_time = "2026-01-01T00:00:00.000000Z";
+  a.written(stored, t);
+  auto r = a.renewal(t + 2s, wall);
+  BOOST_REQUIRE(r);
+  BOOST_CHECK_EQUAL(r->metadata.resource_version, "42"); // the PUT's precondition
+  BOOST_CHECK_EQUAL(r->holder_identity, "a");
+  BOOST_CHECK_EQUAL(r->acquire_time, "2026-01-01T00:00:00.000000Z");
+  BOOST_CHECK_EQUAL(r->lease_transitions, 3);
+  BOOST_CHECK_NE(r->renew_time, stored.renew_time);
+  // isLeaseValid: past the observed record's 15 s the slow path (GET) applies.
+  BOOST_CHECK(a.renewal(t + 14900ms, wall));
+  BOOST_CHECK(!a.renewal(t + 15s, wall));
+  a.lost();
+  BOOST_CHECK(!a.renewal(t + 2s, wall));
+  leader_election_logic b{"b", "ns", "schedopt-leader", {}};
+  b.written(stored, t); // a write that shows someone else holding it
+  BOOST_CHECK(!b.is_leader());
+  BOOST_CHECK(!b.renewal(t + 1s, wall));
+}

@@ -11,6 +11,7 @@
 #include "actors/event_recorder_actor.hpp"
 #include "actors/leader_elector_actor.hpp"
 #include "model/decode.hpp"
+#include "sim/wire_http.hpp"
 #include "sim_client_fixture.hpp"
 
 using namespace std::chrono_literals;
@@ -150,6 +151,41 @@ BOOST_AUTO_TEST_CASE(leader_election_two_replicas_one_leader_and_takeover) {
   std::chrono::duration<double> quick = steady::now() - released_at;
   BOOST_CHECK_LE(quick.count(), 3.0 + 1.0); // leaseDurationSeconds 1 after release
   BOOST_CHECK_EQUAL(tl->max_leaders(), 1);
+}
+
+// The controller's API client with a write gate: reads always go, writes only while the
+// gate is open; a write refused by the gate never reaches the server (not in its audit).
+BOOST_AUTO_TEST_CASE(a_shut_write_gate_sends_no_write) {
+  schedopt::api_client_options opts;
+  auto gate = std::make_shared<schedopt::write_gate>();
+  opts.writes = gate;
+  opts.user_agent = "schedopt/0.1 (gate-test)";
+  schedopt::test::sim_client t({}, opts);
+  auto body = [](const std::string& name) {
+    return json{{"apiVersion", "coordination.k8s.io/v1"}, {"kind", "Lease"},
+                {"metadata", {{"name", name}, {"namespace", "default"}}},
+                {"spec", {{"holderIdentity", "x"}}}}
+      .dump();
+  };
+  // A read goes out: answered 404, not refused.
+  BOOST_CHECK(schedopt::error_code(t.get({res::leases, "default", "none", {}}).error)
+              == schedopt::ec::not_found);
+  auto refused = t.create({res::leases, "default", body("gated")});
+  BOOST_REQUIRE(!refused);
+  BOOST_CHECK(schedopt::error_code(refused.error) == schedopt::ec::cancelled);
+  BOOST_CHECK(schedopt::error_code(t.get({res::leases, "default", "gated", {}}).error)
+              == schedopt::ec::not_found);
+  gate->open_until(steady::now() + 30s);
+  BOOST_CHECK(t.create({res::leases, "default", body("gated")}));
+  gate->close();
+  auto again = t.create({res::leases, "default", body("gated-2")});
+  BOOST_CHECK(schedopt::error_code(again.error) == schedopt::ec::cancelled);
+  auto audit = schedopt::test::http_request(t.sim, "GET", "/admin/audit").json();
+  int writes = 0;
+  for (auto& w : audit.value("writes", json::array()))
+    if (w.value("identity", "") == "schedopt/0.1 (gate-test)")
+      ++writes;
+  BOOST_CHECK_EQUAL(writes, 1);
 }
 
 BOOST_AUTO_TEST_CASE(event_recorder_aggregates_repeats) {
