@@ -10,6 +10,7 @@
 #include "sim/api_server_table.hpp"
 #include "sim/patch.hpp"
 #include "sim/selectors.hpp"
+#include "sim/structural_schema.hpp"
 
 namespace schedopt::sim {
 
@@ -135,6 +136,72 @@ json unsupported_patch(const served_resource& r) {
   return status_failure(415, "UnsupportedMediaType",
                         "the body of the request was in an unknown format - accepted media types "
                         "include: " + accepted);
+}
+
+// Follows kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go,
+// fieldValidation (Warn when the parameter is absent), and staging/src/k8s.io/apimachinery/
+// pkg/apis/meta/v1/validation/validation.go, ValidateFieldValidation (a 422 on the
+// request's options for any other value).
+std::string field_validation(const httplib::Request& req) {
+  auto directive = param(req, "fieldValidation");
+  return directive.empty() ? "Warn" : directive;
+}
+
+bool reject_field_validation(const httplib::Request& req, httplib::Response& res,
+                             const std::string& options_kind) {
+  auto directive = param(req, "fieldValidation");
+  if (directive.empty() || directive == "Ignore" || directive == "Warn" || directive == "Strict")
+    return false;
+  field_error e{"FieldValueNotSupported", "fieldValidation",
+                "Unsupported value: " + go_quote(directive)
+                  + ": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""};
+  send_json(res, 422, invalid_status(options_kind + ".meta.k8s.io", "meta.k8s.io", options_kind, "", {e}));
+  return true;
+}
+
+/// Prunes a custom resource's body by its schema as the decoder does; the dropped paths.
+std::vector<std::string> prune_body(const served_resource& r, json& obj) {
+  if (!r.schema)
+    return {};
+  return prune_unknown_fields(obj, r.schema->root);
+}
+
+// Follows kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go,
+// addStrictDecodingWarnings: one Warning header per unknown field.
+void warn_unknown_fields(httplib::Response& res, const std::vector<std::string>& unknown) {
+  for (auto& f : unknown)
+    res.set_header("Warning", warning_header("unknown field \"" + f + "\""));
+}
+
+// Follows kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go
+// and update.go: under Strict an unknown field fails decoding, and transformDecodeError
+// answers 400 "<Kind> in version \"<v>\" cannot be handled as a <Kind>: ...".
+bool reject_unknown_fields(const httplib::Request& req, httplib::Response& res,
+                           const served_resource& r, const std::string& version,
+                           const std::vector<std::string>& unknown) {
+  if (unknown.empty())
+    return false;
+  if (field_validation(req) != "Strict") {
+    if (field_validation(req) == "Warn")
+      warn_unknown_fields(res, unknown);
+    return false;
+  }
+  send_json(res, 400, status_failure(400, "BadRequest",
+                                     r.type.kind + " in version " + go_quote(version)
+                                       + " cannot be handled as a " + r.type.kind + ": "
+                                       + strict_decoding_message(unknown)));
+  return true;
+}
+
+/// A store error; a schema refusal carries its causes (errors.NewInvalid's details).
+void send_store_error(httplib::Response& res, const error& err, const served_resource* r,
+                      const std::string& name, const schema_findings_scope& findings) {
+  if (status_code_of(err) == 422 && !findings.causes.empty() && r != nullptr) {
+    const auto& type = r->type;
+    return send_json(res, 422, invalid_status(type.kind + "." + type.group, type.group, type.kind,
+                                              findings.name, findings.causes));
+  }
+  send_error(res, err, r, name);
 }
 
 } // namespace
@@ -567,15 +634,19 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
   }
   obj["apiVersion"] = api_version_of(*t.resource, version);
   obj["kind"] = type.kind;
+  if (reject_field_validation(req, res, "CreateOptions")
+      || reject_unknown_fields(req, res, *t.resource, version, prune_body(*t.resource, obj)))
+    return;
   if (obj["metadata"].contains("resourceVersion") && !meta_str(obj, "resourceVersion").empty())
     return send_json(res, 400, status_failure(400, "BadRequest",
                                               "resourceVersion should not be set on objects to be created"));
   if (truthy(param(req, "dryRun")) || param(req, "dryRun") == "All")
     return send_json(res, 201, obj);
   auto name = meta_str(obj, "name");
+  schema_findings_scope findings;
   auto created = store_.create(type.key(), std::move(obj));
   if (!created)
-    return send_error(res, created.err(), t.resource, name);
+    return send_store_error(res, created.err(), t.resource, name, findings);
   send_json(res, 201, *created);
 }
 
@@ -587,6 +658,10 @@ void resource_handlers::update(const httplib::Request& req, httplib::Response& r
   auto& obj = *body;
   if (!obj.contains("metadata") || !obj["metadata"].is_object())
     obj["metadata"] = json::object();
+  if (reject_field_validation(req, res, "UpdateOptions")
+      || reject_unknown_fields(req, res, *t.resource, t.resource->type.version,
+                               prune_body(*t.resource, obj)))
+    return;
   auto body_name = meta_str(obj, "name");
   if (!body_name.empty() && body_name != t.name)
     return send_json(res, 400, status_failure(400, "BadRequest",
@@ -617,9 +692,10 @@ void resource_handlers::update(const httplib::Request& req, httplib::Response& r
                                         "0x0: must be specified for an update",
                                     details));
   }
+  schema_findings_scope findings;
   auto stored = store_.replace(t.resource->type.key(), std::move(obj), t.subresource == "status");
   if (!stored)
-    return send_error(res, stored.err(), t.resource, t.name);
+    return send_store_error(res, stored.err(), t.resource, t.name, findings);
   send_json(res, 200, *stored);
 }
 
@@ -630,6 +706,9 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
     return send_json(res, 415, unsupported_patch(*t.resource));
   const auto& type = t.resource->type;
   bool status_only = t.subresource == "status";
+  if (reject_field_validation(req, res, "PatchOptions"))
+    return;
+  schema_findings_scope findings;
   if (*kind == patch_kind::apply && !store_.get(type.key(), t.ns, t.name)) {
     // Server-side apply of an absent object creates it.
     auto applied = apply_patch(json::object(), patch_kind::apply, req.body);
@@ -645,12 +724,16 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
       obj["metadata"]["namespace"] = t.ns;
     obj["apiVersion"] = api_version_of(*t.resource, version);
     obj["kind"] = type.kind;
+    if (reject_unknown_fields(req, res, *t.resource, version, prune_body(*t.resource, obj)))
+      return;
     auto created = store_.create(type.key(), std::move(obj));
     if (!created)
-      return send_error(res, created.err(), t.resource, t.name);
+      return send_store_error(res, created.err(), t.resource, t.name, findings);
     return send_json(res, 201, *created);
   }
   std::optional<error> failure;
+  std::optional<json> strict_failure;
+  std::vector<std::string> unknown;
   auto stored = store_.modify(
     type.key(), t.ns, t.name,
     [&](json& current) {
@@ -664,13 +747,30 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
         failure = make_error(ec::invalid_value, "metadata: Required value", 422);
         return false;
       }
+      // Follows kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/
+      // patch.go, jsonPatcher.applyPatchToCurrentObject: the patched object is decoded
+      // (pruned); under Strict its unknown fields are a 422 on the field "patch" of an
+      // unnamed object.
+      json patched_text = current;
+      unknown = prune_body(*t.resource, current);
+      if (!unknown.empty() && field_validation(req) == "Strict") {
+        field_error e{"FieldValueInvalid", "patch",
+                      "Invalid value: " + go_quote(patched_text.dump()) + ": "
+                        + strict_decoding_message(unknown)};
+        strict_failure = invalid_status("", "", "", "", {e});
+        return false;
+      }
       return true;
     },
     status_only);
+  if (strict_failure)
+    return send_json(res, 422, *strict_failure);
   if (failure)
     return send_error(res, *failure, t.resource, t.name);
   if (!stored)
-    return send_error(res, stored.err(), t.resource, t.name);
+    return send_store_error(res, stored.err(), t.resource, t.name, findings);
+  if (field_validation(req) == "Warn")
+    warn_unknown_fields(res, unknown);
   send_json(res, 200, *stored);
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/patch.hpp"
+#include "sim/structural_schema.hpp"
 
 namespace schedopt::sim {
 
@@ -65,6 +66,15 @@ expected<loaded_crd> crd_from_json(const json& crd) {
   type.status_subresource = chosen->contains("/subresources/status"_json_pointer);
   out.resource.printer_columns = chosen->value("additionalPrinterColumns", json::array());
   out.resource.custom = true;
+  // The storage version's schema is what every write is judged by: the simulator stores
+  // and serves that version only.
+  if (auto root = chosen->find("schema"); root != chosen->end() && root->contains("openAPIV3Schema")) {
+    auto structural = structural_from_json((*root)["openAPIV3Schema"]);
+    if (!structural)
+      return fail("spec.versions[" + type.version + "].schema.openAPIV3Schema: " + structural.err().message);
+    out.resource.schema = std::make_shared<const crd_schema>(
+      crd_schema{type.group, type.version, type.kind, std::move(*structural)});
+  }
   // The storage version first: it is what discovery prefers.
   auto& vs = out.resource.versions;
   std::stable_partition(vs.begin(), vs.end(), [&](const std::string& v) { return v == type.version; });

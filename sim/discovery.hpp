@@ -2,6 +2,7 @@
 // kubectl and client-go read: /api, /api/v1, /apis, /apis/<g>, /apis/<g>/<v>, /version.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,12 +12,15 @@
 
 namespace schedopt::sim {
 
+struct crd_schema;
+
 struct served_resource {
   resource_type type;                 // type.version is the storage version
   std::vector<std::string> versions;  // every served version, preferred first
   bool custom = false;                // defined by a CRD (no strategic merge, rv required on PUT)
   bool create_only = false;           // a review (TokenReview, SubjectAccessReview): never stored
   nlohmann::json printer_columns = nlohmann::json::array(); // CRD additionalPrinterColumns
+  std::shared_ptr<const crd_schema> schema; // the storage version's openAPIV3Schema, if any
 };
 
 /// Core types schedopt touches (namespaces, nodes, persistentvolumeclaims,

@@ -15,6 +15,7 @@
 #include "sim/scenario_objects.hpp"
 #include "sim/service_accounts.hpp"
 #include "sim/sim_options.hpp"
+#include "sim/structural_schema.hpp"
 #include "sim/tls.hpp"
 #include "sim/world.hpp"
 #include "schedopt_version.hpp"
@@ -61,6 +62,12 @@ expected<resource_registry> load_registry(object_store& store, const std::string
     registry.add(crd.resource);
   for (auto& r : registry.all())
     store.register_type(r.type);
+  for (auto& crd : *crds)
+    if (auto schema = crd.resource.schema)
+      store.set_validator(crd.resource.type.key(),
+                          [schema](nlohmann::json& object, const nlohmann::json* old, bool status_only) {
+                            return enforce_schema(*schema, object, old, status_only);
+                          });
   for (auto& crd : *crds)
     store.create("customresourcedefinitions.apiextensions.k8s.io", crd.manifest);
   return registry;

@@ -89,6 +89,7 @@ struct object_store::impl {
   std::unordered_map<std::string, type_entry> types;
   // Kept apart from types so a hook may be set before its type is registered.
   std::unordered_map<std::string, admission_hook> admissions;
+  std::unordered_map<std::string, write_validator> validators; // apart from types, as admissions are
   std::unordered_map<std::string, std::vector<change_observer>> observers;
   std::unordered_set<std::string> text_only_types; // apart from types, as admissions are
   std::vector<std::string> type_order;
@@ -169,6 +170,15 @@ struct object_store::impl {
     notify_observers(te.type.key(), type, obj, rv);
     changed.notify_all();
     return obj;
+  }
+
+  /// The type's write_validator, if any; nullopt when the write may go ahead.
+  std::optional<error> validate(const std::string& key, json& obj, const json* old,
+                                bool status_only) {
+    auto it = validators.find(key);
+    if (it == validators.end())
+      return std::nullopt;
+    return it->second(obj, old, status_only);
   }
 
   using peek_function = std::function<std::shared_ptr<const json>(
@@ -295,6 +305,8 @@ struct object_store::impl {
     next["metadata"]["resourceVersion"] = cur["metadata"].value("resourceVersion", "");
     if (next == cur)
       return cur;
+    if (auto err = validate(te.type.key(), next, &cur, status_only))
+      return *err;
     if (is_terminating(next) && !has_finalizers(next)) {
       return commit(te, k, std::move(next), "DELETED", old);
     }
@@ -385,6 +397,8 @@ expected<json> object_store::create(const std::string& key, json object) {
     object["apiVersion"] = te->type.api_version();
   if (!object.contains("kind"))
     object["kind"] = te->type.kind;
+  if (auto err = impl_->validate(key, object, nullptr, false))
+    return *err;
   auto slot = te->objects.emplace_hint(place, k, nullptr);
   return impl_->commit(*te, k, std::move(object), "ADDED", nullptr, &slot->second);
 }
@@ -524,6 +538,11 @@ uint64_t object_store::wait_for_change(uint64_t seen, std::chrono::milliseconds 
 void object_store::set_admission(const std::string& key, admission_hook hook) {
   std::lock_guard<std::mutex> guard(impl_->mtx);
   impl_->admissions[key] = std::move(hook);
+}
+
+void object_store::set_validator(const std::string& key, write_validator validator) {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  impl_->validators[key] = std::move(validator);
 }
 
 void object_store::keep_as_text(const std::string& key) {

@@ -121,6 +121,14 @@ public:
   using admission_hook = std::function<std::optional<error>(json& object)>;
   void set_admission(const std::string& key, admission_hook hook);
 
+  /// Schema hook run on every create and update of `key` just before the write commits,
+  /// on the object as it will be stored (after a patch is applied and the /status or
+  /// main-resource copying): it may prune the object or refuse the write. `old` is null
+  /// on create. It runs under the store lock and must not call the store.
+  using write_validator =
+    std::function<std::optional<error>(json& object, const json* old, bool status_only)>;
+  void set_validator(const std::string& key, write_validator validator);
+
   /// Objects of `key` are held as their JSON text only and parsed when read: for the
   /// bulk types of a large scenario (VMIs, VMs, PVCs, PVs), which the API serves as
   /// bytes and nothing in the simulator scans on a hot path. Set before objects exist.

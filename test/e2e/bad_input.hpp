@@ -4,6 +4,9 @@
 // (judged by GET /admin/audit) and the controller is the same, still-running process.
 #pragma once
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +22,58 @@ namespace schedopt::e2e {
 inline std::vector<std::string> fleet_flags(const std::string& seed) {
   return {"--nodes", "6", "--vmis", "20", "--misplaced", "0.4", "--seed", seed,
           "--migration-duration", "300ms", "--parallel-migrations-per-cluster", "10"};
+}
+
+/// `--crd-dir` flags for a simulator whose SchedulingOptimization CRD validates nothing
+/// in spec (x-kubernetes-preserve-unknown-fields, as an old or hand-edited CRD may), so a
+/// hostile spec reaches the controller: the enforcing CRD of deploy/ refuses it with a 422.
+/// The other CRDs are copied from sim/crds; the directory lives as long as the process.
+inline std::vector<std::string> lax_crd_flags() {
+  namespace fs = std::filesystem;
+  struct lax_dir {
+    std::string path;
+    lax_dir() {
+      char templ[] = "/tmp/schedopt-lax-crds-XXXXXX";
+      path = mkdtemp(templ);
+      const std::string source = std::string(SCHEDOPT_SOURCE_DIR) + "/sim/crds";
+      for (auto& entry : fs::directory_iterator(source))
+        if (entry.path().filename() != "schedulingoptimizations.stork.libopenstorage.org.yaml")
+          fs::copy_file(entry.path(), fs::path(path) / entry.path().filename());
+      std::ofstream(path + "/schedulingoptimizations.stork.libopenstorage.org.yaml")
+        << "apiVersion: apiextensions.k8s.io/v1\n"
+           "kind: CustomResourceDefinition\n"
+           "metadata:\n"
+           "  name: schedulingoptimizations.stork.libopenstorage.org\n"
+           "spec:\n"
+           "  group: stork.libopenstorage.org\n"
+           "  names: {kind: SchedulingOptimization, listKind: SchedulingOptimizationList,\n"
+           "          plural: schedulingoptimizations, singular: schedulingoptimization}\n"
+           "  scope: Cluster\n"
+           "  versions:\n"
+           "  - name: v1alpha1\n"
+           "    served: true\n"
+           "    storage: true\n"
+           "    subresources: {status: {}}\n"
+           "    schema:\n"
+           "      openAPIV3Schema:\n"
+           "        type: object\n"
+           "        properties:\n"
+           "          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}\n"
+           "          status: {type: object, x-kubernetes-preserve-unknown-fields: true}\n";
+    }
+    ~lax_dir() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  };
+  static lax_dir dir;
+  return {"--crd-dir", dir.path};
+}
+
+/// `flags` followed by `more`.
+inline std::vector<std::string> with_flags(std::vector<std::string> flags, const std::vector<std::string>& more) {
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
 }
 
 /// The candidates a good request must migrate, from the objects as they are now; at

@@ -1,5 +1,6 @@
 // README "Hostile input", requests: malformed SchedulingOptimization specs the API server
-// let in (old CRDs validate nothing). Each row is Final with its reason and a Warning
+// let in (old CRDs validate nothing: the simulator serves a lax CRD here, as the CRD of
+// deploy/ refuses these specs with a 422). Each row is Final with its reason and a Warning
 // event, and a good request created after all of them still migrates every candidate.
 #include <boost/test/unit_test.hpp>
 
@@ -49,7 +50,7 @@ std::vector<spec_row> spec_rows() {
 BOOST_AUTO_TEST_SUITE(bad_input)
 
 BOOST_AUTO_TEST_CASE(hostile_specs_fail_alone) {
-  scenario s("csi-topology", fleet_flags("13"));
+  scenario s("csi-topology", with_flags(fleet_flags("13"), lax_crd_flags()));
   auto candidates = required_candidates(s.truth());
   auto rows = spec_rows();
   std::set<std::string> bad_uids;
@@ -78,9 +79,10 @@ BOOST_AUTO_TEST_CASE(hostile_specs_fail_alone) {
 }
 
 // Out-of-range parallelism is clamped (SPEC §3), not a failure: the user gets a Warning
-// ParallelismClamped event and the run goes on with the clamped worker count.
+// ParallelismClamped event and the run goes on with the clamped worker count. Zero and
+// negative values pass only a lax CRD (the CRD of deploy/ has minimum: 1).
 BOOST_AUTO_TEST_CASE(out_of_range_parallelism_is_clamped_with_a_warning) {
-  scenario s("csi-topology", fleet_flags("19"));
+  scenario s("csi-topology", with_flags(fleet_flags("19"), lax_crd_flags()));
   auto candidates = required_candidates(s.truth());
   s.create_request("clamp-1-huge", scenario::enabled_spec({{"maxParallelMigrations", 1000000000000LL}}));
   s.create_request("clamp-2-zero", scenario::enabled_spec({{"maxParallelMigrations", 0}}));
