@@ -24,6 +24,7 @@
 #include "k8s/paths.hpp"
 #include "k8s/rate_limiter.hpp"
 #include "k8s/requests.hpp"
+#include "k8s/retry_policy.hpp"
 
 namespace schedopt {
 
@@ -41,6 +42,7 @@ using clock_type = std::chrono::steady_clock;
 struct pending_request {
   uint64_t id = 0;
   k8s::http_call call;
+  bool replay_harmless = false; // k8s::replay_is_harmless(call), decided once
   std::string resource;        // metrics label
   int attempt = 0;             // retries done so far
   clock_type::time_point not_before{};
@@ -124,6 +126,7 @@ void dispatch(api_client_pointer self, pending_request& p) {
   req.method = p.call.method;
   req.url = st.cfg.server + p.call.target;
   req.body = p.call.body;
+  req.no_resend = !p.replay_harmless;
   req.headers.push_back("Accept: application/json");
   req.headers.push_back("User-Agent: " + st.opts.user_agent);
   if (!p.call.content_type.empty())
@@ -153,7 +156,8 @@ void dispatch(api_client_pointer self, pending_request& p) {
   auto on_done = [me, id](k8s::http_result r) {
     if (auto strong = caf::actor_cast<caf::actor>(me))
       caf::anon_send(strong, http_completion{id, r.status, std::move(r.body),
-                                             std::move(r.retry_after), std::move(r.error)});
+                                             std::move(r.retry_after), std::move(r.error),
+                                             r.request_sent});
   };
   p.in_flight = true;
   if (p.is_list)
@@ -245,6 +249,7 @@ pending_request& enqueue_common(api_client_pointer self, const Request& r,
   auto& p = st.requests[id];
   p.id = id;
   p.call = k8s::to_http(r);
+  p.replay_harmless = k8s::replay_is_harmless(p.call);
   p.resource = k8s::metric_resource(res);
   st.queue.push_back(id);
   return p;
@@ -300,7 +305,13 @@ void complete(api_client_pointer self, http_completion& c,
   }
   bool ok = c.transport_error.empty() && c.http_status >= 200 && c.http_status < 300;
   if (!ok) {
-    if (k8s::is_retryable(c.http_status) && p.attempt < st.opts.max_retries) {
+    // A 2xx whose body broke off is not retried (client-go reads the body after its retry
+    // decision): the caller hears of it, and a write it answered was made.
+    k8s::attempt_result attempt{c.http_status,
+                                k8s::parse_retry_after(c.retry_after).count() >= 0,
+                                c.request_sent};
+    auto decision = k8s::decide_retry(attempt, p.replay_harmless);
+    if (decision.retry && p.attempt < st.opts.max_retries) {
       ++p.attempt;
       auto delay = k8s::retry_delay(st.backoff, p.attempt, c.retry_after, st.rng);
       spdlog::debug("api client: {} {} -> {} {}; retry {} in {}ms", p.call.method, p.call.target,
@@ -310,6 +321,9 @@ void complete(api_client_pointer self, http_completion& c,
       pump(self);
       return;
     }
+    if (!decision.retry && (c.http_status == 0 || c.http_status >= 500))
+      spdlog::info("api client: {} {} -> {} {}; not retried: {}", p.call.method, p.call.target,
+                   c.http_status, c.transport_error, decision.why);
     auto err = c.http_status == 0 ? k8s::transport_error(c.transport_error, p.call.target)
                                   : k8s::api_error(c.http_status, c.body);
     fail(self, p, to_caf_error(err));

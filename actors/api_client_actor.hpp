@@ -39,7 +39,7 @@ struct api_client_options {
   /// List pages on the wire at once, across lists: each is a body of up to ~1.5 MB
   /// (500 VMIs) held until decoded, and the informers' first lists all start together.
   std::size_t max_list_pages_in_flight = 2;
-  int max_retries = 5;              // for 429, 5xx and transport errors
+  int max_retries = 5;              // for 429, 5xx and transport errors (k8s/retry_policy.hpp)
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10000};
   std::chrono::milliseconds request_timeout{30000}; // non-watch requests

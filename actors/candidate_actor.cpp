@@ -173,9 +173,22 @@ void restore_cool_off_then_fail(candidate_pointer self, const std::string& reaso
           });
 }
 
-// A create that failed may still have created the VMIM (a 5xx or timeout after the API
-// server stored it, then a retry denied by admission or 409): the name is fixed per
-// request and VMI, so look it up and adopt it if it carries this request's uid.
+/// The VMIM this candidate created is on its way: `kubectl describe vmi` says so.
+void announce_migration(candidate_pointer self) {
+  auto& st = self->state;
+  log_kv(spdlog::level::debug, "created vmim", vm_fields(st, {{"node", st.target}}));
+  record_vmi_event(self, "Normal", "Migrating",
+                   "live migration " + st.vmim + " from " + st.plan.vmi.node_name + " to "
+                     + (st.target.empty() ? std::string{"a node KubeVirt chooses"} : st.target)
+                     + " for request " + st.plan.request_name);
+}
+
+// A create that failed may still have created the VMIM: its answer was lost after the
+// API server stored it, and the API client's replay (the name is fixed, so a replay is
+// harmless) met 409 AlreadyExists, or admission refused the replay as a second migration
+// of the VMI, or the client gave up. The name is fixed per request and VMI, so look it up
+// (a GET reads the stored object, never a cache behind the create) and adopt it if it
+// carries this request's uid: it is this candidate's own, and is never created again.
 void adopt_or_fail(candidate_pointer self, const std::string& name, const caf::error& create_err) {
   auto& st = self->state;
   auto reason = create_failed_reason(error_message(create_err));
@@ -187,8 +200,12 @@ void adopt_or_fail(candidate_pointer self, const std::string& name, const caf::e
         if (found) {
           auto& l = found->metadata.labels;
           auto uid = l.find(labels::request_uid);
-          if (uid != l.end() && uid->second == self->state.plan.request_uid)
-            return start_watching(self, *found, true);
+          if (uid != l.end() && uid->second == self->state.plan.request_uid) {
+            start_watching(self, *found, true);
+            log_kv(spdlog::level::info, "adopted the vmim a failed create made",
+                   vm_fields(self->state, {{"error", error_message(create_err)}}));
+            return announce_migration(self);
+          }
         }
         restore_cool_off_then_fail(self, reason);
       },
@@ -219,13 +236,7 @@ void create_migration(candidate_pointer self) {
                                              + created.err().message));
         }
         start_watching(self, *created, false);
-        auto& st = self->state;
-        log_kv(spdlog::level::debug, "created vmim", vm_fields(st, {{"node", st.target}}));
-        record_vmi_event(self, "Normal", "Migrating",
-                         "live migration " + st.vmim + " from " + st.plan.vmi.node_name + " to "
-                           + (st.target.empty() ? std::string{"a node KubeVirt chooses"}
-                                                : st.target)
-                           + " for request " + st.plan.request_name);
+        announce_migration(self);
       },
       [=](caf::error& err) { adopt_or_fail(self, name, err); });
 }

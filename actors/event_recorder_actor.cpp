@@ -1,7 +1,12 @@
 // Event recorder: spam filter per object (token bucket), aggregation of identical events
-// into count/lastTimestamp patches, one write at a time, bounded queue.
+// into count/lastTimestamp patches, one write at a time, bounded queue. Every write is one
+// the API client may safely send twice: a create has a fixed name (409 on a replay) and a
+// count bump tests the count it raises (422 on a replay).
 #include "actors/event_recorder_actor.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <random>
@@ -38,6 +43,7 @@ struct event_recorder_state {
   bool busy = false;
   std::vector<caf::typed_response_promise<bool>> flushers;
   std::mt19937_64 rng{std::random_device{}()};
+  int64_t last_name_nanos = 0; // event names stay unique when the clock repeats itself
 };
 
 using recorder_pointer = event_recorder_actor::stateful_pointer<event_recorder_state>;
@@ -68,13 +74,53 @@ void done(recorder_pointer self) {
   process(self);
 }
 
+// IsDNS1123Subdomain of apimachinery's validation, which an Event name must pass.
+bool is_dns_subdomain(const std::string& name) {
+  if (name.empty() || name.size() > 253)
+    return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    bool edge = i == 0 || i + 1 == name.size() || name[i - 1] == '.' || name[i + 1] == '.';
+    if (!(alnum(c) || (!edge && (c == '-' || c == '.'))))
+      return false;
+  }
+  return true;
+}
+
+std::string random_uuid(std::mt19937_64& rng) {
+  char text[37];
+  auto a = rng(), b = rng();
+  std::snprintf(text, sizeof text, "%08llx-%04llx-4%03llx-%04llx-%012llx",
+                static_cast<unsigned long long>(a >> 32),
+                static_cast<unsigned long long>((a >> 16) & 0xffff),
+                static_cast<unsigned long long>(a & 0xfff),
+                static_cast<unsigned long long>(0x8000 | ((b >> 48) & 0x3fff)),
+                static_cast<unsigned long long>(b & 0xffffffffffffull));
+  return text;
+}
+
+// Follows client-go v0.36.3 tools/record/event.go, makeEvent, and tools/record/util,
+// GenerateEventName: "<involved object name>.<UnixNano in hex>", a UUID when that is no
+// valid name. The name is fixed before the first attempt, so a create replayed after a
+// lost answer meets the Event it made (409 AlreadyExists) instead of making a second one.
+std::string event_name(event_recorder_state& st, const std::string& involved,
+                       std::chrono::system_clock::time_point at) {
+  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count();
+  nanos = std::max(nanos, st.last_name_nanos + 1); // two events of one object never share it
+  st.last_name_nanos = nanos;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(nanos));
+  auto name = involved + "." + hex;
+  return is_dns_subdomain(name) ? name : random_uuid(st.rng);
+}
+
 void create(recorder_pointer self, const event_record& rec, const std::string& key) {
   auto& st = self->state;
-  auto now = format_rfc3339(std::chrono::system_clock::now());
+  auto at = std::chrono::system_clock::now();
+  auto now = format_rfc3339(at);
   event e;
-  char suffix[17];
-  std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(st.rng()));
-  e.metadata.name = rec.involved.name + "." + suffix;
+  e.metadata.name = event_name(st, rec.involved.name, at);
   e.metadata.namespace_ = event_namespace(rec.involved);
   e.involved_object = rec.involved;
   e.type = rec.type;
@@ -97,6 +143,13 @@ void create(recorder_pointer self, const event_record& rec, const std::string& k
         done(self);
       },
       [=](caf::error& err) {
+        // Follows client-go v0.36.3 tools/record/event.go, recordEvent: AlreadyExists
+        // ends the write. The name is this recorder's own, so the Event is the one a lost
+        // answer hid (count 1), and later repeats bump it.
+        if (error_code(err) == ec::already_exists) {
+          self->state.recorded[key] = recorded_event{e.metadata.name, e.metadata.namespace_, 1};
+          return done(self);
+        }
         spdlog::warn("event {} on {}/{} not recorded: {}", rec.reason, rec.involved.namespace_,
                      rec.involved.name, error_message(err));
         done(self);
@@ -117,11 +170,16 @@ void process(recorder_pointer self) {
     return;
   }
   auto prev = i->second;
-  nlohmann::json patch{{"count", prev.count + 1},
-                       {"lastTimestamp", format_rfc3339(std::chrono::system_clock::now())}};
+  // client-go sends {count, lastTimestamp} as a patch too; the leading test makes a replay
+  // of a bump that was applied fail (422) instead of passing for a second repeat.
+  nlohmann::json patch = nlohmann::json::array(
+    {{{"op", "test"}, {"path", "/count"}, {"value", prev.count}},
+     {{"op", "replace"}, {"path", "/count"}, {"value", prev.count + 1}},
+     {{"op", "replace"}, {"path", "/lastTimestamp"},
+      {"value", format_rfc3339(std::chrono::system_clock::now())}}});
   self->request(st.client, caf::infinite,
                 k8s::patch_request{k8s::resources::events, prev.namespace_, prev.name,
-                                   patch.dump(), false, false})
+                                   patch.dump(), false, true})
     .then(
       [=](k8s::api_response&) {
         self->state.recorded[key].count = prev.count + 1;
@@ -132,6 +190,12 @@ void process(recorder_pointer self) {
           self->state.recorded.erase(key);
           create(self, rec, key);
           return;
+        }
+        // Only this recorder writes the Events it named: a count that is no longer
+        // prev.count is the one this bump set, on an attempt whose answer was lost.
+        if (error_http_status(err) == 422) {
+          self->state.recorded[key].count = prev.count + 1;
+          return done(self);
         }
         spdlog::warn("event {} on {}/{} not updated: {}", rec.reason, rec.involved.namespace_,
                      rec.involved.name, error_message(err));

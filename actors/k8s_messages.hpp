@@ -110,12 +110,13 @@ struct http_completion {
   std::string body;            // empty for watches (their bytes went to the sink)
   std::string retry_after;     // Retry-After header, if any
   std::string transport_error; // curl's message when the transfer failed
+  bool request_sent = true;    // false: it failed before the request could reach the server
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, http_completion& x) {
   return f(caf::meta::type_name("http_completion"), x.request_id, x.http_status, x.body,
-           x.retry_after, x.transport_error);
+           x.retry_after, x.transport_error, x.request_sent);
 }
 
 } // namespace schedopt

@@ -9,11 +9,6 @@
 
 namespace schedopt::k8s {
 
-bool is_retryable(int http_status) {
-  return http_status == 0 || http_status == 429
-         || (http_status >= 500 && http_status != 501 && http_status < 600);
-}
-
 std::chrono::milliseconds parse_retry_after(const std::string& value) {
   if (value.empty())
     return std::chrono::milliseconds{-1};

@@ -1,5 +1,5 @@
-// Retry policy of the API client: which answers are retried, and how long to wait
-// (exponential with full jitter, or the server's Retry-After).
+// How long the API client waits before a retry (exponential with full jitter, or the
+// server's Retry-After); which calls are retried is k8s/retry_policy.hpp.
 #pragma once
 
 #include <chrono>
@@ -17,9 +17,6 @@ struct backoff_policy {
   // client-go; this only stops a broken or hostile header from parking a call for hours.
   std::chrono::milliseconds retry_after_ceiling{std::chrono::minutes{10}};
 };
-
-/// 429, 5xx (except 501) and transport failures (status 0) are worth retrying.
-bool is_retryable(int http_status);
 
 /// Retry-After as seconds ("3") or HTTP date; negative when absent or unparsable. An
 /// absurdly long number of seconds saturates (a ceiling applies later) rather than being

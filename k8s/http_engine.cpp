@@ -74,6 +74,23 @@ void reserve_body(transfer& t, std::string_view length) {
     t.result.body.reserve(static_cast<std::size_t>(std::min(bytes, most)));
 }
 
+// Failures that happen before the request is written: the server cannot have acted on
+// it. A timeout is not among them, since it may strike after the request went out.
+bool fails_before_sending(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+      return true;
+    default:
+      return false;
+  }
+}
+
 size_t header_cb(char* buffer, size_t size, size_t nitems, void* userdata) {
   auto* t = static_cast<transfer*>(userdata);
   auto n = size * nitems;
@@ -120,6 +137,10 @@ struct http_engine::impl {
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); // whatever curl can decode
     if (r.timeout.count() > 0)
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
+    if (r.no_resend) {
+      curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+      curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+    }
     if (r.low_speed_time.count() > 0) {
       curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
       curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, static_cast<long>(r.low_speed_time.count()));
@@ -180,6 +201,7 @@ struct http_engine::impl {
       t.result.error = "cancelled";
     else if (code != CURLE_OK)
       t.result.error = curl_easy_strerror(code);
+    t.result.request_sent = !fails_before_sending(code);
     curl_multi_remove_handle(multi, t.easy);
     curl_easy_cleanup(t.easy);
     curl_slist_free_all(t.headers);

@@ -36,6 +36,10 @@ struct http_request {
   std::chrono::seconds low_speed_time{0};
   /// Deliver a 2xx body through on_data as it arrives instead of in the result.
   bool streaming = false;
+  /// Send on a connection of its own, closed after it. libcurl resends a request on its
+  /// own when a reused connection dies before any answer byte (Curl_retry_request), a
+  /// POST included; a request whose replay could repeat a write must never be resent.
+  bool no_resend = false;
 };
 
 struct http_result {
@@ -43,6 +47,9 @@ struct http_result {
   std::string body;          // the whole body unless streamed with a 2xx status
   std::string retry_after;   // Retry-After header value
   std::string error;         // transport error text (curl), empty on success
+  /// False only when the transfer failed before any of the request could have reached
+  /// the server (name lookup, connect, TLS handshake): such a request is safe to resend.
+  bool request_sent = true;
   double seconds = 0;        // total transfer time
 };
 

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <memory>
 
+#include <sys/socket.h>
+
 #include <httplib.h>
+#include <openssl/ssl.h>
 
 namespace schedopt::sim {
 
@@ -89,8 +92,26 @@ void send_answer_fault(const answer_fault& fault, httplib::Response& res) {
     case answer_fault_kind::oversized_watch_event:
       return send_oversized_watch(res, fault.bytes);
     case answer_fault_kind::unknown_replica_node:
+    case answer_fault_kind::reset_after_commit:
       break;
   }
+}
+
+// Models a kube-apiserver whose answer is lost after etcd committed the write. Follows
+// kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go,
+// createHandler: the object is stored (registry/generic/registry/store.go, Store.Create)
+// before transformResponseObject writes the answer; an apiserver that dies, or a
+// connection (or load balancer) that breaks, in between leaves the write made and the
+// client with a reset and no status line. Updates, patches and deletes alike.
+void reset_connection(const httplib::Request& req) {
+  if (req.ssl == nullptr)
+    return;
+  int fd = SSL_get_fd(req.ssl);
+  if (fd < 0)
+    return;
+  linger abort_on_close{1, 0}; // the close httplib makes after its write fails sends RST
+  setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof abort_on_close);
+  shutdown(fd, SHUT_RDWR);
 }
 
 } // namespace schedopt::sim

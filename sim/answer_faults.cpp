@@ -21,6 +21,7 @@ constexpr kind_entry kinds[] = {
   {"truncated-watch-event", answer_fault_kind::truncated_watch_event},
   {"oversized-watch-event", answer_fault_kind::oversized_watch_event},
   {"unknown-replica-node", answer_fault_kind::unknown_replica_node},
+  {"reset-after-commit", answer_fault_kind::reset_after_commit},
 };
 
 error bad(const std::string& what) {
@@ -97,10 +98,27 @@ std::optional<answer_fault> answer_faults::take_rewrite(const std::string& metho
   return take_if("portworx", method, path, false, true);
 }
 
+std::optional<answer_fault> answer_faults::take_after_commit(const std::string& server,
+                                                             const std::string& method,
+                                                             const std::string& path) {
+  std::lock_guard<std::mutex> guard(mtx_);
+  for (auto& r : rules_) {
+    if (r.kind != answer_fault_kind::reset_after_commit || r.remaining <= 0 || r.server != server
+        || (!r.method.empty() && r.method != method) || path.rfind(r.path_prefix, 0) != 0)
+      continue;
+    --r.remaining;
+    ++r.fired;
+    return r;
+  }
+  return std::nullopt;
+}
+
 std::optional<answer_fault> answer_faults::take_if(const std::string& server, const std::string& method,
                                                    const std::string& path, bool watch, bool rewrite) {
   std::lock_guard<std::mutex> guard(mtx_);
   for (auto& r : rules_) {
+    if (r.kind == answer_fault_kind::reset_after_commit)
+      continue; // fires after the write, in take_after_commit
     if (r.remaining <= 0 || (r.kind == answer_fault_kind::unknown_replica_node) != rewrite || r.server != server || (!r.method.empty() && r.method != method)
         || path.rfind(r.path_prefix, 0) != 0 || (r.watch && *r.watch != watch))
       continue;

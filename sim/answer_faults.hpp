@@ -1,7 +1,7 @@
 // Malformed answers on demand (README "Hostile input"): the next N requests matching a
 // server, method and path prefix get an HTML page, a body that is not JSON, a body cut off
 // mid-way, a watch event cut off or longer than any client buffers, or (Portworx gateway)
-// a replica on a node nobody knows. Set through POST /admin/answer-faults, so one running
+// a replica on a node nobody knows; or a write is stored and its answer lost. Set through POST /admin/answer-faults, so one running
 // simulator can break one thing at a time while everything else answers normally.
 #pragma once
 
@@ -24,6 +24,7 @@ enum class answer_fault_kind {
   truncated_watch_event, // a watch stream whose first event stops mid-line, then closes
   oversized_watch_event, // a watch stream whose first line runs `bytes` long without a newline
   unknown_replica_node,  // Portworx volume inspects: one more replica on node id `node`
+  reset_after_commit,    // a write is served and stored, then the connection drops unanswered
 };
 
 struct answer_fault {
@@ -55,6 +56,9 @@ public:
                                    const std::string& path, bool watch);
   /// The same for unknown_replica_node, which edits the real answer instead.
   std::optional<answer_fault> take_rewrite(const std::string& method, const std::string& path);
+  /// The same for reset_after_commit, asked once a write was served with a 2xx (stored).
+  std::optional<answer_fault> take_after_commit(const std::string& server, const std::string& method,
+                                                const std::string& path);
   std::vector<answer_fault> list() const;
   void clear();
 

@@ -432,6 +432,10 @@ struct api_server::impl {
       write.user = std::move(user);
       audit->record_write(std::move(write));
     }
+    if (mutating && (res.status > 0 ? res.status : 200) / 100 == 2 && options.broken_answers
+        && fault_injector::applies_to(req.path)
+        && options.broken_answers->take_after_commit("api", req.method, req.path))
+      reset_connection(req); // stored and audited, never answered
   }
 };
 

@@ -16,6 +16,7 @@ struct wire_row {
   const char* label;
   json rule;
   std::string log_line; // a line of the controller log that names what broke
+  std::string or_line = {}; // another such line, when either may be the one written
 };
 
 bool log_has(scenario& s, const std::string& text) {
@@ -46,7 +47,10 @@ BOOST_AUTO_TEST_CASE(broken_api_answers_are_retried_and_lose_nothing) {
      "informer virtualmachineinstances: "},
     {"status patch answers an HTML 502",
      {{"kind", "html"}, {"method", "PATCH"}, {"path", requests_path + "/wire-good/status"}},
-     "api client: PATCH " + requests_path + "/wire-good/status -> 502 ; retry 1 in "},
+     // Retried in the client when the patch is one it may replay (a JSON patch led by a
+     // test), else by the status writer.
+     "api client: PATCH " + requests_path + "/wire-good/status -> 502 ; retry 1 in ",
+     "api client: PATCH " + requests_path + "/wire-good/status -> 502 ; not retried: "},
   };
   std::vector<json> added;
   for (auto& row : rows)
@@ -57,7 +61,8 @@ BOOST_AUTO_TEST_CASE(broken_api_answers_are_retried_and_lose_nothing) {
   for (std::size_t i = 0; i < rows.size(); ++i)
     BOOST_TEST_CONTEXT("row " << rows[i].label) {
       BOOST_TEST(times_fired(s.sim(), added[i].value("id", 0)) == 1);
-      BOOST_TEST(log_has(s, rows[i].log_line), "log: " << s.controller().log_tail(60));
+      BOOST_TEST((log_has(s, rows[i].log_line) || (!rows[i].or_line.empty() && log_has(s, rows[i].or_line))),
+                 "log: " << s.controller().log_tail(60));
     }
   expect_every_candidate_migrated(s.sim(), good, candidates);
   expect_same_controller(s);

@@ -37,18 +37,6 @@ BOOST_AUTO_TEST_CASE(token_bucket_n_requests_take_at_least_n_minus_burst_over_qp
   BOOST_CHECK_GE(took.count(), (100 - 30) / 20.0 - 1e-3);
 }
 
-BOOST_AUTO_TEST_CASE(retry_classification) {
-  using schedopt::k8s::is_retryable;
-  BOOST_CHECK(is_retryable(0));
-  BOOST_CHECK(is_retryable(429));
-  BOOST_CHECK(is_retryable(500));
-  BOOST_CHECK(is_retryable(503));
-  BOOST_CHECK(!is_retryable(501));
-  BOOST_CHECK(!is_retryable(404));
-  BOOST_CHECK(!is_retryable(409));
-  BOOST_CHECK(!is_retryable(422));
-}
-
 BOOST_AUTO_TEST_CASE(retry_after_parsing) {
   using schedopt::k8s::parse_retry_after;
   BOOST_CHECK(parse_retry_after("3") == 3000ms);

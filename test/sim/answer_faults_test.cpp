@@ -62,6 +62,20 @@ BOOST_AUTO_TEST_CASE(unknown_replica_node_only_rewrites) {
   BOOST_TEST(taken->node == "px-x");
 }
 
+BOOST_AUTO_TEST_CASE(reset_after_commit_fires_only_after_a_write) {
+  answer_faults table;
+  table.add(rule(R"({"kind":"reset-after-commit","method":"POST","path":"/api/v1/namespaces/default/events","count":2})"));
+  BOOST_TEST(!table.take("api", "POST", "/api/v1/namespaces/default/events", false)); // never replaces
+  BOOST_TEST(!table.take_after_commit("api", "PUT", "/api/v1/namespaces/default/events/e1"));
+  BOOST_TEST(!table.take_after_commit("api", "POST", "/api/v1/namespaces/default/configmaps"));
+  BOOST_TEST(!table.take_after_commit("portworx", "POST", "/api/v1/namespaces/default/events"));
+  BOOST_TEST(table.take_after_commit("api", "POST", "/api/v1/namespaces/default/events").has_value());
+  BOOST_TEST(table.take_after_commit("api", "POST", "/api/v1/namespaces/default/events").has_value());
+  BOOST_TEST(!table.take_after_commit("api", "POST", "/api/v1/namespaces/default/events")); // used up
+  BOOST_TEST(to_json(table.list().at(0)).value("kind", "") == "reset-after-commit");
+  BOOST_TEST(table.list().at(0).fired == 2);
+}
+
 BOOST_AUTO_TEST_CASE(bad_rules_are_refused_with_the_reason) {
   auto msg = [](const std::string& text) {
     auto r = answer_fault_from_json(json::parse(text));
@@ -120,6 +134,34 @@ BOOST_AUTO_TEST_CASE(not_json_and_a_body_cut_mid_way) {
   BOOST_TEST(cut.body.rfind(R"({"kind":"List")", 0) == 0u);
   BOOST_TEST(cut.json().is_discarded());
   BOOST_TEST(test::http_request(sim, "GET", "/api/v1/namespaces").json().value("kind", "") == "NamespaceList");
+}
+
+// The write is stored and audited, and its answer never comes: curl gets no status line.
+// A second POST of the same name then meets it (409 AlreadyExists), as on kube-apiserver.
+BOOST_AUTO_TEST_CASE(a_reset_after_commit_stores_the_write_and_sends_no_answer) {
+  auto& sim = test::shared_sim();
+  BOOST_REQUIRE(sim.ok());
+  clear_rules_after cleanup;
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  BOOST_REQUIRE(post_rule({{"kind", "reset-after-commit"}, {"method", "POST"}, {"path", path}}).status == 201);
+  json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "reset-after-commit"}}},
+             {"data", {{"k", "v"}}}};
+  auto lost = test::http_request(sim, "POST", path, cm.dump());
+  BOOST_TEST(lost.status == 0);
+  BOOST_TEST(lost.headers.empty());
+  auto stored = test::http_request(sim, "GET", path + "/reset-after-commit");
+  BOOST_TEST(stored.status == 200);
+  BOOST_TEST(stored.json().value("/data/k"_json_pointer, std::string()) == "v");
+  auto replay = test::http_request(sim, "POST", path, cm.dump());
+  BOOST_TEST(replay.status == 409);
+  BOOST_TEST(replay.json().value("reason", "") == "AlreadyExists");
+  int created = 0;
+  for (auto& w : test::http_request(sim, "GET", "/admin/audit").json().value("writes", json::array()))
+    if (w.value("resource", "") == "configmaps" && w.value("name", "") == "reset-after-commit"
+        && w.value("verb", "") == "create" && w.value("code", 0) == 201)
+      ++created;
+  BOOST_TEST(created == 1);
+  BOOST_TEST(test::http_request(sim, "DELETE", path + "/reset-after-commit").status == 200);
 }
 
 BOOST_AUTO_TEST_CASE(watch_events_cut_or_oversized) {
