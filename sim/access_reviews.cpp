@@ -86,15 +86,16 @@ std::pair<int, json> review_access(const access_review_context& ctx, const json&
   std::vector<field_error> errs;
   // field.Error prints a pointer's target with %#v, and a nil one as null.
   if (res_attrs != nullptr && non_res != nullptr)
-    errs.push_back({field_error_type::invalid, "spec.nonResourceAttributes",
+    errs.push_back(make_field_error(field_error_type::invalid, "spec.nonResourceAttributes",
                     "authorization.NonResourceAttributes{Path:" + json(str(*non_res, "path")).dump()
                       + ", Verb:" + json(str(*non_res, "verb")).dump() + "}",
-                    "cannot be specified in combination with resourceAttributes"});
+                    "cannot be specified in combination with resourceAttributes"));
   if (res_attrs == nullptr && non_res == nullptr)
-    errs.push_back({field_error_type::invalid, "spec.resourceAttributes", "null",
-                    "exactly one of nonResourceAttributes or resourceAttributes must be specified"});
+    errs.push_back(make_field_error(field_error_type::invalid, "spec.resourceAttributes", "null",
+                                    "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
   if (user.name.empty() && user.groups.empty())
-    errs.push_back({field_error_type::invalid, "spec.user", "\"\"", "at least one of user or group must be specified"});
+    errs.push_back(make_field_error(field_error_type::invalid, "spec.user", "\"\"",
+                                    "at least one of user or group must be specified"));
   if (!errs.empty()) {
     auto err = invalid_object_error(review_type("authorization.k8s.io", "SubjectAccessReview"), "", errs);
     return {422, status_for_error(err, nullptr, {})};

@@ -193,17 +193,6 @@ bool reject_unknown_fields(const httplib::Request& req, httplib::Response& res,
   return true;
 }
 
-/// A store error; a schema refusal carries its causes (errors.NewInvalid's details).
-void send_store_error(httplib::Response& res, const error& err, const served_resource* r,
-                      const std::string& name, const schema_findings_scope& findings) {
-  if (status_code_of(err) == 422 && !findings.causes.empty() && r != nullptr) {
-    const auto& type = r->type;
-    return send_json(res, 422, invalid_status(type.kind + "." + type.group, type.group, type.kind,
-                                              findings.name, findings.causes));
-  }
-  send_error(res, err, r, name);
-}
-
 } // namespace
 
 resource_handlers::resource_handlers(object_store& store, const resource_registry& registry,
@@ -643,10 +632,9 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
   if (truthy(param(req, "dryRun")) || param(req, "dryRun") == "All")
     return send_json(res, 201, obj);
   auto name = meta_str(obj, "name");
-  schema_findings_scope findings;
   auto created = store_.create(type.key(), std::move(obj));
   if (!created)
-    return send_store_error(res, created.err(), t.resource, name, findings);
+    return send_error(res, created.err(), t.resource, name);
   send_json(res, 201, *created);
 }
 
@@ -692,10 +680,9 @@ void resource_handlers::update(const httplib::Request& req, httplib::Response& r
                                         "0x0: must be specified for an update",
                                     details));
   }
-  schema_findings_scope findings;
   auto stored = store_.replace(t.resource->type.key(), std::move(obj), t.subresource == "status");
   if (!stored)
-    return send_store_error(res, stored.err(), t.resource, t.name, findings);
+    return send_error(res, stored.err(), t.resource, t.name);
   send_json(res, 200, *stored);
 }
 
@@ -708,7 +695,6 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
   bool status_only = t.subresource == "status";
   if (reject_field_validation(req, res, "PatchOptions"))
     return;
-  schema_findings_scope findings;
   if (*kind == patch_kind::apply && !store_.get(type.key(), t.ns, t.name)) {
     // Server-side apply of an absent object creates it.
     auto applied = apply_patch(json::object(), patch_kind::apply, req.body);
@@ -728,7 +714,7 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
       return;
     auto created = store_.create(type.key(), std::move(obj));
     if (!created)
-      return send_store_error(res, created.err(), t.resource, t.name, findings);
+      return send_error(res, created.err(), t.resource, t.name);
     return send_json(res, 201, *created);
   }
   std::optional<error> failure;
@@ -768,7 +754,7 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
   if (failure)
     return send_error(res, *failure, t.resource, t.name);
   if (!stored)
-    return send_store_error(res, stored.err(), t.resource, t.name, findings);
+    return send_error(res, stored.err(), t.resource, t.name);
   if (field_validation(req) == "Warn")
     warn_unknown_fields(res, unknown);
   send_json(res, 200, *stored);

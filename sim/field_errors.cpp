@@ -48,50 +48,67 @@ const char* cause_type(field_error_type type) {
   return "FieldValueInvalid";
 }
 
-std::string error_body(const field_error& err) {
-  std::string body = type_text(err.type);
-  if (!omits_value(err.type) && !err.value.empty())
-    body += ": " + err.value;
-  if (!err.detail.empty())
-    body += ": " + err.detail;
-  return body;
+field_error make_field_error(field_error_type type, std::string field, const std::string& value,
+                             const std::string& detail) {
+  std::string body = type_text(type);
+  if (!omits_value(type) && !value.empty())
+    body += ": " + value;
+  if (!detail.empty())
+    body += ": " + detail;
+  return field_error{cause_type(type), std::move(field), std::move(body)};
 }
 
-std::string to_string(const field_error& err) {
-  return err.field + ": " + error_body(err);
+std::string invalid_message(const std::string& qualified_kind, const std::string& name,
+                            const std::vector<field_error>& errors) {
+  std::string message = qualified_kind + " " + nlohmann::json(name).dump() + " is invalid";
+  std::vector<std::string> seen;
+  std::set<std::string> known;
+  for (const auto& e : errors)
+    if (known.insert(e.text()).second)
+      seen.push_back(e.text());
+  if (seen.empty())
+    return message;
+  if (seen.size() == 1)
+    return message + ": " + seen[0];
+  std::string joined;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    joined += (i == 0 ? "" : ", ") + seen[i];
+  return message + ": [" + joined + "]";
+}
+
+nlohmann::json invalid_status(const std::string& qualified_kind, const std::string& group,
+                              const std::string& kind, const std::string& name,
+                              const std::vector<field_error>& errors) {
+  auto err = invalid_error(qualified_kind, group, kind, name, errors);
+  auto [message, details] = split_status_details(err);
+  return {{"kind", "Status"},   {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+          {"status", "Failure"}, {"message", message}, {"reason", "Invalid"},
+          {"details", details},  {"code", 422}};
+}
+
+error invalid_error(const std::string& qualified_kind, const std::string& group, const std::string& kind,
+                    const std::string& name, const std::vector<field_error>& errors) {
+  nlohmann::json causes = nlohmann::json::array();
+  for (const auto& e : errors)
+    causes.push_back({{"reason", e.reason}, {"message", e.message}, {"field", e.field}});
+  nlohmann::json details = nlohmann::json::object();
+  if (!name.empty())
+    details["name"] = name;
+  if (!group.empty())
+    details["group"] = group;
+  if (!kind.empty())
+    details["kind"] = kind;
+  details["causes"] = causes;
+  auto err = make_error(ec::invalid_value, invalid_message(qualified_kind, name, errors), 422);
+  attach_status_details(err, details);
+  return err;
 }
 
 error invalid_object_error(const resource_type& type, const std::string& name,
                            const std::vector<field_error>& errs) {
-  nlohmann::json causes = nlohmann::json::array();
-  std::vector<std::string> messages;
-  std::set<std::string> seen;
-  for (const auto& e : errs) {
-    causes.push_back({{"reason", cause_type(e.type)}, {"message", error_body(e)}, {"field", e.field}});
-    auto text = to_string(e);
-    if (seen.insert(text).second)
-      messages.push_back(std::move(text));
-  }
-  std::string aggregate;
-  if (messages.size() == 1) {
-    aggregate = messages.front();
-  } else {
-    for (std::size_t i = 0; i < messages.size(); ++i)
-      aggregate += (i == 0 ? "[" : ", ") + messages[i];
-    if (!messages.empty())
-      aggregate += "]";
-  }
   // GroupKind.String(): "Kind.group", or "Kind" for the core group.
   auto qualified = type.group.empty() ? type.kind : type.kind + "." + type.group;
-  auto message = qualified + " " + nlohmann::json(name).dump() + " is invalid";
-  if (!aggregate.empty())
-    message += ": " + aggregate;
-  nlohmann::json details = {{"name", name}, {"kind", type.kind}, {"causes", causes}};
-  if (!type.group.empty())
-    details["group"] = type.group;
-  auto err = make_error(ec::invalid_value, std::move(message), 422);
-  attach_status_details(err, details);
-  return err;
+  return invalid_error(qualified, type.group, type.kind, name, errs);
 }
 
 namespace {

@@ -26,22 +26,33 @@ enum class field_error_type {
   duplicate,     // FieldValueDuplicate, "Duplicate value"
 };
 
+/// One field.Error as kube-apiserver reports it (a metav1.StatusCause).
 struct field_error {
-  field_error_type type = field_error_type::invalid;
-  std::string field;  // "spec.vmHyperconvergence.maxParallelMigrations"
-  std::string value;  // the bad value as Go prints it ("\"abc\"", "0"); empty for none
-  std::string detail; // what is wrong with it; may be empty
+  std::string reason;  // FieldValueInvalid, FieldValueRequired, ...
+  std::string field;   // spec.vmHyperconvergence.maxParallelMigrations
+  std::string message; // ErrorBody: "Invalid value: 0: spec... should be greater than ..."
+  /// field.Error.Error: `metadata.uid: Invalid value: "abc": field is immutable`.
+  std::string text() const { return field + ": " + message; }
 };
 
 /// The cause's `reason` ("FieldValueInvalid").
 const char* cause_type(field_error_type type);
-/// field.Error.ErrorBody: `Invalid value: "abc": field is immutable`.
-std::string error_body(const field_error& err);
-/// field.Error.Error: `metadata.uid: Invalid value: "abc": field is immutable`.
-std::string to_string(const field_error& err);
+/// A field error as field.Invalid, field.Required, ... make it: `value` is the bad value
+/// as Go prints it ("\"abc\"", "0", "null"; empty for none), `detail` what is wrong.
+field_error make_field_error(field_error_type type, std::string field, const std::string& value,
+                             const std::string& detail);
 
-/// errors.NewInvalid(GroupKind, name, errs) as an error: 422, reason Invalid, message
-/// `<Kind>.<group> "<name>" is invalid: <aggregate>`, details with a cause per error.
+/// The message of errors.NewInvalid: `<kind> "<name>" is invalid: <aggregate>`.
+std::string invalid_message(const std::string& qualified_kind, const std::string& name,
+                            const std::vector<field_error>& errors);
+/// The 422 Status body of errors.NewInvalid for `errors` of object `name`.
+nlohmann::json invalid_status(const std::string& qualified_kind, const std::string& group,
+                              const std::string& kind, const std::string& name,
+                              const std::vector<field_error>& errors);
+/// The same as an error value (details attached, see below).
+error invalid_error(const std::string& qualified_kind, const std::string& group, const std::string& kind,
+                    const std::string& name, const std::vector<field_error>& errors);
+/// invalid_error for an object of a served type.
 error invalid_object_error(const resource_type& type, const std::string& name,
                            const std::vector<field_error>& errs);
 

@@ -243,8 +243,8 @@ struct object_store::impl {
     if (want.empty() || want == have)
       return std::nullopt;
     return invalid_object_error(type, k.second,
-                                {field_error{field_error_type::invalid, "metadata.uid",
-                                             json(want).dump(), "field is immutable"}});
+                                {make_field_error(field_error_type::invalid, "metadata.uid",
+                                                  json(want).dump(), "field is immutable")});
   }
 
   /// Turns the proposed new version of an existing object into the stored one:

@@ -604,7 +604,6 @@ const std::set<std::string>& object_meta_fields() {
   return fields;
 }
 
-thread_local schema_findings_scope* active_scope = nullptr;
 
 } // namespace
 
@@ -787,46 +786,6 @@ std::vector<field_error> validate_custom_resource(const crd_schema& schema, cons
   return out;
 }
 
-// Follows kubernetes v1.36.3 staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go,
-// NewInvalid, with ErrorList.ToAggregate (duplicates dropped, brackets for two or more).
-std::string invalid_message(const std::string& qualified_kind, const std::string& name,
-                            const std::vector<field_error>& errors) {
-  std::string message = qualified_kind + " " + go_quote(name) + " is invalid";
-  std::vector<std::string> seen;
-  for (auto& e : errors)
-    if (!contains(seen, e.text()))
-      seen.push_back(e.text());
-  if (seen.empty())
-    return message;
-  if (seen.size() == 1)
-    return message + ": " + seen[0];
-  return message + ": [" + join(seen, ", ") + "]";
-}
-
-json invalid_status(const std::string& qualified_kind, const std::string& group,
-                    const std::string& kind, const std::string& name,
-                    const std::vector<field_error>& errors) {
-  json causes = json::array();
-  for (auto& e : errors)
-    causes.push_back({{"reason", e.reason}, {"message", e.message}, {"field", e.field}});
-  json details = json::object();
-  if (!name.empty())
-    details["name"] = name;
-  if (!group.empty())
-    details["group"] = group;
-  if (!kind.empty())
-    details["kind"] = kind;
-  details["causes"] = causes;
-  return {{"kind", "Status"},
-          {"apiVersion", "v1"},
-          {"metadata", json::object()},
-          {"status", "Failure"},
-          {"message", invalid_message(qualified_kind, name, errors)},
-          {"reason", "Invalid"},
-          {"details", details},
-          {"code", 422}};
-}
-
 // Follows kubernetes v1.36.3 staging/src/k8s.io/apimachinery/pkg/runtime/error.go,
 // strictDecodingError.Error, with the texts of apiextensions-apiserver
 // pkg/apiserver/customresource_handler.go, schemaCoercingDecoder.Decode.
@@ -849,18 +808,6 @@ std::string warning_header(const std::string& text) {
   return "299 - " + quoted + "\"";
 }
 
-schema_findings_scope::schema_findings_scope() : previous_(active_scope) {
-  active_scope = this;
-}
-
-schema_findings_scope::~schema_findings_scope() {
-  active_scope = previous_;
-}
-
-schema_findings_scope* schema_findings_scope::current() {
-  return active_scope;
-}
-
 std::optional<error> enforce_schema(const crd_schema& schema, json& object, const json* old,
                                     bool status_only) {
   prune_unknown_fields(object, schema.root);
@@ -869,11 +816,7 @@ std::optional<error> enforce_schema(const crd_schema& schema, json& object, cons
   if (errors.empty())
     return std::nullopt;
   auto name = object.value("/metadata/name"_json_pointer, std::string{});
-  if (auto* scope = schema_findings_scope::current()) {
-    scope->causes = errors;
-    scope->name = name;
-  }
-  return make_error(ec::invalid_value, invalid_message(schema.kind + "." + schema.group, name, errors), 422);
+  return invalid_error(schema.kind + "." + schema.group, schema.group, schema.kind, name, errors);
 }
 
 } // namespace schedopt::sim

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/error.hpp"
+#include "sim/field_errors.hpp"
 
 namespace schedopt::sim {
 
@@ -51,14 +52,6 @@ struct crd_schema {
 /// openAPIV3Schema (JSON) to the structural form; an error for a node that is not an object.
 expected<structural_schema> structural_from_json(const nlohmann::json& schema);
 
-/// One field.Error as kube-apiserver reports it (a metav1.StatusCause).
-struct field_error {
-  std::string reason;  // FieldValueInvalid, FieldValueRequired, ...
-  std::string field;   // spec.vmHyperconvergence.maxParallelMigrations
-  std::string message; // ErrorBody: "Invalid value: 0: spec... should be greater than ..."
-  std::string text() const { return field + ": " + message; }
-};
-
 /// Drops fields the schema does not know (apiVersion, kind and metadata at the root are
 /// kept; unknown metadata fields are dropped) and returns their paths, sorted, as the
 /// strict decoder names them ("spec.foo", "spec.list[0].bar", "metadata.foo").
@@ -73,15 +66,6 @@ void prune_non_nullable_nulls(nlohmann::json& value, const structural_schema* sc
 std::vector<field_error> validate_custom_resource(const crd_schema& schema, const nlohmann::json& object,
                                                   const nlohmann::json* old, bool status_only);
 
-/// The 422 Status body for `errors` of object `name` (errors.NewInvalid).
-nlohmann::json invalid_status(const std::string& qualified_kind, const std::string& group,
-                              const std::string& kind, const std::string& name,
-                              const std::vector<field_error>& errors);
-
-/// The message of errors.NewInvalid: `<kind> "<name>" is invalid: <aggregate>`.
-std::string invalid_message(const std::string& qualified_kind, const std::string& name,
-                            const std::vector<field_error>& errors);
-
 /// "strict decoding error: unknown field \"a\", unknown field \"b\"".
 std::string strict_decoding_message(const std::vector<std::string>& unknown_fields);
 
@@ -91,27 +75,8 @@ std::string warning_header(const std::string& text);
 /// Go's %q of a string, as field errors print bad values.
 std::string go_quote(const std::string& s);
 
-/// What the store's schema check found during the current request, for the HTTP layer
-/// on the same thread: the causes of a 422 (the store's error carries only a message).
-/// Scoped: set by a request handler around its store call.
-class schema_findings_scope {
-public:
-  schema_findings_scope();
-  ~schema_findings_scope();
-  schema_findings_scope(const schema_findings_scope&) = delete;
-  schema_findings_scope& operator=(const schema_findings_scope&) = delete;
-
-  std::vector<field_error> causes;
-  std::string name; // the refused object's name (generateName has been resolved)
-  /// The active scope of this thread, null outside one.
-  static schema_findings_scope* current();
-
-private:
-  schema_findings_scope* previous_;
-};
-
 /// The object_store write hook for `schema`: prunes, then validates the object as it will
-/// be stored; a 422 error (causes left in the thread's schema_findings_scope) on failure.
+/// be stored; a 422 error with its causes attached (sim/field_errors.hpp) on failure.
 std::optional<error> enforce_schema(const crd_schema& schema, nlohmann::json& object,
                                     const nlohmann::json* old, bool status_only);
 

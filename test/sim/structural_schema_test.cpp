@@ -240,7 +240,9 @@ BOOST_AUTO_TEST_CASE(bad_requests_get_kube_apiserver_causes) {
   BOOST_TEST(causes[2].text()
              == "spec.vmHyperconvergence.maxParallelMigrations: Invalid value: 0: "
                 "spec.vmHyperconvergence.maxParallelMigrations in body should be greater than or equal to 1");
-  BOOST_TEST(err->message
+  auto [message, details] = split_status_details(*err);
+  BOOST_TEST(details["causes"].size() == 3u);
+  BOOST_TEST(message
              == "SchedulingOptimization.stork.libopenstorage.org \"req\" is invalid: [" + causes[0].text()
                   + ", " + causes[1].text() + ", " + causes[2].text() + "]");
 }
