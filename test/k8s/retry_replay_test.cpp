@@ -56,7 +56,7 @@ std::string configmap(const json& metadata) {
 BOOST_AUTO_TEST_SUITE(retry_replay)
 
 BOOST_AUTO_TEST_CASE(a_named_create_is_replayed_and_meets_what_it_made) {
-  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1"}};
+  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1", "--replicas", "1"}};
   k8s::list_request nodes;
   nodes.res = res::nodes;
   BOOST_REQUIRE(t.list(nodes));
@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(a_named_create_is_replayed_and_meets_what_it_made) {
 }
 
 BOOST_AUTO_TEST_CASE(a_generate_name_create_is_not_replayed) {
-  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1"}};
+  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1", "--replicas", "1"}};
   // A kept-alive connection first: libcurl resends a request by itself when a reused
   // connection dies without an answer, unless the client forbids it.
   k8s::list_request nodes;
@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(a_generate_name_create_is_not_replayed) {
 }
 
 BOOST_AUTO_TEST_CASE(events_lost_after_commit_are_made_once_and_counted_right) {
-  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1"}};
+  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "1", "--replicas", "1"}};
   arm_reset(t, "POST", "/api/v1/namespaces/default/events", 1);
   arm_reset(t, "PATCH", "/api/v1/namespaces/default/events/", 1);
   auto rec = t.env.own(schedopt::spawn_event_recorder(*t.env.sys, t.client));
