@@ -353,6 +353,21 @@ private:
   std::vector<std::string> identities_;
 };
 
+/// Waits for a Lease holder other than `not_this` that is one of `fleet`'s running
+/// replicas, reading the Lease every `poll`; "" on timeout.
+inline std::string wait_leader(const sim_process& sim, controller_fleet& fleet, const std::string& not_this,
+                               std::chrono::seconds timeout,
+                               std::chrono::milliseconds poll = std::chrono::milliseconds(100)) {
+  std::string holder;
+  schedopt::e2e::eventually(
+    [&] {
+      holder = lease_holder(sim);
+      return !holder.empty() && holder != not_this && fleet.by_identity(holder) != nullptr;
+    },
+    timeout, poll);
+  return fleet.by_identity(holder) && holder != not_this ? holder : "";
+}
+
 // ---- the end-state checker --------------------------------------------------------
 
 /// Every failed assertion, counted for the summary line and reported to Boost.Test.

@@ -168,18 +168,6 @@ void kill_and_resume(const std::string& name, uint64_t seed, int vmis, std::size
   print_summary(name, seed, injected, end, v.count(), started);
 }
 
-/// Waits for a Lease holder that is one of `fleet`'s running replicas; "" on timeout.
-std::string wait_leader(const sim_process& sim, controller_fleet& fleet, const std::string& not_this,
-                        std::chrono::seconds timeout) {
-  std::string holder;
-  eventually(
-    [&] {
-      holder = lease_holder(sim);
-      return !holder.empty() && holder != not_this && fleet.by_identity(holder) != nullptr;
-    },
-    timeout, 100ms);
-  return fleet.by_identity(holder) && holder != not_this ? holder : "";
-}
 
 /// First successful write (`lease_only`: Lease writes; else non-Lease writes) by a replica
 /// other than `gone` after `after_ms`; -1 if none.

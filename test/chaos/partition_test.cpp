@@ -50,18 +50,6 @@ long long first_write_by_other(const audit_record& audit, const std::string& gon
   return first;
 }
 
-std::string wait_holder(const sim_process& sim, controller_fleet& fleet, const std::string& not_this,
-                        std::chrono::seconds timeout) {
-  std::string holder;
-  eventually(
-    [&] {
-      holder = lease_holder(sim);
-      return !holder.empty() && holder != not_this && fleet.by_identity(holder) != nullptr;
-    },
-    timeout, 50ms);
-  return fleet.by_identity(holder) && holder != not_this ? holder : "";
-}
-
 bool all_final(const sim_process& sim, const std::vector<tracked_request>& requests) {
   for (auto& r : requests)
     if (!r.deleted_by_test && stage_of(get_request(sim, r.name)) != "Final")
@@ -94,7 +82,7 @@ void partition_leader(const std::string& name, uint64_t seed, int vmis, int per_
   controller_fleet fleet(s, flags);
   fleet.start();
   fleet.start();
-  std::string leader = wait_holder(s.sim(), fleet, "", 30s);
+  std::string leader = wait_leader(s.sim(), fleet, "", 30s, 50ms);
   BOOST_REQUIRE_MESSAGE(!leader.empty(), "no replica took the Lease");
   auto obj = create_request(s.sim(), name, request_spec(cool_off, 6));
   std::vector<tracked_request> requests = {{name, obj["metadata"].value("uid", ""), false, now_ms(), -1}};
@@ -134,7 +122,7 @@ void partition_leader(const std::string& name, uint64_t seed, int vmis, int per_
     events.push_back(e);
     counters.sample(s.sim(), requests, v);
     fleet.start(); // two replicas again
-    auto next = wait_holder(s.sim(), fleet, leader, 30s);
+    auto next = wait_leader(s.sim(), fleet, leader, 30s, 50ms);
     v.expect(!next.empty(), "no new leader within 30 s of partition #" + std::to_string(i + 1));
     if (next.empty())
       break;
