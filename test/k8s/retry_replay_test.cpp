@@ -30,7 +30,9 @@ void arm_reset(const schedopt::test::sim_client& t, const std::string& method,
 
 int fired(const schedopt::test::sim_client& t) {
   int n = 0;
-  for (auto& r : schedopt::test::http_request(t.sim, "GET", "/admin/answer-faults").json()["rules"])
+  // Held by name: a range-for over `...json()["rules"]` would walk a destroyed temporary.
+  auto listed = schedopt::test::http_request(t.sim, "GET", "/admin/answer-faults").json();
+  for (auto& r : listed["rules"])
     n += r.value("fired", 0);
   return n;
 }
@@ -39,7 +41,8 @@ int fired(const schedopt::test::sim_client& t) {
 int audited(const schedopt::test::sim_client& t, const std::string& verb,
             const std::string& resource, int code) {
   int n = 0;
-  for (auto& w : schedopt::test::http_request(t.sim, "GET", "/admin/audit").json()["writes"])
+  auto audit = schedopt::test::http_request(t.sim, "GET", "/admin/audit").json();
+  for (auto& w : audit["writes"])
     if (w.value("verb", "") == verb && w.value("resource", "") == resource
         && w.value("code", 0) == code)
       ++n;

@@ -279,7 +279,9 @@ BOOST_AUTO_TEST_CASE(rejected_writes_are_recorded_with_their_code) {
   BOOST_TEST(cm_writes[1]["verb"] == "patch");
   BOOST_TEST(cm_writes[1]["code"] == 404);
   // A refused create left no VMIM record behind.
-  for (const auto& r : doc.json()["vmims"])
+  auto vmims = doc.json()["vmims"]; // a copy: json() is a temporary
+  BOOST_REQUIRE(vmims.is_array());
+  for (const auto& r : vmims)
     BOOST_TEST(r["vmi"] != ghost);
 
   BOOST_TEST(get_audit(sim, "?since=x").status == 400);
