@@ -129,12 +129,13 @@ using event_recorder_actor = caf::typed_actor<
 
 // -- controller -----------------------------------------------------------------------
 
-/// Coalesces status updates of every request (keyed by uid) into merge patches on
-/// /status carrying metadata.uid as precondition: at most one per request per flush
-/// interval, stage changes at once, a heartbeat while in progress, 5xx/429/transport
-/// retried with per-request exponential backoff, a too-large status shrunk (details cut,
-/// counters exact) and re-sent; stops writing for a request once it is gone (404, or 409:
-/// the name holds another uid) or a patch is rejected for good (400/403/422).
+/// Coalesces status updates of every request (keyed by uid) into JSON patches on
+/// /status that first test metadata.uid: at most one per request per flush interval,
+/// stage changes at once, a heartbeat while in progress, 5xx/429/409/transport retried
+/// with per-request exponential backoff, a too-large status shrunk (details cut, counters
+/// exact) and re-sent; stops writing for a request once it is gone (404, or the 422 of a
+/// failed uid test: the name holds another uid) or a patch is rejected for good
+/// (400/403/schema 422).
 using status_writer_actor = caf::typed_actor<
   // request -> writer: start tracking a request by metadata.uid (metadata.name is the
   // patch path); replies its status as recorded (resume: re-opening a uid continues it).

@@ -122,7 +122,7 @@ void start_watching(candidate_pointer self, const virtual_machine_instance_migra
   if (auto created = parse_rfc3339(vmim.metadata.creation_timestamp))
     st.vmim_created = *created;
   log_kv(spdlog::level::debug, "watching vmim", vm_fields(st));
-  vmim_watch_target t{st.plan.vmi.metadata.namespace_, vmim.metadata.name,
+  vmim_watch_target t{st.plan.vmi.metadata.namespace_, vmim.metadata.name, vmim.metadata.uid,
                       deadline_of(self, vmim), std::nullopt};
   if (known)
     t.known = vmim;

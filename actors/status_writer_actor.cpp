@@ -31,7 +31,7 @@ struct request_entry {
       name(std::move(name)),
       coalescer(o.flush_interval, o.heartbeat_interval, o.max_details) {}
   std::string uid;
-  std::string name; // the patch path; the uid in the body guards it
+  std::string name; // the patch path; the patch's uid test guards it
   status_coalescer coalescer;
   uint64_t taken = 0;        // patches taken from the coalescer
   uint64_t acknowledged = 0; // patches the API accepted
@@ -47,7 +47,7 @@ struct status_writer_state {
   status_writer_options options;
   api_client_actor api;
   std::map<std::string, std::unique_ptr<request_entry>> requests; // by uid
-  /// Requests whose writes stopped (deleted: 404/409/atom::close; or a patch rejected for
+  /// Requests whose writes stopped (deleted: 404, the uid test failed, atom::close; or a patch rejected for
   /// good): late results for them are dropped, so a candidate finishing afterwards writes
   /// nothing. atom::open of the uid starts over.
   std::set<std::string> closed;
@@ -159,9 +159,10 @@ void on_failed(writer_pointer self, const std::string& uid, std::string patch,
   }
   switch (kind) {
     case patch_failure::gone:
-      // 404, or 409: the name now holds another object (the uid precondition failed).
+      // 404, or 422: the uid test failed, the name now holds another object.
       count_patch("gone");
-      spdlog::info("request {} (uid {}) is gone ({}); status writes for it stop", e.name, uid,
+      spdlog::info("request {} (uid {}) is gone ({}: {}); status writes for it stop", e.name, uid,
+                   http_status == 404 ? "not found" : "the name now holds another object",
                    message);
       return stop_writing(self, uid);
     case patch_failure::rejected:
@@ -211,7 +212,7 @@ void write(writer_pointer self, const std::string& uid, bool force) {
     return;
   }
   e.in_flight = true;
-  k8s::patch_request req{k8s::resources::scheduling_optimizations, "", e.name, patch, true, false};
+  k8s::patch_request req{k8s::resources::scheduling_optimizations, "", e.name, patch, true, true};
   self->request(self->state.api, caf::infinite, std::move(req))
     .then([=](const k8s::api_response&) { on_written(self, uid, patch_no); },
           [=](caf::error& err) { on_failed(self, uid, patch, err); });
@@ -262,7 +263,7 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
                                                  status_writer_options options) {
   auto& m = k8s::default_metrics();
   m.describe_counter("schedopt_status_patches_total",
-                     "Status merge patches by result (written, retried, shrunk, rejected, gone).");
+                     "Status patches by result (written, retried, shrunk, rejected, gone).");
   m.describe_counter("schedopt_status_updates_total", "Status updates received by the status writer.");
   m.describe_counter("schedopt_status_updates_coalesced_total",
                      "Status updates folded into an already pending patch (no API call of their own).");

@@ -1,6 +1,7 @@
-// The status writer: every request's status updates coalesced into merge patches on
+// The status writer: every request's status updates coalesced into JSON patches on
 // the /status subresource (SPEC §3 "Status writer"); the policy is model/status_coalescer.
-// Requests are keyed by uid; every patch carries the uid as the API server's precondition.
+// Requests are keyed by uid; every patch first tests metadata.uid, the one guard a
+// PATCH can carry.
 #pragma once
 
 #include <caf/actor_system.hpp>
@@ -20,7 +21,7 @@ struct status_writer_options {
   /// per failure of the same request up to retry_max; a written patch resets it.
   duration retry_initial = std::chrono::milliseconds(200);
   duration retry_max = std::chrono::seconds(30);
-  /// Where a rejected status patch (400/403/422) is evented as a Warning on the request;
+  /// Where a rejected status patch (400/403/schema 422) is evented as a Warning on the request;
   /// unset (the default): logged only.
   event_recorder_actor events;
   /// --dry-run: patches are computed and logged at debug level, never sent.

@@ -21,6 +21,7 @@ struct vmim_watch_state {
   candidate_actor candidate;
   std::string ns;
   std::string vmim;
+  std::string uid;
   timestamp deadline;
   bool armed = false;
   bool reported = false;
@@ -40,6 +41,8 @@ void report(watch_pointer self, std::string status, std::string reason) {
 }
 
 void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
+  if (self->state.uid.empty())
+    self->state.uid = m.metadata.uid;
   auto outcome = classify_migration(m);
   switch (outcome.progress) {
     case migration_progress::running:
@@ -70,6 +73,7 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
   st.candidate = std::move(candidate);
   st.ns = t.ns;
   st.vmim = t.name;
+  st.uid = t.uid;
   st.deadline = t.deadline;
   if (t.known)
     observe(self, *t.known);
@@ -96,11 +100,17 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
       log_kv(spdlog::level::warn,
              "vmim not final after " + format_go_duration(configured) + "; deleting it",
              {{"namespace", st.ns}, {"vmim", st.vmim}});
-      k8s::delete_request del{k8s::resources::vmims, st.ns, st.vmim, "", "", ""};
+      // The uid precondition: 409 means the name now holds another VMIM, so the one
+      // that timed out is gone as surely as on a 404.
+      k8s::delete_request del{k8s::resources::vmims, st.ns, st.vmim, st.uid, "", ""};
       self->request(st.ctx.api, caf::infinite, std::move(del))
         .then([](const k8s::api_response&) {},
               [st_ns = st.ns, st_name = st.vmim](caf::error& err) {
-                if (error_code(err) != ec::not_found)
+                auto code = error_code(err);
+                if (code == ec::conflict)
+                  log_kv(spdlog::level::info, "timed-out vmim already replaced; not deleted",
+                         {{"namespace", st_ns}, {"vmim", st_name}});
+                else if (code != ec::not_found)
                   log_kv(spdlog::level::warn, "deleting timed-out vmim failed",
                          {{"namespace", st_ns}, {"vmim", st_name}, {"error", error_message(err)}});
               });

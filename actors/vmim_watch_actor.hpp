@@ -15,6 +15,9 @@ namespace schedopt {
 struct vmim_watch_target {
   std::string ns;
   std::string name;
+  /// The uid the timed-out delete names as its precondition (empty: the first one seen),
+  /// so a VMIM of the same name created since is never deleted in its place.
+  std::string uid;
   timestamp deadline;
   std::optional<virtual_machine_instance_migration> known;
 };

@@ -304,9 +304,13 @@ json to_json(const scheduling_optimization& so) {
   return j;
 }
 
-std::string status_merge_patch(const scheduling_optimization_status& status) {
+std::string status_json_patch(const scheduling_optimization_status& status, std::string_view uid) {
+  auto ops = json::array();
+  if (!uid.empty())
+    ops.push_back({{"op", "test"}, {"path", "/metadata/uid"}, {"value", std::string{uid}}});
+  ops.push_back({{"op", "add"}, {"path", "/status"}, {"value", to_json(status)}});
   // replace, not throw, should a string ever hold invalid UTF-8: a status write must not crash.
-  return json{{"status", to_json(status)}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  return ops.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 } // namespace schedopt

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -38,9 +39,11 @@ nlohmann::json to_json(const scheduling_optimization& so);
 /// the create body and has no status.
 nlohmann::json to_json_with_status(const virtual_machine_instance_migration& m);
 
-/// `{"status": {...}}` — the merge patch the status writer sends to /status. stage,
-/// status, observedGeneration and (when set) vmHyperconvergence with its details array
-/// are always present; empty reason and timestamps are omitted, as Go's omitempty does.
-std::string status_merge_patch(const scheduling_optimization_status& status);
+/// The JSON patch the status writer sends to /status: `test /metadata/uid` (when `uid` is
+/// set: a PATCH carries no uid precondition, so a re-created namesake must fail the test)
+/// then `add /status`. In the status, stage, status, observedGeneration and (when set)
+/// vmHyperconvergence with its details array are always present; empty reason and
+/// timestamps are omitted, as Go's omitempty does.
+std::string status_json_patch(const scheduling_optimization_status& status, std::string_view uid);
 
 } // namespace schedopt

@@ -1,4 +1,4 @@
-// Coalescing status writer policy: many in-memory updates, few merge patches, and a
+// Coalescing status writer policy: many in-memory updates, few status patches, and a
 // heartbeat so the creator can tell a slow run from a dead controller.
 #include "model/status_coalescer.hpp"
 
@@ -31,11 +31,18 @@ bool mentions_too_large(std::string_view message) {
 } // namespace
 
 patch_failure classify_patch_failure(ec code, int http_status, std::string_view message) {
+  // A schema rejection is worded "<Kind>.<group> \"<name>\" is invalid: ..."; only a patch
+  // that did not apply gets the bare message, and only the uid test can fail to apply.
+  if (http_status == 422 && message.rfind(json_patch_not_applied, 0) == 0)
+    return patch_failure::gone;
   if (http_status == 413 || mentions_too_large(message))
     return patch_failure::too_large;
-  if (code == ec::not_found || http_status == 404 || http_status == 409 || code == ec::conflict)
+  if (code == ec::not_found || http_status == 404)
     return patch_failure::gone;
-  if (http_status == 401 || http_status == 408 || http_status == 429 || http_status >= 500)
+  // 409 without a resourceVersion in the patch is a storage conflict the server gave up
+  // retrying, not a precondition (PATCH has none): the next attempt can succeed.
+  if (http_status == 401 || http_status == 408 || http_status == 409 || http_status == 429
+      || http_status >= 500 || code == ec::conflict)
     return patch_failure::transient;
   if (http_status >= 400)
     return patch_failure::rejected;
@@ -220,10 +227,7 @@ std::string status_coalescer::take_patch(timestamp now, std::string_view uid) {
   if (final_)
     final_written_ = true;
   ++stats_.patches;
-  if (uid.empty())
-    return status_merge_patch(status_);
-  nlohmann::json patch{{"metadata", {{"uid", std::string{uid}}}}, {"status", to_json(status_)}};
-  return patch.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return status_json_patch(status_, uid);
 }
 
 } // namespace schedopt

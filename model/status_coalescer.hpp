@@ -1,5 +1,5 @@
 // SPEC §1/§3 status writer policy: one request's status, updated in memory by the run
-// and turned into at most one merge patch per flush interval (stage changes at once,
+// and turned into at most one status patch per flush interval (stage changes at once,
 // a heartbeat while in progress). Time is an argument; the actor owns the timer.
 #pragma once
 
@@ -21,10 +21,15 @@ namespace schedopt {
 enum class patch_failure {
   transient, // 5xx, 429, 401, 408, timeout, transport: re-sent with backoff, never dropped
   too_large, // 413, or a message saying the request/object is too large: shrink, re-send
-  gone,      // 404, or 409 (the uid precondition failed: the name now holds another
-             // object; the patches carry no resourceVersion, so it is never a race)
-  rejected,  // 400, 403, 422 and other 4xx: the same patch can never succeed
+  gone,      // 404, or the 422 of a JSON patch that did not apply: its uid test failed,
+             // so the name now holds another object
+  rejected,  // 400, 403, a schema 422 and other 4xx: the same patch can never succeed
 };
+
+/// The whole message kube-apiserver answers (422) for a JSON patch that does not apply:
+/// it carries no cause, so which operation failed is not said.
+inline constexpr std::string_view json_patch_not_applied =
+  "the server rejected our request due to an error in our request";
 
 patch_failure classify_patch_failure(ec code, int http_status, std::string_view message);
 
@@ -72,9 +77,14 @@ public:
   bool due(timestamp now) const;
   /// When due() will next become true if nothing else changes (nullopt: never).
   std::optional<timestamp> next_due() const;
-  /// The `{"metadata":{"uid":...},"status":{...}}` merge patch with lastUpdateTimestamp
-  /// = now (no metadata without a uid); marks written. The uid is the API server's
-  /// precondition: the patch never lands on a re-created object of the same name.
+  /// The JSON patch (RFC 6902) `[{"op":"test","path":"/metadata/uid","value":uid},
+  /// {"op":"add","path":"/status","value":{...}}]` with lastUpdateTimestamp = now (no
+  /// test without a uid); marks written. The test is the only guard kube-apiserver
+  /// enforces on a PATCH (a merge patch's metadata.uid is overwritten, not compared), so
+  /// a patch still in flight when the request was deleted and re-created fails with 422
+  /// instead of landing on the new object. The whole status is added at once: it applies
+  /// whether or not the object has a status yet, so the test is the only operation that
+  /// can fail.
   std::string take_patch(timestamp now, std::string_view uid = {});
 
   const scheduling_optimization_status& current() const { return status_; }

@@ -94,6 +94,8 @@ void send_answer_fault(const answer_fault& fault, httplib::Response& res) {
     case answer_fault_kind::unknown_replica_node:
     case answer_fault_kind::reset_after_commit:
       break;
+    case answer_fault_kind::hold: // delays the real answer instead (take_hold)
+      break;
   }
 }
 

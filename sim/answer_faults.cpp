@@ -22,6 +22,7 @@ constexpr kind_entry kinds[] = {
   {"oversized-watch-event", answer_fault_kind::oversized_watch_event},
   {"unknown-replica-node", answer_fault_kind::unknown_replica_node},
   {"reset-after-commit", answer_fault_kind::reset_after_commit},
+  {"hold", answer_fault_kind::hold},
 };
 
 error bad(const std::string& what) {
@@ -65,6 +66,13 @@ expected<answer_fault> answer_fault_from_json(const json& body) {
     f.remaining = body.value("count", 1);
     if (f.remaining < 1)
       return bad("count must be at least 1");
+    if (f.kind == answer_fault_kind::hold) {
+      f.hold = std::chrono::milliseconds(body.value("holdMs", 0));
+      if (f.hold.count() < 1 || f.hold.count() > 600000)
+        return bad("holdMs must be 1-600000");
+      if (f.server != "api")
+        return bad("hold is for the api server only");
+    }
   } catch (const json::exception& e) {
     return bad(e.what());
   }
@@ -77,6 +85,8 @@ json to_json(const answer_fault& f) {
               {"fired", f.fired}};
   if (f.watch)
     out["watch"] = *f.watch;
+  if (f.kind == answer_fault_kind::hold)
+    out["holdMs"] = f.hold.count();
   return out;
 }
 
@@ -117,10 +127,25 @@ std::optional<answer_fault> answer_faults::take_if(const std::string& server, co
                                                    const std::string& path, bool watch, bool rewrite) {
   std::lock_guard<std::mutex> guard(mtx_);
   for (auto& r : rules_) {
-    if (r.kind == answer_fault_kind::reset_after_commit)
-      continue; // fires after the write, in take_after_commit
+    if (r.kind == answer_fault_kind::reset_after_commit || r.kind == answer_fault_kind::hold)
+      continue; // taken after the write (take_after_commit) or before it (take_hold)
     if (r.remaining <= 0 || (r.kind == answer_fault_kind::unknown_replica_node) != rewrite || r.server != server || (!r.method.empty() && r.method != method)
         || path.rfind(r.path_prefix, 0) != 0 || (r.watch && *r.watch != watch))
+      continue;
+    --r.remaining;
+    ++r.fired;
+    return r;
+  }
+  return std::nullopt;
+}
+
+std::optional<answer_fault> answer_faults::take_hold(const std::string& method,
+                                                     const std::string& path, bool watch) {
+  std::lock_guard<std::mutex> guard(mtx_);
+  for (auto& r : rules_) {
+    if (r.kind != answer_fault_kind::hold || r.remaining <= 0
+        || (!r.method.empty() && r.method != method) || path.rfind(r.path_prefix, 0) != 0
+        || (r.watch && *r.watch != watch))
       continue;
     --r.remaining;
     ++r.fired;

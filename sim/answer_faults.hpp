@@ -5,6 +5,7 @@
 // simulator can break one thing at a time while everything else answers normally.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <mutex>
 #include <optional>
@@ -25,6 +26,7 @@ enum class answer_fault_kind {
   oversized_watch_event, // a watch stream whose first line runs `bytes` long without a newline
   unknown_replica_node,  // Portworx volume inspects: one more replica on node id `node`
   reset_after_commit,    // a write is served and stored, then the connection drops unanswered
+  hold,                  // API server: the request waits `hold` before it is served as usual
 };
 
 struct answer_fault {
@@ -37,6 +39,7 @@ struct answer_fault {
   int status = 502;                           // html only
   std::size_t bytes = 65 * 1024 * 1024;       // oversized_watch_event only
   std::string node = "px-node-unknown";       // unknown_replica_node only
+  std::chrono::milliseconds hold{0};          // hold only ("holdMs")
   int remaining = 1;                          // matching requests still to break
   int fired = 0;
 };
@@ -59,6 +62,11 @@ public:
   /// The same for reset_after_commit, asked once a write was served with a 2xx (stored).
   std::optional<answer_fault> take_after_commit(const std::string& server, const std::string& method,
                                                 const std::string& path);
+  /// The same for hold, which delays the real answer: a request that reaches storage
+  /// only after requests sent later (a client's write overtaken by a delete and a
+  /// re-create, as a slow network or a long apiserver queue can do).
+  std::optional<answer_fault> take_hold(const std::string& method, const std::string& path,
+                                        bool watch);
   std::vector<answer_fault> list() const;
   void clear();
 

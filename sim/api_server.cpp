@@ -225,6 +225,9 @@ struct api_server::impl {
         return;
       }
       if (options.broken_answers)
+        if (auto held = options.broken_answers->take_hold(req.method, req.path, is_watch(req)))
+          std::this_thread::sleep_for(held->hold);
+      if (options.broken_answers)
         if (auto broken = options.broken_answers->take("api", req.method, req.path, is_watch(req)))
           return send_answer_fault(*broken, res);
     }

@@ -113,6 +113,8 @@ struct api_call {
   std::string name;
   std::string body;
   bool status = false; // patch/update on /status
+  bool json_patch = false;      // patch: application/json-patch+json
+  std::string precondition_uid{}; // delete: DeleteOptions preconditions.uid
 };
 
 using api_answer = caf::expected<k8s::api_response>;
@@ -197,13 +199,13 @@ inline api_client_actor spawn_mock_api(caf::actor_system& sys, std::shared_ptr<a
         return answer({"create", r.res, r.namespace_, "", r.body, false});
       },
       [=](const k8s::patch_request& r) {
-        return answer({"patch", r.res, r.namespace_, r.name, r.body, r.status});
+        return answer({"patch", r.res, r.namespace_, r.name, r.body, r.status, r.json_patch});
       },
       [=](const k8s::update_request& r) {
         return answer({"update", r.res, r.namespace_, r.name, r.body, r.status});
       },
       [=](const k8s::delete_request& r) {
-        return answer({"delete", r.res, r.namespace_, r.name, "", false});
+        return answer({"delete", r.res, r.namespace_, r.name, "", false, false, r.uid});
       },
       [=](const k8s::watch_request& r, const watch_sink_actor&) -> uint64_t {
         log->calls.push_back({"watch", r.res, r.namespace_, "", "", false});

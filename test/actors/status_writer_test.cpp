@@ -1,6 +1,7 @@
 // status_writer actor against a recording mock API: coalescing, urgent stage changes,
-// heartbeats, requests keyed by uid (uid precondition, 409), retries with backoff,
-// permanent rejections, shrinking a too-large status, 404 and close, dry run.
+// heartbeats, requests keyed by uid (the JSON patch's uid test, its 422), 409 retried,
+// retries with backoff, permanent rejections, shrinking a too-large status, 404 and
+// close, dry run.
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "actor_fixture.hpp"
 #include "actors/status_writer_actor.hpp"
 #include "k8s/metrics.hpp"
+#include "model/status_coalescer.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;
@@ -28,6 +30,31 @@ const std::string uid1 = "uid-so1";
 
 double patches_counted(const char* result) {
   return k8s::default_metrics().value("schedopt_status_patches_total", {{"result", result}});
+}
+
+/// The status a JSON patch `[{"op":"test",...},{"op":"add","path":"/status",...}]` adds.
+json status_in(const std::string& body) {
+  auto ops = json::parse(body);
+  BOOST_REQUIRE(ops.is_array());
+  BOOST_REQUIRE_EQUAL(ops.size(), 2u);
+  BOOST_CHECK_EQUAL(ops[1].at("op"), "add");
+  BOOST_CHECK_EQUAL(ops[1].at("path"), "/status");
+  return ops[1].at("value");
+}
+
+/// The uid the patch's first operation tests.
+std::string uid_tested(const std::string& body) {
+  auto ops = json::parse(body);
+  BOOST_REQUIRE(ops.is_array() && !ops.empty());
+  BOOST_CHECK_EQUAL(ops[0].at("op"), "test");
+  BOOST_CHECK_EQUAL(ops[0].at("path"), "/metadata/uid");
+  return ops[0].at("value").get<std::string>();
+}
+
+/// What kube-apiserver answers a JSON patch whose test failed (NewGenericServerResponse:
+/// the bare message, no cause).
+api_answer uid_test_failed() {
+  return api_error(ec::invalid_request, 422, std::string{json_patch_not_applied});
 }
 
 vm_result result(const std::string& request, const std::string& vm, const char* status) {
@@ -104,8 +131,8 @@ BOOST_AUTO_TEST_CASE(many_vm_results_in_one_flush_interval_become_one_patch) {
   BOOST_CHECK(p.status);
   BOOST_CHECK(p.res == k8s::resources::scheduling_optimizations);
   BOOST_CHECK_EQUAL(p.name, "so1");
-  BOOST_CHECK_EQUAL(json::parse(p.body).at("metadata").at("uid"), uid1);
-  auto vm = json::parse(p.body).at("status").at("vmHyperconvergence");
+  BOOST_CHECK_EQUAL(uid_tested(p.body), uid1);
+  auto vm = status_in(p.body).at("vmHyperconvergence");
   BOOST_CHECK_EQUAL(vm.at("successful").get<int>(), 3);
   BOOST_CHECK_EQUAL(vm.at("skipped").get<int>(), 1);
   BOOST_CHECK_EQUAL(vm.at("failed").get<int>(), 1);
@@ -124,7 +151,7 @@ BOOST_AUTO_TEST_CASE(stage_change_is_written_at_once_and_answered_after_the_ack)
   sched.run(); // no time passes
   auto all = patches();
   BOOST_REQUIRE_EQUAL(all.size(), before + 1);
-  auto st = json::parse(all.back().body).at("status");
+  auto st = status_in(all.back().body);
   BOOST_CHECK_EQUAL(st.at("stage").get<std::string>(), "Evaluating");
   BOOST_CHECK_EQUAL(st.at("status").get<std::string>(), "InProgress");
   BOOST_CHECK(st.contains("startTimestamp"));
@@ -141,13 +168,13 @@ BOOST_AUTO_TEST_CASE(heartbeat_bumps_last_update_while_in_progress) {
   enter_evaluating();
   advance(200ms);
   auto before = patches();
-  auto last = json::parse(before.back().body).at("status").at("lastUpdateTimestamp");
+  auto last = status_in(before.back().body).at("lastUpdateTimestamp");
   advance(29s);
   BOOST_CHECK_EQUAL(patches().size(), before.size()); // quiet until the heartbeat
   advance(2s);
   auto after = patches();
   BOOST_REQUIRE_EQUAL(after.size(), before.size() + 1);
-  auto beat = json::parse(after.back().body).at("status");
+  auto beat = status_in(after.back().body);
   BOOST_CHECK_EQUAL(beat.at("stage").get<std::string>(), "Evaluating");
   BOOST_CHECK_NE(beat.at("lastUpdateTimestamp"), last);
 }
@@ -202,7 +229,7 @@ BOOST_AUTO_TEST_CASE(unavailable_api_is_retried_with_growing_gaps_never_dropped)
   advance(31s);
   BOOST_REQUIRE(reply->value);
   BOOST_CHECK(*reply->value);
-  auto st = json::parse(patches().back().body).at("status");
+  auto st = status_in(patches().back().body);
   BOOST_CHECK_EQUAL(st.at("stage").get<std::string>(), "Evaluating");
   log->scripted.push_back(api_error(ec::server_error, 503, "unavailable"));
   auto before = patches().size();
@@ -271,7 +298,7 @@ BOOST_AUTO_TEST_CASE(too_large_status_is_shrunk_and_final_is_written) {
     caf::anon_send(aut, result(uid1, "f" + std::to_string(i), vm_status::failed));
   advance(1200ms);
   auto before = patches().size();
-  auto full = json::parse(patches().back().body).at("status").at("vmHyperconvergence");
+  auto full = status_in(patches().back().body).at("vmHyperconvergence");
   BOOST_REQUIRE_EQUAL(full.at("details").size(), 12u);
   log->scripted.push_back(api_error(ec::invalid_request, 413, "Request entity too large: limit is 3145728"));
   auto reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::partial_success, "4 candidates outstanding: 4 failed"});
@@ -279,7 +306,7 @@ BOOST_AUTO_TEST_CASE(too_large_status_is_shrunk_and_final_is_written) {
   auto all = patches();
   BOOST_REQUIRE_EQUAL(all.size(), before + 2); // the 413, then the smaller patch at once
   BOOST_CHECK_LT(all.back().body.size(), all[before].body.size());
-  auto st = json::parse(all.back().body).at("status");
+  auto st = status_in(all.back().body);
   BOOST_CHECK_EQUAL(st.at("stage").get<std::string>(), "Final");
   BOOST_CHECK_EQUAL(st.at("status").get<std::string>(), "PartialSuccess");
   BOOST_CHECK_NE(st.at("reason").get<std::string>().find("details truncated"), std::string::npos);
@@ -287,7 +314,7 @@ BOOST_AUTO_TEST_CASE(too_large_status_is_shrunk_and_final_is_written) {
   BOOST_CHECK_EQUAL(vm.at("details").size(), 6u);
   BOOST_CHECK_EQUAL(vm.at("successful").get<int>(), 8);
   BOOST_CHECK_EQUAL(vm.at("failed").get<int>(), 4);
-  BOOST_CHECK_EQUAL(json::parse(all.back().body).at("metadata").at("uid"), uid1);
+  BOOST_CHECK_EQUAL(uid_tested(all.back().body), uid1);
   BOOST_REQUIRE(reply->value);
   BOOST_CHECK(*reply->value);
   advance(40s); // Final: never touched again
@@ -307,23 +334,24 @@ BOOST_AUTO_TEST_CASE(etcd_too_large_is_shrunk_until_it_fits) {
   sched.run();
   auto all = patches();
   BOOST_REQUIRE_EQUAL(all.size(), before + 3);
-  auto vm = json::parse(all.back().body).at("status").at("vmHyperconvergence");
+  auto vm = status_in(all.back().body).at("vmHyperconvergence");
   BOOST_CHECK_EQUAL(vm.at("details").size(), 2u); // 8 -> 4 -> 2
   BOOST_CHECK_EQUAL(vm.at("successful").get<int>(), 8);
   BOOST_REQUIRE(reply->value);
   BOOST_CHECK(*reply->value);
 }
 
-BOOST_AUTO_TEST_CASE(patch_body_carries_the_uid_precondition) {
+BOOST_AUTO_TEST_CASE(patch_is_a_json_patch_that_tests_the_uid_first) {
   start();
   enter_evaluating();
   auto all = patches();
   BOOST_REQUIRE(!all.empty());
   for (auto& p : all) {
     BOOST_CHECK_EQUAL(p.name, "so1");
-    auto body = json::parse(p.body);
-    BOOST_CHECK_EQUAL(body.at("metadata").at("uid"), uid1);
-    BOOST_CHECK(body.contains("status"));
+    BOOST_CHECK(p.status);
+    BOOST_CHECK(p.json_patch); // application/json-patch+json: a merge patch has no guard
+    BOOST_CHECK_EQUAL(uid_tested(p.body), uid1);
+    BOOST_CHECK(status_in(p.body).contains("stage"));
   }
 }
 
@@ -349,11 +377,11 @@ BOOST_AUTO_TEST_CASE(same_name_with_another_uid_is_another_request) {
   auto all = patches();
   BOOST_REQUIRE_GT(all.size(), before);
   for (std::size_t i = before; i < all.size(); ++i) {
-    auto body = json::parse(all[i].body);
     BOOST_CHECK_EQUAL(all[i].name, "so1");
-    BOOST_CHECK_EQUAL(body.at("metadata").at("uid"), "uid-so1-new");
-    BOOST_CHECK_EQUAL(body.at("status").at("stage"), "Pending");
-    BOOST_CHECK(!body.at("status").contains("startTimestamp"));
+    BOOST_CHECK_EQUAL(uid_tested(all[i].body), "uid-so1-new");
+    auto st = status_in(all[i].body);
+    BOOST_CHECK_EQUAL(st.at("stage"), "Pending");
+    BOOST_CHECK(!st.contains("startTimestamp"));
   }
 }
 
@@ -369,14 +397,17 @@ BOOST_AUTO_TEST_CASE(update_for_a_uid_never_opened_is_dropped) {
   BOOST_CHECK_EQUAL(patches().size(), before);
 }
 
-BOOST_AUTO_TEST_CASE(conflict_means_the_request_is_gone_and_stops_writing) {
-  start();
+BOOST_AUTO_TEST_CASE(failed_uid_test_means_the_request_is_gone_and_stops_writing) {
+  auto events = std::make_shared<std::vector<event_record>>();
+  status_writer_options opts;
+  opts.events = track(spawn_mock_event_recorder(sys, events));
+  start(opts);
   enter_evaluating();
   advance(200ms);
   auto before = patches().size();
-  log->scripted.push_back(api_error(ec::conflict, 409,
-                                    "Precondition failed: UID in precondition: uid-so1, UID in "
-                                    "object meta: uid-other"));
+  auto gone = patches_counted("gone");
+  auto rejected = patches_counted("rejected");
+  log->scripted.push_back(uid_test_failed());
   caf::anon_send(aut, result(uid1, "a", vm_status::successful));
   auto reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
   sched.run();
@@ -386,6 +417,32 @@ BOOST_AUTO_TEST_CASE(conflict_means_the_request_is_gone_and_stops_writing) {
   caf::anon_send(aut, result(uid1, "late", vm_status::successful));
   advance(40s);
   BOOST_CHECK_EQUAL(patches().size(), before + 1); // never retried
+  BOOST_CHECK_EQUAL(patches_counted("gone") - gone, 1.0);
+  // Not a rejection: the object was replaced, there is nothing to warn its creator of.
+  BOOST_CHECK_EQUAL(patches_counted("rejected") - rejected, 0.0);
+  BOOST_CHECK(events->empty());
+}
+
+BOOST_AUTO_TEST_CASE(conflict_is_retried_like_any_transient_failure) {
+  // PATCH carries no precondition kube-apiserver checks, so a 409 is a storage conflict
+  // the server gave up retrying: the same patch goes out again after the backoff.
+  start();
+  enter_evaluating();
+  advance(200ms);
+  auto before = patches().size();
+  log->scripted.push_back(api_error(ec::conflict, 409,
+                                    "Operation cannot be fulfilled on schedulingoptimizations"
+                                    ".stork.libopenstorage.org \"so1\": the object has been modified"));
+  auto reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
+  sched.run();
+  BOOST_CHECK_EQUAL(patches().size(), before + 1);
+  BOOST_CHECK(!reply->arrived());
+  advance(200ms);
+  auto all = patches();
+  BOOST_REQUIRE_EQUAL(all.size(), before + 2);
+  BOOST_CHECK_EQUAL(all[before].body, all[before + 1].body);
+  BOOST_REQUIRE(reply->value);
+  BOOST_CHECK(*reply->value);
 }
 
 BOOST_AUTO_TEST_CASE(not_found_stops_writing_and_fails_pending_stage_changes) {

@@ -20,6 +20,7 @@ vmim migration(const std::string& phase) {
   vmim m;
   m.metadata.name = "vm1-schedopt-abcde";
   m.metadata.namespace_ = "ns1";
+  m.metadata.uid = "vmim-uid-1";
   m.metadata.resource_version = "7";
   m.vmi_name = "vm1";
   m.phase = phase;
@@ -40,7 +41,7 @@ struct watch_fixture : actor_fixture {
     caf::scoped_actor parent{sys};
     ctx.config.migration_timeout = timeout;
     auto created = actor_now(parent.ptr()) - std::chrono::duration_cast<timestamp::duration>(age);
-    vmim_watch_target t{"ns1", "vm1-schedopt-abcde",
+    vmim_watch_target t{"ns1", "vm1-schedopt-abcde", "vmim-uid-1",
                         created + std::chrono::duration_cast<timestamp::duration>(timeout), known};
     aut = track(spawn_vmim_watch(parent.ptr(), ctx, candidate, std::move(t)));
     sched.run();
@@ -135,6 +136,31 @@ BOOST_AUTO_TEST_CASE(timeout_deletes_the_vmim_and_reports_timed_out) {
   BOOST_CHECK(deletes.front().res == k8s::resources::vmims);
   BOOST_CHECK_EQUAL(deletes.front().namespace_, "ns1");
   BOOST_CHECK_EQUAL(deletes.front().name, "vm1-schedopt-abcde");
+  // Only the VMIM that timed out: one re-created under its name since is not touched.
+  BOOST_CHECK_EQUAL(deletes.front().precondition_uid, "vmim-uid-1");
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
+  BOOST_CHECK_EQUAL(results->results.front().reason,
+                    "MigrationTimedOut: vmim=ns1/vm1-schedopt-abcde: not final after 5m0s");
+}
+
+BOOST_AUTO_TEST_CASE(a_timed_out_vmim_replaced_under_its_name_counts_as_gone) {
+  // 409: the uid precondition failed, the name holds another VMIM. Nothing is retried and
+  // the outcome is the timeout, as when the delete succeeds.
+  api->respond = [](const api_call& c) -> api_answer {
+    if (c.verb == "delete")
+      return api_error(ec::conflict, 409,
+                       "Operation cannot be fulfilled on virtualmachineinstancemigrations.kubevirt.io "
+                       "\"vm1-schedopt-abcde\": Precondition failed: UID in precondition: vmim-uid-1, "
+                       "UID in object meta: vmim-uid-2");
+    return k8s::api_response{200, "{}"};
+  };
+  start(5min);
+  sched.advance_time(5min);
+  sched.run();
+  sched.advance_time(1min);
+  sched.run();
+  BOOST_CHECK_EQUAL(api->calls_of("delete").size(), 1u);
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
   BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
   BOOST_CHECK_EQUAL(results->results.front().reason,

@@ -171,6 +171,25 @@ inline void delete_request(const sim_process& sim, const std::string& name) {
     throw std::runtime_error("delete request " + name + " answered " + std::to_string(reply.status));
 }
 
+/// POST /admin/answer-faults: the next `count` requests of `method` to paths starting
+/// with `path_prefix` wait `hold_ms` before the simulator serves them. Returns the rule id.
+inline int hold_requests(const sim_process& sim, const std::string& method, const std::string& path_prefix,
+                         long long hold_ms, int count = 1) {
+  json rule = {{"kind", "hold"}, {"method", method}, {"path", path_prefix}, {"holdMs", hold_ms}, {"count", count}};
+  auto reply = api(sim, "POST", "/admin/answer-faults", rule.dump());
+  if (reply.status != 201)
+    throw std::runtime_error("hold rule answered " + std::to_string(reply.status) + ": " + reply.body.substr(0, 300));
+  return reply.json().value("id", 0);
+}
+
+/// How many requests answer-fault rule `id` has taken so far (-1: no such rule).
+inline int answer_fault_fired(const sim_process& sim, int id) {
+  for (auto& r : get_json(sim, "/admin/answer-faults").value("rules", json::array()))
+    if (r.value("id", 0) == id)
+      return r.value("fired", -1);
+  return -1;
+}
+
 inline std::string stage_of(const json& request) {
   return request.is_null() ? "(absent)" : request.value("/status/stage"_json_pointer, std::string());
 }

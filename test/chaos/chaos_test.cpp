@@ -1,6 +1,7 @@
 // Chaos scenarios (SPEC §1, §3, §4): controllers SIGKILLed and SIGTERMed at seeded random
-// moments, API faults, leader failover, a request deleted and re-created mid-run. Each
-// ends with check_end_state on the simulator's audit and prints one summary line.
+// moments, API faults, leader failover, a request deleted and re-created mid-run while
+// the old run's status patch is held by the simulator. Each ends with check_end_state on
+// the simulator's audit and prints one summary line.
 // Short counts by default (CI); SCHEDOPT_CHAOS_FULL=1 for the full counts.
 #include <boost/test/unit_test.hpp>
 
@@ -311,6 +312,14 @@ BOOST_AUTO_TEST_CASE(delete_recreate) {
   bool mid_run = eventually(
     [&] { return read_audit(s.sim()).of_request(requests[0].uid).size() >= before_delete; }, 60s, 100ms);
   BOOST_REQUIRE_MESSAGE(mid_run, "the first run never created " << before_delete << " VMIMs");
+  // The first run's next status patch is held by the simulator until after the request
+  // was deleted and re-created, so it reaches storage aimed at the new object: only its
+  // uid test keeps the old run's counters off it.
+  const long long hold_ms = 3000;
+  int hold = hold_requests(s.sim(), "PATCH", requests_path + "/" + name + "/status", hold_ms);
+  bool held = eventually([&] { return answer_fault_fired(s.sim(), hold) >= 1; }, 30s, 20ms);
+  BOOST_REQUIRE_MESSAGE(held, "the first run wrote no status within 30 s");
+  long long held_at = now_ms();
   delete_request(s.sim(), name);
   BOOST_REQUIRE(eventually([&] { return get_request(s.sim(), name).is_null(); }, 10s, 50ms));
   requests[0].deleted_by_test = true;
@@ -319,11 +328,16 @@ BOOST_AUTO_TEST_CASE(delete_recreate) {
   requests.push_back({name, again["metadata"].value("uid", ""), false, now_ms(), -1});
   const auto& fresh = requests.back();
   v.expect(fresh.uid != requests[0].uid, "the re-created request has the old uid");
+  v.expect(fresh.created_ms < held_at + hold_ms - 200,
+           "re-created at " + clock_text(fresh.created_ms) + ", too late for the patch held at "
+             + clock_text(held_at) + ": make the hold longer");
 
   // While it runs: the new object never shows more successes than the audit has VMIMs
   // of its own uid (an old run's counters landing on it would), nor a start before it
   // existed.
   long long checks = 0;
+  const std::vector<std::string> stage_order = {"Pending", "Evaluating", "Migrating", "Final"};
+  std::size_t stage_seen = 0;
   bool final = eventually(
     [&] {
       auto obj = get_request(s.sim(), name);
@@ -337,6 +351,13 @@ BOOST_AUTO_TEST_CASE(delete_recreate) {
       long long shown = obj.value("/status/vmHyperconvergence/successful"_json_pointer, 0LL);
       v.expect(shown <= ok, "the re-created request shows successful " + std::to_string(shown)
                               + " while the audit has " + std::to_string(ok) + " Succeeded VMIMs of its uid");
+      // Forward only, Pending to Final: an old run's write landing would set it back.
+      auto rank = std::find(stage_order.begin(), stage_order.end(), stage_of(obj)) - stage_order.begin();
+      if (rank < static_cast<long>(stage_order.size())) {
+        v.expect(static_cast<std::size_t>(rank) >= stage_seen,
+                 "the re-created request went back from " + stage_order[stage_seen] + " to " + stage_of(obj));
+        stage_seen = std::max(stage_seen, static_cast<std::size_t>(rank));
+      }
       auto start = parse_time_ms(obj.value("/status/startTimestamp"_json_pointer, std::string()));
       v.expect(start < 0 || start >= fresh.created_ms / 1000 * 1000,
                "the re-created request's startTimestamp " + clock_text(start) + " is before it was created at "
@@ -350,22 +371,30 @@ BOOST_AUTO_TEST_CASE(delete_recreate) {
 
   auto audit = read_audit(s.sim());
   // Deleted: the old run stops writing its status (one second of grace for writes in
-  // flight) up to the re-creation; afterwards its attempts must be refused by the uid
-  // precondition, and the new object's counters are checked against the new uid below.
+  // flight) up to the re-creation; afterwards its held patch must fail its uid test
+  // (422), and the new object's counters are checked against the new uid below.
   std::size_t refused_after = 0;
+  std::size_t conflicts = 0;
   for (auto& w : audit.writes) {
     if (!w.by_schedopt() || w.resource != "schedulingoptimizations" || w.subresource != "status" || w.name != name)
       continue;
     if (w.time_ms > requests[0].deleted_ms + 1000 && w.time_ms < fresh.created_ms - 50)
       v.expect(false, "status write to deleted " + name + " at " + clock_text(w.time_ms) + " (code "
                         + std::to_string(w.code) + "), after its deletion at " + clock_text(requests[0].deleted_ms));
-    if (w.time_ms >= fresh.created_ms && w.code == 409)
+    if (w.time_ms >= fresh.created_ms && w.code == 422)
       ++refused_after;
+    conflicts += w.code == 409 ? 1 : 0;
   }
+  v.expect(answer_fault_fired(s.sim(), hold) == 1, "the hold rule took more than the one patch");
+  v.expect(refused_after >= 1, "the old run's held status patch, released after the re-create, was not "
+                               "refused (422) by its uid test");
+  // PATCH has no precondition a 409 could come from; the uid test answers 422.
+  v.expect(conflicts == 0, std::to_string(conflicts) + " status writes answered 409");
   auto end = check_end_state(s.sim(), audit, truth, requests, cool_off_ms, v);
   std::string injected = "delete after " + std::to_string(before_delete) + " VMIMs, "
-                         + std::to_string(checks) + " live checks, " + std::to_string(refused_after)
-                         + " status writes refused (409) after re-create, " + std::to_string(candidates.size())
+                         + std::to_string(checks) + " live checks, old run's patch held "
+                         + std::to_string(hold_ms) + " ms, " + std::to_string(refused_after)
+                         + " status writes refused (422) after re-create, " + std::to_string(candidates.size())
                          + " candidates";
   print_summary("delete-recreate", seed, injected, end, v.count(), started);
 }

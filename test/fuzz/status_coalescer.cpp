@@ -58,17 +58,22 @@ FUZZ_NO_COVERAGE void check_reason(const std::string& r) {
   FUZZ_CHECK(fuzz::valid_utf8(r));
 }
 
-/// The object as the API server holds it after the merge: the patch plus a name. A
-/// splice, not a JSON round trip: the patch is `{"metadata":{...},"status":...}` or
-/// `{"status":...}` (take_patch), and the decoder is what must accept it.
+/// The object as the API server holds it after the patch: its status plus a name. A
+/// splice, not a JSON round trip: the patch is `[{"op":"test",...},{"op":"add","path":
+/// "/status","value":...}]` or the add alone (take_patch), and the decoder is what must
+/// accept the status as written.
 FUZZ_NO_COVERAGE scheduling_optimization_status check_patch(const std::string& patch,
                                                             const status_coalescer& c) {
-  static const std::string with_metadata = R"({"metadata":{)";
-  bool has_metadata = patch.rfind(with_metadata, 0) == 0;
-  FUZZ_CHECK(has_metadata || patch.rfind(R"({"status":)", 0) == 0);
-  auto merged = has_metadata
-                  ? with_metadata + R"("name":"so",)" + patch.substr(with_metadata.size())
-                  : R"({"metadata":{"name":"so"},)" + patch.substr(1);
+  static const std::string uid_test = R"([{"op":"test","path":"/metadata/uid","value":)";
+  static const std::string add_status = R"({"op":"add","path":"/status","value":)";
+  FUZZ_CHECK(patch.rfind("[", 0) == 0 && patch.size() > 2
+             && patch.compare(patch.size() - 2, 2, "}]") == 0);
+  auto add = patch.find(add_status);
+  FUZZ_CHECK(add != std::string::npos);
+  FUZZ_CHECK(add == 1 || patch.rfind(uid_test, 0) == 0);
+  auto value = patch.substr(add + add_status.size(),
+                            patch.size() - 2 - add - add_status.size());
+  auto merged = R"({"metadata":{"name":"so"},"status":)" + value + "}";
   auto so = decode_scheduling_optimization(merged);
   if (!so)
     std::fprintf(stderr, "patch %s does not decode: %s\n", patch.c_str(),

@@ -7,6 +7,7 @@
 
 #include "k8s/metrics.hpp"
 #include "model/decode.hpp"
+#include "model/status_coalescer.hpp"
 #include "sim_client_fixture.hpp"
 
 using namespace std::chrono_literals;
@@ -118,6 +119,43 @@ BOOST_AUTO_TEST_CASE(api_client_status_merge_patch_and_admission_message) {
   BOOST_CHECK_EQUAL(error_message(rejected.error),
                     "admission webhook \"migration-create-validator.kubevirt.io\" denied the "
                     "request: the VMI \"default/no-such-vmi\" does not exist");
+}
+
+BOOST_AUTO_TEST_CASE(api_client_guarded_status_patch_lands_only_on_its_uid) {
+  // The status writer's JSON patch through the real client: it applies to the object
+  // whose uid it tests, and the answer for a re-created object of the same name reads as
+  // "gone" to the writer's classification, not as a schema rejection.
+  schedopt::test::sim_client t{{"--vmis", "2", "--nodes", "2"}};
+  json so{{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
+          {"kind", "SchedulingOptimization"},
+          {"metadata", {{"name", "so-g"}}},
+          {"spec", {{"vmHyperconvergence", {{"enabled", true}}}}}};
+  auto first = t.create({res::scheduling_optimizations, "", so.dump()});
+  BOOST_REQUIRE_MESSAGE(first, error_message(first.error));
+  std::string old_uid = json::parse(first.value.body)["metadata"]["uid"];
+  schedopt::status_coalescer c(1s, 30s, 10);
+  c.set_stage(schedopt::stage::evaluating, schedopt::run_status::in_progress,
+              *schedopt::parse_rfc3339("2026-11-30T12:00:00Z"));
+  auto patch = c.take_patch(*schedopt::parse_rfc3339("2026-11-30T12:00:01Z"), old_uid);
+  auto landed = t.call<k8s::api_response>(
+    k8s::patch_request{res::scheduling_optimizations, "", "so-g", patch, true, true});
+  BOOST_REQUIRE_MESSAGE(landed, error_message(landed.error));
+  BOOST_CHECK_EQUAL(schedopt::decode_scheduling_optimization(landed.value.body)->status.stage, "Evaluating");
+
+  auto gone = t.call<k8s::api_response>(k8s::delete_request{res::scheduling_optimizations, "", "so-g", {}, {}, {}});
+  BOOST_REQUIRE_MESSAGE(gone, error_message(gone.error));
+  auto second = t.create({res::scheduling_optimizations, "", so.dump()});
+  BOOST_REQUIRE_MESSAGE(second, error_message(second.error));
+  auto refused = t.call<k8s::api_response>(
+    k8s::patch_request{res::scheduling_optimizations, "", "so-g", patch, true, true});
+  BOOST_REQUIRE(!refused);
+  BOOST_CHECK_EQUAL(schedopt::error_http_status(refused.error), 422);
+  BOOST_CHECK(schedopt::classify_patch_failure(error_code(refused.error), schedopt::error_http_status(refused.error),
+                                               error_message(refused.error))
+              == schedopt::patch_failure::gone);
+  auto now = t.call<k8s::api_response>(k8s::get_request{res::scheduling_optimizations, "", "so-g", ""});
+  BOOST_REQUIRE(now);
+  BOOST_CHECK_EQUAL(schedopt::decode_scheduling_optimization(now.value.body)->status.stage, "");
 }
 
 BOOST_AUTO_TEST_CASE(api_client_pages_through_thousands_of_objects) {

@@ -11,12 +11,36 @@ using namespace schedopt;
 using nlohmann::json;
 using schedopt::test::fixture;
 
+namespace {
+
+/// `{"status": value}` of a status patch that is only its `add /status` operation.
+json status_of(const std::string& body) {
+  json ops = json::parse(body); // throws, failing the case, if escaping were wrong
+  BOOST_REQUIRE(ops.is_array() && ops.size() == 1);
+  BOOST_TEST(ops[0]["op"] == "add");
+  BOOST_TEST(ops[0]["path"] == "/status");
+  return json{{"status", ops[0]["value"]}};
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_SUITE(encode)
+
+BOOST_AUTO_TEST_CASE(status_patch_tests_the_uid_before_it_adds_the_status) {
+  scheduling_optimization_status st;
+  st.stage = stage::pending;
+  st.status = run_status::pending;
+  json ops = json::parse(status_json_patch(st, "uid-1"));
+  BOOST_REQUIRE_EQUAL(ops.size(), 2u);
+  BOOST_TEST(ops[0] == json::parse(R"({"op":"test","path":"/metadata/uid","value":"uid-1"})"));
+  BOOST_TEST(ops[1]["op"] == "add");
+  BOOST_TEST(ops[1]["value"]["stage"] == "Pending");
+}
 
 BOOST_AUTO_TEST_CASE(status_patch_reencodes_the_golden_status) {
   auto so = decode_scheduling_optimization(fixture("schedulingoptimization.json"));
   BOOST_REQUIRE(so.has_value());
-  json patch = json::parse(status_merge_patch(so->status));
+  json patch = status_of(status_json_patch(so->status, ""));
   json want = json{{"status", json::parse(fixture("schedulingoptimization.json"))["status"]}};
   BOOST_TEST(patch == want, "got " << patch.dump() << "\nwant " << want.dump());
 }
@@ -29,7 +53,7 @@ BOOST_AUTO_TEST_CASE(status_patch_of_a_fresh_run) {
   st.last_update_timestamp = "2026-11-30T12:00:01Z";
   st.observed_generation = 1;
   st.vm_hyperconvergence = vm_hyperconvergence_status{};
-  json patch = json::parse(status_merge_patch(st));
+  json patch = status_of(status_json_patch(st, ""));
   json want = json::parse(R"({"status":{"stage":"Evaluating","status":"InProgress",
     "startTimestamp":"2026-11-30T12:00:01Z","lastUpdateTimestamp":"2026-11-30T12:00:01Z",
     "observedGeneration":1,
@@ -45,21 +69,21 @@ BOOST_AUTO_TEST_CASE(status_patch_escapes_hostile_strings) {
   st.reason = "driver failure: \"quoted\"\n\tback\\slash \x01 ü";
   st.vm_hyperconvergence = vm_hyperconvergence_status{};
   st.vm_hyperconvergence->details.push_back({"vm\"1", "ns", vm_status::failed, "MigrationCreateFailed: <b>\"x\"</b>"});
-  std::string body = status_merge_patch(st);
-  json patch = json::parse(body); // would throw if escaping were wrong
+  std::string body = status_json_patch(st, "");
+  json patch = status_of(body); // would throw if escaping were wrong
   BOOST_TEST(patch["status"]["reason"] == st.reason);
   BOOST_TEST(patch["status"]["vmHyperconvergence"]["details"][0]["name"] == "vm\"1");
   BOOST_TEST(body.find("\\u0001") != std::string::npos);
   // Invalid UTF-8 is replaced rather than thrown on.
   st.reason = "bad \xff byte";
-  BOOST_CHECK_NO_THROW(json::parse(status_merge_patch(st)));
+  BOOST_CHECK_NO_THROW(status_of(status_json_patch(st, "")));
 }
 
 BOOST_AUTO_TEST_CASE(status_patch_without_vm_block_omits_it) {
   scheduling_optimization_status st;
   st.stage = stage::pending;
   st.status = run_status::pending;
-  json patch = json::parse(status_merge_patch(st));
+  json patch = status_of(status_json_patch(st, ""));
   BOOST_TEST(patch == json::parse(R"({"status":{"stage":"Pending","status":"Pending","observedGeneration":0}})"),
              "got " << patch.dump());
 }

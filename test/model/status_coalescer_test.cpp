@@ -1,5 +1,5 @@
 // SPEC §1/§3 status writer policy: flush interval, immediate stage changes, heartbeat,
-// detail cap with exact counters, resume without double counting, the uid precondition,
+// detail cap with exact counters, resume without double counting, the JSON patch's uid test,
 // shrinking a status too large for the API server, and which patch failures are retried.
 #include <boost/test/unit_test.hpp>
 
@@ -18,8 +18,13 @@ vm_detail result(const std::string& name, const char* status, const std::string&
   return {name, "ns", status, reason};
 }
 
+/// The status the JSON patch adds (its last operation).
 nlohmann::json status_of(const std::string& patch) {
-  return nlohmann::json::parse(patch).at("status");
+  auto ops = nlohmann::json::parse(patch);
+  BOOST_REQUIRE(ops.is_array() && !ops.empty());
+  BOOST_CHECK_EQUAL(ops.back().at("op"), "add");
+  BOOST_CHECK_EQUAL(ops.back().at("path"), "/status");
+  return ops.back().at("value");
 }
 
 status_coalescer make(std::size_t max_details = 100) {
@@ -211,13 +216,31 @@ BOOST_AUTO_TEST_CASE(restoring_a_final_status_writes_nothing) {
   BOOST_CHECK_EQUAL(c.current().reason, "");
 }
 
-BOOST_AUTO_TEST_CASE(patch_carries_the_uid_as_precondition) {
+BOOST_AUTO_TEST_CASE(patch_tests_the_uid_then_adds_the_whole_status) {
   auto c = make();
   c.set_stage(stage::evaluating, run_status::in_progress, t0);
   auto p = nlohmann::json::parse(c.take_patch(t0, "uid-1"));
-  BOOST_CHECK_EQUAL(p.at("metadata").at("uid"), "uid-1");
-  BOOST_CHECK_EQUAL(p.at("metadata").size(), 1u); // no resourceVersion: uid only
-  BOOST_CHECK_EQUAL(p.at("status").at("stage"), "Evaluating");
+  BOOST_REQUIRE(p.is_array());
+  BOOST_REQUIRE_EQUAL(p.size(), 2u);
+  BOOST_CHECK_EQUAL(p[0], (nlohmann::json{{"op", "test"}, {"path", "/metadata/uid"}, {"value", "uid-1"}}));
+  BOOST_CHECK_EQUAL(p[1].at("op"), "add");
+  BOOST_CHECK_EQUAL(p[1].at("path"), "/status");
+  BOOST_CHECK_EQUAL(p[1].at("value").at("stage"), "Evaluating");
+  // Applied to an object with no status yet, and to one whose status it replaces; the
+  // test passes only for the uid it names.
+  nlohmann::json fresh{{"metadata", {{"name", "so1"}, {"uid", "uid-1"}}}};
+  auto written = fresh.patch(p);
+  BOOST_CHECK_EQUAL(written.at("status").at("stage"), "Evaluating");
+  auto old = fresh;
+  old["status"] = {{"stage", "Pending"}, {"vmHyperconvergence", {{"successful", 7}}}};
+  BOOST_CHECK(!old.patch(p).at("status").contains("vmHyperconvergence"));
+  auto recreated = fresh;
+  recreated["metadata"]["uid"] = "uid-2";
+  BOOST_CHECK_THROW(recreated.patch(p), nlohmann::json::exception);
+  // Without a uid there is nothing to test.
+  auto bare = nlohmann::json::parse(c.take_patch(t0));
+  BOOST_REQUIRE_EQUAL(bare.size(), 1u);
+  BOOST_CHECK_EQUAL(bare[0].at("path"), "/status");
 }
 
 BOOST_AUTO_TEST_CASE(shrink_halves_details_and_keeps_counters) {
@@ -286,8 +309,21 @@ BOOST_AUTO_TEST_CASE(patch_failures_are_classified) {
   BOOST_CHECK(classify_patch_failure(ec::timeout, 504, "timeout") == pf::transient);
   BOOST_CHECK(classify_patch_failure(ec::none, 0, "request_receiver_down") == pf::transient);
   BOOST_CHECK(classify_patch_failure(ec::not_found, 404, "not found") == pf::gone);
-  BOOST_CHECK(classify_patch_failure(ec::conflict, 409, "Precondition failed: UID") == pf::gone);
+  // PATCH has no precondition: 409 is a conflict to retry, never "gone".
+  BOOST_CHECK(classify_patch_failure(ec::conflict, 409, "the object has been modified") == pf::transient);
+  // The bare 422 of a JSON patch that did not apply (only its uid test can fail), with
+  // or without text after it, is the request gone; a schema 422 names the object.
+  BOOST_CHECK(classify_patch_failure(ec::invalid_request, 422, json_patch_not_applied) == pf::gone);
+  BOOST_CHECK(classify_patch_failure(ec::invalid_request, 422,
+                                     std::string{json_patch_not_applied} + ": testing value "
+                                       "/metadata/uid failed: test failed") == pf::gone);
   BOOST_CHECK(classify_patch_failure(ec::invalid_request, 422, "spec.x: Invalid value") == pf::rejected);
+  BOOST_CHECK(classify_patch_failure(ec::invalid_request, 422,
+                                     "SchedulingOptimization.stork.libopenstorage.org \"so1\" is "
+                                     "invalid: status.stage: Unsupported value: \"Nope\"")
+              == pf::rejected);
+  BOOST_CHECK(classify_patch_failure(ec::invalid_request, 400, json_patch_not_applied)
+              == pf::rejected); // the wording counts on a 422 only
   BOOST_CHECK(classify_patch_failure(ec::invalid_request, 400, "bad patch") == pf::rejected);
   BOOST_CHECK(classify_patch_failure(ec::unauthorized, 403, "forbidden") == pf::rejected);
   BOOST_CHECK(classify_patch_failure(ec::invalid_request, 413, "") == pf::too_large);
