@@ -205,7 +205,10 @@ using candidate_actor = caf::typed_actor<
 /// reports its outcome; deletes it after migrationTimeout.
 using vmim_watch_actor = informer_subscriber_actor<virtual_machine_instance_migration>::extend<
   // internal: vmim_watch -> itself: migrationTimeout elapsed.
-  caf::reacts_to<atom::timeout>>;
+  caf::reacts_to<atom::timeout>,
+  // internal: vmim_watch -> itself: failureCauseWait elapsed for a Failed VMIM without
+  // KubeVirt's cause; its events are read next.
+  caf::reacts_to<atom::done>>;
 
 /// One SchedulingOptimization's run: promote, run each enabled kind, finalize.
 using request_actor = caf::typed_actor<

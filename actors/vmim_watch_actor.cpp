@@ -9,6 +9,7 @@
 #include "actors/clock.hpp"
 #include "actors/logging.hpp"
 #include "actors/system_config.hpp"
+#include "model/decode.hpp"
 #include "model/vmim_outcome.hpp"
 
 namespace schedopt {
@@ -25,6 +26,11 @@ struct vmim_watch_state {
   timestamp deadline;
   bool armed = false;
   bool reported = false;
+  // Failed without KubeVirt's cause: the reason to give if none turns up, and whether
+  // the wait for it (then the events lookup) has begun.
+  std::string causeless_reason;
+  bool awaiting_cause = false;
+  bool reading_events = false;
 };
 
 using watch_pointer = vmim_watch_actor::stateful_pointer<vmim_watch_state>;
@@ -40,9 +46,41 @@ void report(watch_pointer self, std::string status, std::string reason) {
   self->quit();
 }
 
+/// The cause of a Failed VMIM from its events (KubeVirt's migration controller records
+/// every failure it decides there), else the reason already known.
+void report_from_events(watch_pointer self) {
+  auto& st = self->state;
+  if (st.reported || st.reading_events)
+    return;
+  st.reading_events = true;
+  k8s::list_request lr;
+  lr.res = k8s::resources::events;
+  lr.namespace_ = st.ns;
+  lr.field_selector = "involvedObject.uid=" + st.uid;
+  self->request(st.ctx.api, std::chrono::seconds(30), std::move(lr))
+    .then(
+      [self](const k8s::list_response& listed) {
+        std::vector<event> events;
+        for (const auto& page : listed.pages)
+          if (auto decoded = decode_list<event>(page))
+            for (auto& e : decoded->items)
+              events.push_back(std::move(e));
+        auto words = failure_from_events(events);
+        auto& st = self->state;
+        report(self, vm_status::failed,
+               words.empty() ? st.causeless_reason : run_failed_reason(st.ns, st.vmim, words));
+      },
+      [self](caf::error& err) {
+        log_kv(spdlog::level::info, "events of a failed vmim unreadable; reporting without its cause",
+               {{"namespace", self->state.ns}, {"vmim", self->state.vmim}, {"error", error_message(err)}});
+        report(self, vm_status::failed, self->state.causeless_reason);
+      });
+}
+
 void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
-  if (self->state.uid.empty())
-    self->state.uid = m.metadata.uid;
+  auto& st = self->state;
+  if (st.uid.empty())
+    st.uid = m.metadata.uid;
   auto outcome = classify_migration(m);
   switch (outcome.progress) {
     case migration_progress::running:
@@ -50,7 +88,14 @@ void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
     case migration_progress::succeeded:
       return report(self, vm_status::successful, "");
     case migration_progress::failed:
-      return report(self, vm_status::failed, outcome.reason);
+      if (outcome.cause_known || st.uid.empty())
+        return report(self, vm_status::failed, outcome.reason);
+      st.causeless_reason = outcome.reason;
+      if (!st.awaiting_cause) {
+        st.awaiting_cause = true;
+        self->delayed_send(self, to_clock(st.ctx.config.failure_cause_wait), atom::done_v);
+      }
+      return;
   }
 }
 
@@ -85,17 +130,26 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
     [=](const object_added<virtual_machine_instance_migration>& e) { observe(self, e.object); },
     [=](const object_updated<virtual_machine_instance_migration>& e) { observe(self, e.object); },
     [=](const object_deleted<virtual_machine_instance_migration>& e) {
-      // A final phase seen only in the last state still counts as that outcome.
+      // A final phase seen only in the last state still counts as that outcome; a
+      // Failed one without its cause is looked up in its events now (no update can
+      // bring the cause any more).
       auto outcome = classify_migration(e.object);
+      if (outcome.progress == migration_progress::failed && !outcome.cause_known && !self->state.uid.empty()) {
+        self->state.causeless_reason = outcome.reason;
+        return report_from_events(self);
+      }
       if (outcome.progress != migration_progress::running)
         return observe(self, e.object);
       report(self, vm_status::failed, deleted_reason(self->state.ns, self->state.vmim));
     },
+    [=](atom::done) { report_from_events(self); },
     [=](const informer_synced<virtual_machine_instance_migration>&) { arm_timeout(self); },
     [=](atom::timeout) {
       auto& st = self->state;
       if (st.reported)
         return;
+      if (st.awaiting_cause)
+        return report_from_events(self); // final already: nothing to time out
       auto configured = st.ctx.config.migration_timeout;
       log_kv(spdlog::level::warn,
              "vmim not final after " + format_go_duration(configured) + "; deleting it",

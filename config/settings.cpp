@@ -187,6 +187,9 @@ std::vector<setting_def> build_table() {
   t.push_back(make("migrationTimeout", &settings::migration_timeout, "DURATION", "30m",
                    "a VMIM not final after this is deleted and counted failed",
                    duration_field(&settings::migration_timeout, lower_bound::positive)));
+  t.push_back(make("failureCauseWait", &settings::failure_cause_wait, "DURATION", "10s",
+                   "a Failed VMIM waits this long for KubeVirt's cause before its events are read",
+                   duration_field(&settings::failure_cause_wait, lower_bound::zero)));
   t.push_back(make("statusFlushInterval", &settings::status_flush_interval, "DURATION", "1s",
                    "at most one status patch per request per interval",
                    duration_field(&settings::status_flush_interval, lower_bound::positive)));

@@ -19,6 +19,9 @@ struct settings {
   int64_t max_parallel_migrations_limit = 50;
   int64_t max_non_hyperconverged_per_run = 100;
   duration migration_timeout = std::chrono::minutes(30);
+  /// How long a Failed VMIM without KubeVirt's cause waits for it (KubeVirt copies the
+  /// failureReason a reconcile after it writes phase=Failed) before its events are read.
+  duration failure_cause_wait = std::chrono::seconds(10);
   duration status_flush_interval = std::chrono::seconds(1);
   duration status_heartbeat_interval = std::chrono::seconds(30);
   bool pin_target_node = true;

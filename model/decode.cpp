@@ -175,6 +175,15 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine_instan
     vmi.constraints = std::move(rules);
   read_resources(r.child(r.child(r.child(spec, "domain"), "resources"), "requests"),
                  vmi.requests);
+  {
+    auto cpu = r.child(r.child(spec, "domain"), "cpu");
+    int64_t sockets = 1, cores = 1, threads = 1;
+    r.read(cpu, "sockets", sockets);
+    r.read(cpu, "cores", cores);
+    r.read(cpu, "threads", threads);
+    auto at_least_one = [](int64_t v) { return std::clamp<int64_t>(v, 1, 1024); };
+    vmi.vcpus = static_cast<int32_t>(at_least_one(sockets) * at_least_one(cores) * at_least_one(threads));
+  }
   r.for_each(spec, "volumes", [&](const json_object& o) {
     vmi_volume v;
     r.read(o, "name", v.name);

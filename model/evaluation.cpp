@@ -193,9 +193,10 @@ void hold_room(std::map<std::string, node_usage>& usage, const virtual_machine_i
                const std::vector<std::string>& targets) {
   // The engine may send it to any of its targets: each keeps room for it, so no
   // migration of this run waits in Scheduling for room another one took.
+  auto asked = pod_requests(vmi);
   for (const auto& t : targets) {
-    usage[t].cpu_millis += vmi.requests.cpu_millis.value_or(0);
-    usage[t].memory_bytes += vmi.requests.memory_bytes.value_or(0);
+    usage[t].cpu_millis += asked.cpu_millis.value_or(0);
+    usage[t].memory_bytes += asked.memory_bytes.value_or(0);
   }
 }
 

@@ -35,13 +35,26 @@ void add(node_usage& u, const resource_list& r) {
 
 } // namespace
 
+int64_t launcher_memory_overhead(const virtual_machine_instance& vmi) {
+  const int64_t mib = 1024 * 1024;
+  return vmi.requests.memory_bytes.value_or(0) / 512 + (220 + 8 + 32) * mib
+         + static_cast<int64_t>(vmi.vcpus) * 8 * mib;
+}
+
+resource_list pod_requests(const virtual_machine_instance& vmi) {
+  resource_list out = vmi.requests;
+  if (out.memory_bytes)
+    *out.memory_bytes += launcher_memory_overhead(vmi);
+  return out;
+}
+
 std::map<std::string, node_usage>
 usage_by_node(const shared_list<virtual_machine_instance>& vmis,
               const std::vector<virtual_machine_instance_migration>& vmims) {
   std::map<std::string, node_usage> out;
   for (const auto& v : vmis)
     if (is_placed(*v))
-      add(out[v->node_name], v->requests);
+      add(out[v->node_name], pod_requests(*v));
   // A running schedopt VMIM pinned to a node holds room there for its VMI. The VMIs
   // behind the (few) VMIMs are found in one more pass, not through a map of every VMI:
   // at 100,000 VMIs that map was 50 ms of the way to the first VMIM.
@@ -61,7 +74,7 @@ usage_by_node(const shared_list<virtual_machine_instance>& vmis,
       continue;
     for (const auto& target : p->second)
       if (v->node_name != target)
-        add(out[target], v->requests);
+        add(out[target], pod_requests(*v));
   }
   return out;
 }
@@ -165,6 +178,16 @@ std::optional<std::string> schedulable_rule(const virtual_machine_instance&, con
   return std::nullopt;
 }
 
+/// KubeVirt builds a virt-launcher pod only for a node whose virt-handler is up: its
+/// node selector always holds kubevirt.io/schedulable=true (nodeselectorrenderer.go).
+std::optional<std::string> kubevirt_rule(const virtual_machine_instance&, const node& n,
+                                         const node_usage&) {
+  auto it = n.metadata.labels.find("kubevirt.io/schedulable");
+  if (it == n.metadata.labels.end() || it->second != "true")
+    return std::string{"kubevirt.io/schedulable is not true (virt-handler not ready)"};
+  return std::nullopt;
+}
+
 std::optional<std::string> node_selector_rule(const virtual_machine_instance& vmi,
                                               const node& n, const node_usage&) {
   if (auto pair = unmatched_node_selector(constraints_of(vmi).node_selector, n))
@@ -190,9 +213,11 @@ std::optional<std::string> memory_rule(const virtual_machine_instance& vmi, cons
                                        const node_usage& used) {
   if (n.allocatable.memory_bytes && vmi.requests.memory_bytes) {
     auto free = std::max<int64_t>(0, *n.allocatable.memory_bytes - used.memory_bytes);
-    if (free < *vmi.requests.memory_bytes)
+    auto overhead = launcher_memory_overhead(vmi);
+    if (free < *vmi.requests.memory_bytes + overhead)
       return format_memory(free) + " memory free, needs "
-             + format_memory(*vmi.requests.memory_bytes);
+             + format_memory(*vmi.requests.memory_bytes) + " + " + format_memory(overhead)
+             + " virt-launcher overhead";
   }
   return std::nullopt;
 }
@@ -213,6 +238,7 @@ const std::vector<admission_rule>& admission_rules() {
   static const std::vector<admission_rule> rules{
     {"ready", ready_rule},
     {"schedulable", schedulable_rule},
+    {"kubevirt", kubevirt_rule},
     {"nodeSelector", node_selector_rule},
     {"requiredNodeAffinity", affinity_rule},
     {"taints", taint_rule},

@@ -26,6 +26,15 @@ std::map<std::string, node_usage>
 usage_by_node(const shared_list<virtual_machine_instance>& vmis,
               const std::vector<virtual_machine_instance_migration>& vmims);
 
+/// The memory virt-launcher asks for on top of the VMI's request (KubeVirt 1.5/1.6
+/// renderresources.go GetMemoryOverhead, plain x86 VM): guest memory / 512 for page
+/// tables, 220Mi of fixed processes, 8Mi per vCPU, 8Mi IOThread, 32Mi video.
+int64_t launcher_memory_overhead(const virtual_machine_instance& vmi);
+
+/// What the VMI's virt-launcher pod asks the scheduler for: its requests, memory plus
+/// launcher_memory_overhead (none when it asks no memory).
+resource_list pod_requests(const virtual_machine_instance& vmi);
+
 /// The first spec.nodeSelector pair the node's labels lack, as "key=value"; nullopt
 /// when every pair matches.
 std::optional<std::string> unmatched_node_selector(const string_map& selector, const node& n);
@@ -51,8 +60,8 @@ using admission_check = std::optional<std::string> (*)(const virtual_machine_ins
                                                        const node& n, const node_usage& used);
 
 struct admission_rule {
-  const char* name; // "ready", "schedulable", "nodeSelector", "requiredNodeAffinity",
-                    // "taints", "memory", "cpu"
+  const char* name; // "ready", "schedulable", "kubevirt", "nodeSelector",
+                    // "requiredNodeAffinity", "taints", "memory", "cpu"
   admission_check check;
 };
 

@@ -171,6 +171,9 @@ struct virtual_machine_instance {
   std::vector<vmi_volume> volumes;
   boxed_optional<scheduling_constraints> constraints; // none: no constraint
   resource_list requests;              // spec.domain.resources.requests
+  /// spec.domain.cpu sockets × cores × threads (each at least 1): KubeVirt's
+  /// virt-launcher overhead grows with it.
+  int32_t vcpus = 1;
   shared_string phase;     // status.phase
   shared_string node_name; // status.nodeName
   std::vector<condition> conditions;

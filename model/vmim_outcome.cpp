@@ -21,18 +21,16 @@ std::string vmim_detail(std::string_view ns, std::string_view name, std::string_
   return out;
 }
 
-// KubeVirt puts the cause in migrationState.failureReason; older versions and
-// admission-time failures only leave a condition behind.
-std::string failure_text(const virtual_machine_instance_migration& m) {
-  if (m.migration && !m.migration->failure_reason.empty())
-    return m.migration->failure_reason;
-  for (const auto& c : m.conditions)
-    if (c.type == "Failed" && !c.message.empty())
-      return c.message;
-  for (const auto& c : m.conditions)
-    if (c.status == "True" && !c.message.empty())
-      return c.message;
-  return "migration failed";
+// KubeVirt's cause, copied from the VMI's migrationState (pkg/virt-controller/watch/
+// migration/migration.go updateStatus). Its conditions (migrationAbortRequested,
+// migrationRejectedByResourceQuota) carry no message.
+std::string own_failure_reason(const virtual_machine_instance_migration& m) {
+  if (!m.migration || m.migration->failure_reason.empty())
+    return {};
+  if (!m.migration->migration_uid.empty() && !m.metadata.uid.empty()
+      && m.migration->migration_uid != m.metadata.uid)
+    return {}; // another migration's state
+  return m.migration->failure_reason;
 }
 
 } // namespace
@@ -92,14 +90,38 @@ migration_outcome classify_migration(const virtual_machine_instance_migration& m
   const auto& ns = m.metadata.namespace_;
   const auto& name = m.metadata.name;
   bool state_failed = m.migration && m.migration->completed && m.migration->failed;
-  if (m.phase == "Failed" || state_failed)
-    return {migration_progress::failed,
-            make_reason(reason_kind::migration_run_failed,
-                        vmim_detail(ns, name, failure_text(m)))};
+  if (m.phase == "Failed" || state_failed) {
+    auto cause = own_failure_reason(m);
+    bool known = !cause.empty();
+    return {migration_progress::failed, run_failed_reason(ns, name, known ? cause : "migration failed"), known};
+  }
   bool state_succeeded = m.migration && m.migration->completed && !m.migration->failed;
   if (m.phase == "Succeeded" || state_succeeded)
     return {migration_progress::succeeded, {}};
   return {migration_progress::running, {}};
+}
+
+std::string run_failed_reason(std::string_view ns, std::string_view name, std::string_view why) {
+  return make_reason(reason_kind::migration_run_failed, vmim_detail(ns, name, why));
+}
+
+std::string failure_from_events(const std::vector<event>& events) {
+  const event* failed = nullptr;
+  const event* gave_up = nullptr;
+  auto newer = [](const event* have, const event& e) {
+    return !have || have->last_timestamp <= e.last_timestamp;
+  };
+  for (const auto& e : events) {
+    if (e.type == "Warning" && e.reason == "FailedMigration" && newer(failed, e))
+      failed = &e;
+    if (e.reason == "SuccessfulDelete" && e.message.find("timeout period exceeded") != std::string::npos
+        && newer(gave_up, e))
+      gave_up = &e;
+  }
+  std::string out = failed ? failed->message : std::string{};
+  if (gave_up)
+    out += (out.empty() ? "" : " ") + std::string{"("} + gave_up->message + ")";
+  return out;
 }
 
 std::string timed_out_reason(std::string_view ns, std::string_view name, duration timeout) {

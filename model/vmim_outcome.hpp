@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -55,12 +56,27 @@ const char* to_string(migration_progress p);
 struct migration_outcome {
   migration_progress progress = migration_progress::running;
   std::string reason; // set when failed
+  /// Failed, and the VMIM holds KubeVirt's cause (migrationState.failureReason of this
+  /// migration). KubeVirt writes phase=Failed first and the cause a reconcile later, and
+  /// some failures have their cause only in the VMIM's events: a false here means "wait
+  /// for it, then look there" (failure_from_events).
+  bool cause_known = false;
 };
 
 /// Succeeded phase or migrationState.completed && !failed → succeeded; Failed phase (or
 /// migrationState.failed) → failed with `MigrationRunFailed: vmim=<ns>/<name>: <why>`,
-/// <why> = failureReason, else the Failed condition's message, else "migration failed".
+/// <why> = failureReason when migrationState names this VMIM (KubeVirt 1.3 copies the
+/// VMI's state of any migration), else "migration failed".
 migration_outcome classify_migration(const virtual_machine_instance_migration& m);
+
+/// KubeVirt's words for a failure from the VMIM's own events (virt-controller's
+/// migration controller): the newest Warning FailedMigration message, followed by the
+/// SuccessfulDelete that gave up its target pod ("unschedulable pod <ns>/<pod> timeout
+/// period exceeded") when there is one. Empty when the events say nothing.
+std::string failure_from_events(const std::vector<event>& events);
+
+/// `MigrationRunFailed: vmim=<ns>/<name>: <why>`.
+std::string run_failed_reason(std::string_view ns, std::string_view name, std::string_view why);
 
 /// `MigrationTimedOut: vmim=<ns>/<name>: not final after <Go duration>`
 std::string timed_out_reason(std::string_view ns, std::string_view name, duration timeout);

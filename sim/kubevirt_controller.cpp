@@ -15,12 +15,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "model/decode.hpp"
-#include "model/node_admission.hpp"
 #include "model/quantity.hpp"
 #include "model/timestamp.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
+#include "sim/target_pod_scheduler.hpp"
 #include "sim/vmi_usage_index.hpp"
 
 namespace schedopt::sim {
@@ -60,43 +59,6 @@ void record_phase(json& status, const std::string& phase, const std::string& whe
   status["phaseTransitionTimestamps"].push_back({{"phase", phase}, {"phaseTransitionTimestamp", when}});
 }
 
-bool node_usable(const json& node) {
-  if (node.value("/spec/unschedulable"_json_pointer, false))
-    return false;
-  auto conds = node.value("/status/conditions"_json_pointer, json::array());
-  for (const auto& c : conds)
-    if (c.value("type", "") == "Ready")
-      return c.value("status", "") == "True";
-  return false;
-}
-
-bool matches_selector(const json& node, const json& selector) {
-  if (!selector.is_object())
-    return true;
-  auto labels = node.value("/metadata/labels"_json_pointer, json::object());
-  for (const auto& [key, value] : selector.items())
-    if (!labels.contains(key) || labels[key] != value)
-      return false;
-  return true;
-}
-
-/// The kube-scheduler's word for a refusal (node_admission.hpp refusal()).
-std::string scheduler_reason(const std::string& refusal) {
-  if (refusal == "not Ready")
-    return "node(s) were not ready";
-  if (refusal == "cordoned")
-    return "node(s) were unschedulable";
-  if (refusal.rfind("nodeSelector ", 0) == 0 || refusal.rfind("required node affinity", 0) == 0)
-    return "node(s) didn't match Pod's node affinity/selector";
-  if (refusal.rfind("taint ", 0) == 0)
-    return "node(s) had untolerated taint {" + refusal.substr(6, refusal.find(' ', 6) - 6) + "}";
-  if (refusal.find(" memory free") != std::string::npos)
-    return "Insufficient memory";
-  if (refusal.find(" CPU free") != std::string::npos)
-    return "Insufficient cpu";
-  return refusal;
-}
-
 const char* failure_reasons[] = {
     "Live migration failed error encountered during MigrateToURI3 libvirt api call: virError(Code=1, "
     "Domain=7, Message='internal error: unable to attach volume on target')",
@@ -123,6 +85,13 @@ struct kubevirt_controller::impl {
     // delay (that pod's creation) runs from here, and the migration holds a slot.
     bool admitted = false;
     std::string admitted_source;
+    // The target pod: when it was made (KubeVirt times a pending pod from its
+    // creationTimestamp), whether it was reported unschedulable, and whether the
+    // timeout deleted it (the VMIM fails on the reconcile after).
+    clock_type::time_point pod_created;
+    bool pod_created_set = false;
+    bool pod_reported_unschedulable = false;
+    bool pod_deleted = false;
   };
   std::map<std::string, tracked> by_uid;
   uint64_t next_seq = 0;
@@ -205,40 +174,29 @@ struct kubevirt_controller::impl {
       });
   }
 
-  /// The least-loaded node the target pod can schedule on, as the kube-scheduler would:
-  /// addedNodeSelector, then the VMI's nodeSelector, required affinity, tolerations and
-  /// requests against what is placed there. Empty when none; `why` then says why, worded
-  /// like the scheduler's FailedScheduling message.
-  std::string pick_target(const json& vmim, const std::string& source, const std::vector<json>& nodes,
-                          const std::map<std::string, int>& load, const virtual_machine_instance* vmi,
-                          const std::map<std::string, node>& decoded,
+  /// The least-loaded node the target pod can schedule on, as the kube-scheduler would
+  /// (sim/target_pod_scheduler): the pod KubeVirt builds from the VMI and the VMIM,
+  /// against every node but the source with what is requested there. Empty when none;
+  /// `why` then says why, worded like the scheduler's FailedScheduling message.
+  std::string pick_target(const target_pod& pod, const std::string& source, const std::vector<json>& nodes,
+                          const std::map<std::string, int>& load,
                           const std::map<std::string, node_usage>& usage, std::string& why) {
-    auto selector = vmim.value("/spec/addedNodeSelector"_json_pointer, json::object());
     std::string best;
     int best_load = 0;
     std::map<std::string, int> refused; // scheduler reason -> nodes
-    static const node_usage nothing;
     for (const auto& node : nodes) {
       auto name = str(node, "/metadata/name"_json_pointer);
       if (name == source) {
-        ++refused["node(s) were the migration source"];
+        // The target pod's anti-affinity to the source pod (template.go).
+        ++refused["node(s) didn't match pod anti-affinity rules"];
         continue;
       }
-      if (!matches_selector(node, selector)) {
-        ++refused["node(s) didn't match Pod's node affinity/selector"];
+      pod_resources used;
+      if (auto u = usage.find(name); u != usage.end())
+        used = {u->second.cpu_millis, u->second.memory_bytes};
+      if (auto no = scheduler_refusal(pod, node, used)) {
+        ++refused[*no];
         continue;
-      }
-      if (!node_usable(node)) {
-        ++refused[node.value("/spec/unschedulable"_json_pointer, false) ? "node(s) were unschedulable"
-                                                                       : "node(s) were not ready"];
-        continue;
-      }
-      if (auto d = decoded.find(name); vmi && d != decoded.end()) {
-        auto u = usage.find(name);
-        if (auto no = refusal(*vmi, d->second, u == usage.end() ? nothing : u->second)) {
-          ++refused[scheduler_reason(*no)];
-          continue;
-        }
       }
       auto it = load.find(name);
       int l = it == load.end() ? 0 : it->second;
@@ -259,52 +217,121 @@ struct kubevirt_controller::impl {
     return best;
   }
 
-  /// A Warning FailedScheduling event on the migration, as the target pod's would read.
-  void report_unschedulable(const json& m, const std::string& message, const std::string& when) {
-    auto ns = str(m, "/metadata/namespace"_json_pointer);
-    auto name = str(m, "/metadata/name"_json_pointer);
+  /// An Event as client-go's recorder writes it for `component` (virt-controller's
+  /// migration controller records as "virtualmachine-controller": pkg/virt-controller/
+  /// watch/application.go, vmiRecorder).
+  void emit_event(const json& involved, const std::string& type, const std::string& reason,
+                  const std::string& message, const std::string& when,
+                  const std::string& component = "virtualmachine-controller") {
+    if (!store.find_type("events"))
+      return; // a bare store (unit tests) keeps no events
+    auto ns = involved.value("namespace", std::string{});
     json event = {{"apiVersion", "v1"},
                   {"kind", "Event"},
-                  {"metadata", {{"generateName", name + "."}, {"namespace", ns}}},
-                  {"involvedObject",
-                   {{"apiVersion", "kubevirt.io/v1"},
-                    {"kind", "VirtualMachineInstanceMigration"},
-                    {"name", name},
-                    {"namespace", ns},
-                    {"uid", str(m, "/metadata/uid"_json_pointer)}}},
-                  {"type", "Warning"},
-                  {"reason", "FailedScheduling"},
-                  {"message", "target pod pending: " + message},
+                  {"metadata", {{"generateName", involved.value("name", std::string{}) + "."}, {"namespace", ns}}},
+                  {"involvedObject", involved},
+                  {"type", type},
+                  {"reason", reason},
+                  {"message", message},
                   {"count", 1},
                   {"firstTimestamp", when},
                   {"lastTimestamp", when},
-                  {"source", {{"component", "default-scheduler"}}},
-                  {"reportingComponent", "default-scheduler"}};
-    spdlog::info("kubevirt: migration {}/{} stays Scheduling: {}", ns, name, message);
-    if (!store.find_type("events"))
-      return; // a bare store (unit tests) keeps no events
+                  {"source", {{"component", component}}},
+                  {"reportingComponent", component}};
     if (auto made = store.create("events", std::move(event)); !made)
-      spdlog::warn("kubevirt: FailedScheduling event for {}/{}: {}", ns, name, made.err().message);
+      spdlog::warn("kubevirt: {} event for {}/{}: {}", reason, ns, involved.value("name", std::string{}),
+                   made.err().message);
   }
 
+  static json vmim_ref(const json& m) {
+    return {{"apiVersion", "kubevirt.io/v1"},
+            {"kind", "VirtualMachineInstanceMigration"},
+            {"name", str(m, "/metadata/name"_json_pointer)},
+            {"namespace", str(m, "/metadata/namespace"_json_pointer)},
+            {"uid", str(m, "/metadata/uid"_json_pointer)}};
+  }
+
+  json vmi_ref(const std::string& ns, const std::string& name) {
+    json ref = {{"apiVersion", "kubevirt.io/v1"}, {"kind", "VirtualMachineInstance"},
+                {"name", name}, {"namespace", ns}};
+    if (auto vmi = store.get(kv::vmi_key, ns, name))
+      ref["uid"] = str(*vmi, "/metadata/uid"_json_pointer);
+    return ref;
+  }
+
+  /// The scheduler's FailedScheduling (on the target pod upstream; the simulator has no
+  /// pods, so it lands on the VMIM) and, once, the migration controller's own warning
+  /// (migration.go handlePendingPodTimeout: migrationTargetPodUnschedulable).
+  void report_unschedulable(const json& m, tracked& t, const std::string& message, const std::string& when) {
+    auto ns = str(m, "/metadata/namespace"_json_pointer);
+    auto name = str(m, "/metadata/name"_json_pointer);
+    spdlog::info("kubevirt: migration {}/{} stays Scheduling: {}", ns, name, message);
+    emit_event(vmim_ref(m), "Warning", "FailedScheduling", "target pod pending: " + message, when,
+               "default-scheduler");
+    if (!t.pod_reported_unschedulable) {
+      t.pod_reported_unschedulable = true;
+      emit_event(vmim_ref(m), "Warning", "migrationTargetPodUnschedulable",
+                 "Migration target pod for VMI [" + ns + "/" + str(m, "/spec/vmiName"_json_pointer)
+                     + "] is currently unschedulable.",
+                 when);
+    }
+  }
+
+  /// KubeVirt's pending-pod timeouts (migration.go getUnschedulablePendingTimeoutSeconds,
+  /// getCatchAllPendingTimeoutSeconds): 5 and 15 minutes unless the VMIM's annotation,
+  /// integer seconds, says otherwise; a value that does not parse keeps the default.
+  static std::chrono::seconds pod_timeout(const json& m, const char* annotation, std::chrono::seconds fallback) {
+    auto text = m.value("/metadata/annotations"_json_pointer, json::object()).value(annotation, std::string{});
+    if (text.empty())
+      return fallback;
+    try {
+      std::size_t used = 0;
+      long long v = std::stoll(text, &used);
+      if (used == text.size())
+        return std::chrono::seconds{v};
+    } catch (...) {
+    }
+    return fallback;
+  }
+
+  /// A delete of a VMIM not final. Before hand-off (Pending, Scheduling, Scheduled)
+  /// migration.go updateStatus fails it "due to being canceled" with condition
+  /// migrationAbortRequested (no reason, no message); after hand-off virt-launcher's
+  /// cancelMigration aborts the job and reports "Live migration aborted " (its trailing
+  /// space included, live-migration-source.go) with abortStatus Succeeded.
   void abort(const json& m, const std::string& when) {
     auto ns = str(m, "/metadata/namespace"_json_pointer);
     auto name = str(m, "/metadata/name"_json_pointer);
     auto vmi = str(m, "/spec/vmiName"_json_pointer);
+    auto phase = str(m, "/status/phase"_json_pointer);
+    bool handed_off = phase != kv::phase_pending && phase != kv::phase_scheduling
+                      && phase != kv::phase_scheduled && !phase.empty();
+    json condition = {{"type", "migrationAbortRequested"}, {"status", "True"}, {"lastProbeTime", when}};
     json state = m.value("/status/migrationState"_json_pointer, json::object());
-    state["migrationUid"] = str(m, "/metadata/uid"_json_pointer);
-    state["abortRequested"] = true;
-    state["abortStatus"] = "Succeeded";
-    state["completed"] = true;
-    state["failed"] = true;
-    state["failureReason"] = "Live migration aborted";
-    state["endTimestamp"] = when;
+    if (handed_off) {
+      state["migrationUid"] = str(m, "/metadata/uid"_json_pointer);
+      state["abortRequested"] = true;
+      state["abortStatus"] = "Succeeded";
+      state["completed"] = true;
+      state["failed"] = true;
+      state["failureReason"] = "Live migration aborted ";
+      state["endTimestamp"] = when;
+    }
     write_status(kv::vmim_key, ns, name, [&](json& status) {
       record_phase(status, kv::phase_failed, when);
-      status["migrationState"] = state;
+      if (handed_off)
+        status["migrationState"] = state;
+      if (!status["conditions"].is_array())
+        status["conditions"] = json::array();
+      status["conditions"].push_back(condition);
     });
-    if (state.contains("sourceNode"))
+    emit_event(vmim_ref(m), "Warning", "FailedMigration",
+               handed_off ? "source node reported migration failed" : "Migration failed due to being canceled",
+               when);
+    if (handed_off)
       mirror_to_vmi(ns, vmi, state, {});
+    else
+      mark_failed_on_vmi(m, when);
   }
 
   void tick(clock_type::time_point now) {
@@ -350,7 +377,6 @@ struct kubevirt_controller::impl {
     auto nodes = store.list("nodes").items;
     std::map<std::string, int> load; // VMIs per node, plus migrations heading there
     std::map<std::string, node_usage> usage; // requests per node, target pods included
-    std::map<std::string, node> decoded;     // nodes as the admission rules read them
     bool load_counted = false;
     auto count_load = [&] {
       if (load_counted)
@@ -383,9 +409,6 @@ struct kubevirt_controller::impl {
             if (target != v.node)
               add(target, v.requests);
       });
-      for (const auto& n : nodes)
-        if (auto d = decode_node(n.dump()))
-          decoded[d->metadata.name] = std::move(*d);
     };
 
     int active = 0;
@@ -437,6 +460,8 @@ struct kubevirt_controller::impl {
         continue;
       }
       if (is_final(phase)) {
+        if (phase == kv::phase_failed)
+          copy_state_from_vmi(m);
         auto finalizers = m.value("/metadata/finalizers"_json_pointer, json::array());
         if (std::find(finalizers.begin(), finalizers.end(), kv::migration_finalizer) != finalizers.end())
           release_finalizer(ns, name);
@@ -452,8 +477,16 @@ struct kubevirt_controller::impl {
       if (phase == kv::phase_pending && !t.admitted) {
         auto current = store.get(kv::vmi_key, ns, vmi);
         auto source = current ? str(*current, "/status/nodeName"_json_pointer) : std::string{};
-        if (!current || str(*current, "/status/phase"_json_pointer) != "Running" || source.empty()) {
-          fail(m, "VMI " + vmi + " is not running", when, {});
+        if (!current) {
+          // migration.go execute(): a VMIM whose VMI is gone is deleted ("Deleting
+          // migration for deleted vmi"). Upstream its finalizer can then stay behind
+          // when it was not final; the simulator releases it.
+          release_finalizer(ns, name);
+          store.remove(kv::vmim_key, ns, name);
+          continue;
+        }
+        if (str(*current, "/status/phase"_json_pointer) != "Running" || source.empty()) {
+          fail(m, "Migration failed vmi shutdown during migration.", when);
           continue;
         }
         if (active >= options.parallel_migrations_per_cluster ||
@@ -480,29 +513,54 @@ struct kubevirt_controller::impl {
         continue;
       }
       if (phase == kv::phase_scheduling) {
+        if (!t.pod_created_set) {
+          t.pod_created = now; // the target pod was made as the VMIM entered Scheduling
+          t.pod_created_set = true;
+        }
+        if (t.pod_deleted) {
+          // migration.go updateStatus: TargetIsCreated() && !podExists.
+          fail(m, "Migration target pod was removed during active migration.", when);
+          continue;
+        }
         auto source = str(m, "/status/migrationState/sourceNode"_json_pointer);
         count_load();
-        std::optional<virtual_machine_instance> subject;
-        if (auto current = store.get(kv::vmi_key, ns, vmi))
-          if (auto d = decode_vmi(current->dump()))
-            subject = std::move(*d);
+        auto current = store.get(kv::vmi_key, ns, vmi);
+        const json* source_node = nullptr;
+        for (const auto& n : nodes)
+          if (str(n, "/metadata/name"_json_pointer) == source)
+            source_node = &n;
+        auto pod = target_pod_for(current ? *current : json::object(), m, source_node);
         std::string why;
-        auto target = pick_target(m, source, nodes, load, subject ? &*subject : nullptr, decoded, usage, why);
+        auto target = pick_target(pod, source, nodes, load, usage, why);
         if (target.empty()) {
-          // The target pod stays Pending, and so the migration stays Scheduling.
+          // The target pod stays Pending (PodScheduled=False, Unschedulable), and so the
+          // migration stays Scheduling until handlePendingPodTimeout deletes the pod.
           if (why != t.unschedulable)
-            report_unschedulable(m, why, when);
+            report_unschedulable(m, t, why, when);
           t.unschedulable = why;
+          auto pending_for = now - t.pod_created;
+          auto unschedulable_limit = pod_timeout(m, "kubevirt.io/migrationUnschedulablePodTimeoutSeconds",
+                                                 std::chrono::seconds{300});
+          auto catch_all_limit = pod_timeout(m, "kubevirt.io/migrationPendingPodTimeoutSeconds",
+                                             std::chrono::seconds{900});
+          auto pod = str(m, "/status/migrationState/targetPod"_json_pointer);
+          if (pod.empty())
+            pod = target_pod_name(vmi, uid);
+          if (pending_for >= unschedulable_limit || pending_for >= catch_all_limit) {
+            t.pod_deleted = true;
+            emit_event(vmim_ref(m), "Normal", "SuccessfulDelete",
+                       std::string{pending_for >= unschedulable_limit ? "unschedulable" : "pending"} + " pod "
+                           + ns + "/" + pod + " timeout period exceeded",
+                       when);
+          }
           continue;
         }
         ++load[target];
-        if (subject) {
-          usage[target].cpu_millis += subject->requests.cpu_millis.value_or(0);
-          usage[target].memory_bytes += subject->requests.memory_bytes.value_or(0);
-        }
+        usage[target].cpu_millis += pod.requests.cpu_millis;
+        usage[target].memory_bytes += pod.requests.memory_bytes;
         json state = m.value("/status/migrationState"_json_pointer, json::object());
         state["targetNode"] = target;
-        state["targetPod"] = "virt-launcher-" + vmi + "-" + uid.substr(0, std::min<std::size_t>(5, uid.size()));
+        state["targetPod"] = target_pod_name(vmi, uid);
         write_status(kv::vmim_key, ns, name, [&](json& status) {
           record_phase(status, kv::phase_scheduled, when);
           status["migrationState"] = state;
@@ -515,7 +573,7 @@ struct kubevirt_controller::impl {
         std::uniform_real_distribution<double> coin{0.0, 1.0};
         if (options.migration_failure_rate > 0.0 && coin(rng) < options.migration_failure_rate) {
           std::uniform_int_distribution<std::size_t> pick{0, std::size(failure_reasons) - 1};
-          fail(m, failure_reasons[pick(rng)], when, {});
+          fail_after_handoff(m, failure_reasons[pick(rng)], when);
         } else {
           succeed(m, when, now);
         }
@@ -572,28 +630,79 @@ struct kubevirt_controller::impl {
     release_finalizer(ns, name);
   }
 
-  void fail(const json& m, const std::string& reason, const std::string& when, const std::string&) {
+  static std::string target_pod_name(const std::string& vmi, const std::string& uid) {
+    return "virt-launcher-" + vmi + "-" + uid.substr(0, std::min<std::size_t>(5, uid.size()));
+  }
+
+  /// A failure the migration controller decides itself (migration.go updateStatus): it
+  /// writes phase=Failed and a Warning FailedMigration event with `message`, and nothing
+  /// in migrationState: KubeVirt's words are only in that event.
+  void fail(const json& m, const std::string& message, const std::string& when) {
     auto ns = str(m, "/metadata/namespace"_json_pointer);
     auto name = str(m, "/metadata/name"_json_pointer);
+    write_status(kv::vmim_key, ns, name, [&](json& status) { record_phase(status, kv::phase_failed, when); });
+    emit_event(vmim_ref(m), "Warning", "FailedMigration", message, when);
+    mark_failed_on_vmi(m, when);
+    // The finalizer goes on the next reconcile, in the is_final branch of tick().
+  }
+
+  /// The simulator hands the migration to the VMI's migrationState already at Scheduling;
+  /// a migration that fails before it ran ends there as migration.go
+  /// handleMarkMigrationFailedOnVMI ends it: failed and completed, start and end now,
+  /// and no failureReason (upstream assigns "Target pod is down" after the patch, so it
+  /// is never stored).
+  void mark_failed_on_vmi(const json& m, const std::string& when) {
+    auto uid = str(m, "/metadata/uid"_json_pointer);
+    write_status(kv::vmi_key, str(m, "/metadata/namespace"_json_pointer), str(m, "/spec/vmiName"_json_pointer),
+                 [&](json& status) {
+                   auto& state = status["migrationState"];
+                   if (!state.is_object() || state.value("migrationUid", std::string{}) != uid
+                       || state.value("completed", false))
+                     return;
+                   state["completed"] = true;
+                   state["failed"] = true;
+                   if (!state.contains("startTimestamp"))
+                     state["startTimestamp"] = when;
+                   state["endTimestamp"] = when;
+                 });
+  }
+
+  /// A failure after hand-off. virt-launcher (setMigrationResult) and virt-handler
+  /// (setMigrationProgressStatus, a Warning "Migrated" event on the VMI) put the cause in
+  /// the VMI's migrationState; the migration controller then writes phase=Failed with
+  /// "source node reported migration failed", and copies the VMI's migrationState onto
+  /// the VMIM only on a later reconcile (copy_state_from_vmi).
+  void fail_after_handoff(const json& m, const std::string& reason, const std::string& when) {
+    auto ns = str(m, "/metadata/namespace"_json_pointer);
+    auto vmi = str(m, "/spec/vmiName"_json_pointer);
+    auto uid = str(m, "/metadata/uid"_json_pointer);
     json state = m.value("/status/migrationState"_json_pointer, json::object());
-    state["migrationUid"] = str(m, "/metadata/uid"_json_pointer);
+    state["migrationUid"] = uid;
     state["completed"] = true;
     state["failed"] = true;
     state["failureReason"] = reason;
     state["endTimestamp"] = when;
-    write_status(kv::vmim_key, ns, name, [&](json& status) {
-      record_phase(status, kv::phase_failed, when);
-      status["migrationState"] = state;
-      status["conditions"] = json::array({{{"type", "Failed"},
-                                           {"status", "True"},
-                                           {"reason", "MigrationFailed"},
-                                           {"message", reason},
-                                           {"lastProbeTime", nullptr},
-                                           {"lastTransitionTime", when}}});
-    });
-    if (state.contains("sourceNode"))
-      mirror_to_vmi(ns, str(m, "/spec/vmiName"_json_pointer), state, {});
-    release_finalizer(ns, name);
+    mirror_to_vmi(ns, vmi, state, {});
+    emit_event(vmi_ref(ns, vmi), "Warning", "Migrated",
+               "VirtualMachineInstance migration uid " + uid + " failed. reason:" + reason, when, "virt-handler");
+    fail(m, "source node reported migration failed", when);
+  }
+
+  /// migration.go updateStatus, `if migration.IsFinal()`: the VMI's migrationState is
+  /// copied onto a final VMIM. From 1.4 only when it names this migration's uid (1.3
+  /// copies whatever the VMI holds; the simulator models 1.4 on).
+  void copy_state_from_vmi(const json& m) {
+    auto ns = str(m, "/metadata/namespace"_json_pointer);
+    auto vmi = store.get(kv::vmi_key, ns, str(m, "/spec/vmiName"_json_pointer));
+    if (!vmi)
+      return;
+    auto state = vmi->value("/status/migrationState"_json_pointer, json::object());
+    if (state.value("migrationUid", std::string{}) != str(m, "/metadata/uid"_json_pointer))
+      return;
+    if (m.value("/status/migrationState"_json_pointer, json::object()) == state)
+      return;
+    write_status(kv::vmim_key, ns, str(m, "/metadata/name"_json_pointer),
+                 [&](json& status) { status["migrationState"] = state; });
   }
 
   /// KubeVirt keeps a buffer of finished VMIMs per VMI and deletes the oldest beyond it.

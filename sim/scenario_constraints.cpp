@@ -10,6 +10,7 @@
 
 #include "model/quantity.hpp"
 #include "sim/object_store.hpp"
+#include "sim/target_pod_scheduler.hpp"
 
 namespace schedopt::sim {
 
@@ -36,6 +37,19 @@ json required_affinity(json term) {
 
 int64_t memory_request() {
   return parse_quantity(vmi_memory_request).value_or(0);
+}
+
+/// What one scenario VMI's virt-launcher pod asks the scheduler for: its request plus
+/// the launcher overhead of its shape (2 sockets, as scenario_objects writes it).
+int64_t pod_memory() {
+  static const int64_t bytes =
+    memory_request()
+    + launcher_memory_overhead(json{{"spec",
+                                     {{"domain",
+                                       {{"cpu", {{"sockets", 2}, {"cores", 1}, {"threads", 1}}},
+                                        {"resources",
+                                         {{"requests", {{"memory", vmi_memory_request}}}}}}}}}});
+  return bytes;
 }
 
 int64_t cpu_request() {
@@ -76,7 +90,7 @@ void scenario_constraints::shape_node(json& node, int index) const {
   int nodes = std::max(1, options_.nodes);
   int64_t share = (std::max(0, options_.vmis) + nodes - 1) / nodes;
   int64_t room = 2 * share + 16;
-  int64_t memory = std::max(stock_memory_ki, room * memory_request() / 1024);
+  int64_t memory = std::max(stock_memory_ki, room * pod_memory() / 1024);
   int64_t cpu = std::max(stock_cpu_millis, room * cpu_request());
   for (const char* field : {"allocatable", "capacity"}) {
     node["status"][field]["memory"] = std::to_string(memory) + "Ki";
@@ -159,7 +173,7 @@ void scenario_constraints::finish(object_store& store,
       continue;
     const auto& name = node_names[index];
     auto it = placed_.find(name);
-    int64_t used = (it == placed_.end() ? 0 : it->second) * memory_request();
+    int64_t used = (it == placed_.end() ? 0 : it->second) * pod_memory();
     auto memory = std::to_string((used + memory_request() / 2) / 1024) + "Ki";
     auto type = store.find_type("nodes");
     auto done = store.modify(

@@ -101,6 +101,11 @@ json node_object(const std::string& name, const std::string& ip) {
                  {"kubernetes.io/os", "linux"},
                  {"node-role.kubernetes.io/worker", ""},
                  {"kubevirt.io/schedulable", "true"},
+                 // virt-handler's node labeller (node_labeller.go prepareLabels): the host
+                 // CPU model, which a host-model VMI started here needs on its migration
+                 // target, and the models a migration may bring here.
+                 {"host-model-cpu.node.kubevirt.io/Cascadelake-Server", "true"},
+                 {"cpu-model-migration.node.kubevirt.io/Cascadelake-Server", "true"},
                  {"px/enabled", "true"}};
   json capacity = {{"cpu", "32"}, {"memory", "131898060Ki"}, {"pods", "250"}, {"devices.kubevirt.io/kvm", "1k"}};
   return {{"apiVersion", "v1"},

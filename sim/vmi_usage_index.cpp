@@ -7,6 +7,7 @@
 #include "model/quantity.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
+#include "sim/target_pod_scheduler.hpp"
 
 namespace schedopt::sim {
 
@@ -38,7 +39,9 @@ node_usage requests_of(const json& vmi) {
     return 0;
   };
   out.cpu_millis = quantity("cpu", 1000);
-  out.memory_bytes = quantity("memory", 1);
+  // What its virt-launcher pod asks the scheduler for: the VMI's memory plus the
+  // launcher's overhead (template.go WithMemoryOverhead).
+  out.memory_bytes = quantity("memory", 1) + launcher_memory_overhead(vmi);
   return out;
 }
 

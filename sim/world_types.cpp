@@ -17,6 +17,7 @@ void register_world_types(object_store& store) {
        "PersistentVolumeClaimList", true, true, {"pvc"}, {}});
   add({"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", "PersistentVolumeList", false,
        true, {"pv"}, {}});
+  add({"", "v1", "Event", "events", "event", "EventList", true, false, {"ev"}, {}});
   add({"kubevirt.io", "v1", "VirtualMachineInstance", "virtualmachineinstances", "virtualmachineinstance",
        "VirtualMachineInstanceList", true, false, {"vmi", "vmis"}, {"all"}});
   add({"kubevirt.io", "v1", "VirtualMachineInstanceMigration", "virtualmachineinstancemigrations",

@@ -115,6 +115,7 @@ struct api_call {
   bool status = false; // patch/update on /status
   bool json_patch = false;      // patch: application/json-patch+json
   std::string precondition_uid{}; // delete: DeleteOptions preconditions.uid
+  std::string field_selector{};   // list
 };
 
 using api_answer = caf::expected<k8s::api_response>;
@@ -126,6 +127,8 @@ struct api_log {
   std::deque<api_answer> scripted;
   /// Default answer; 200 "{}" when unset.
   std::function<api_answer(const api_call&)> respond;
+  /// Answer to a list; an empty list when unset.
+  std::function<k8s::list_response(const k8s::list_request&)> list_answer;
   /// While true, replies wait in `held` until release() .
   bool hold = false;
   std::vector<std::pair<caf::typed_response_promise<k8s::api_response>, api_answer>> held;
@@ -192,8 +195,8 @@ inline api_client_actor spawn_mock_api(caf::actor_system& sys, std::shared_ptr<a
         return answer({"get", r.res, r.namespace_, r.name, "", false});
       },
       [=](const k8s::list_request& r) -> caf::result<k8s::list_response> {
-        log->calls.push_back({"list", r.res, r.namespace_, "", "", false});
-        return k8s::list_response{};
+        log->calls.push_back({"list", r.res, r.namespace_, "", "", false, false, "", r.field_selector});
+        return log->list_answer ? log->list_answer(r) : k8s::list_response{};
       },
       [=](const k8s::create_request& r) {
         return answer({"create", r.res, r.namespace_, "", r.body, false});

@@ -26,6 +26,7 @@ using vmim = virtual_machine_instance_migration;
 node ready_node(const std::string& name) {
   node n;
   n.metadata.name = name;
+  n.metadata.labels["kubevirt.io/schedulable"] = "true";
   n.ready = true;
   return n;
 }

@@ -90,6 +90,7 @@ BOOST_AUTO_TEST_CASE(failed_phase_reports_the_failure_reason) {
   start();
   auto failed = migration("Failed");
   failed.migration = migration_state{};
+  failed.migration->migration_uid = "vmim-uid-1";
   failed.migration->failed = true;
   failed.migration->failure_reason = "target pod never became ready";
   vmims->push_updated(migration("Running"), failed);
@@ -98,6 +99,70 @@ BOOST_AUTO_TEST_CASE(failed_phase_reports_the_failure_reason) {
   BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
   BOOST_CHECK_EQUAL(results->results.front().reason,
                     "MigrationRunFailed: vmim=ns1/vm1-schedopt-abcde: target pod never became ready");
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_waits_for_kubevirts_cause_copied_a_reconcile_later) {
+  ctx.config.failure_cause_wait = 10s;
+  start();
+  vmims->push_updated(migration("Running"), migration("Failed")); // KubeVirt's first write
+  sched.run();
+  BOOST_CHECK(results->results.empty());
+  auto copied = migration("Failed");
+  copied.migration = migration_state{};
+  copied.migration->migration_uid = "vmim-uid-1";
+  copied.migration->failed = true;
+  copied.migration->failure_reason = "Live migration failed unable to attach volume";
+  vmims->push_updated(migration("Failed"), copied);
+  sched.run();
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().reason,
+                    "MigrationRunFailed: vmim=ns1/vm1-schedopt-abcde: Live migration failed unable to attach volume");
+  BOOST_CHECK(api->calls_of("list").empty()); // the cause came: no events read
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_without_a_cause_is_told_in_kubevirts_event_words) {
+  ctx.config.failure_cause_wait = 10s;
+  api->list_answer = [](const k8s::list_request& r) {
+    k8s::list_response out;
+    if (r.res == k8s::resources::events)
+      out.pages.push_back(R"({"kind":"EventList","metadata":{"resourceVersion":"9"},"items":[
+        {"metadata":{"name":"e1","namespace":"ns1"},"involvedObject":{"kind":"VirtualMachineInstanceMigration",
+         "name":"vm1-schedopt-abcde","namespace":"ns1","uid":"vmim-uid-1"},"type":"Normal","reason":"SuccessfulDelete",
+         "message":"unschedulable pod ns1/virt-launcher-vm1-vmim- timeout period exceeded","lastTimestamp":"2026-12-03T10:05:00Z"},
+        {"metadata":{"name":"e2","namespace":"ns1"},"involvedObject":{"kind":"VirtualMachineInstanceMigration",
+         "name":"vm1-schedopt-abcde","namespace":"ns1","uid":"vmim-uid-1"},"type":"Warning","reason":"FailedMigration",
+         "message":"Migration target pod was removed during active migration.","lastTimestamp":"2026-12-03T10:05:01Z"}]})");
+    return out;
+  };
+  start();
+  vmims->push_updated(migration("Scheduling"), migration("Failed"));
+  sched.run();
+  sched.advance_time(9s);
+  sched.run();
+  BOOST_CHECK(results->results.empty());
+  sched.advance_time(1s);
+  sched.run();
+  auto lists = api->calls_of("list");
+  BOOST_REQUIRE_EQUAL(lists.size(), 1u);
+  BOOST_CHECK(lists.front().res == k8s::resources::events);
+  BOOST_CHECK_EQUAL(lists.front().namespace_, "ns1");
+  BOOST_CHECK_EQUAL(lists.front().field_selector, "involvedObject.uid=vmim-uid-1");
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().reason,
+                    "MigrationRunFailed: vmim=ns1/vm1-schedopt-abcde: Migration target pod was removed during "
+                    "active migration. (unschedulable pod ns1/virt-launcher-vm1-vmim- timeout period exceeded)");
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_with_no_cause_anywhere_is_reported_after_the_wait) {
+  ctx.config.failure_cause_wait = 10s;
+  start();
+  vmims->push_updated(migration("Scheduling"), migration("Failed"));
+  sched.run();
+  sched.advance_time(10s);
+  sched.run();
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().reason,
+                    "MigrationRunFailed: vmim=ns1/vm1-schedopt-abcde: migration failed");
 }
 
 BOOST_AUTO_TEST_CASE(deleted_before_final_is_a_failure) {

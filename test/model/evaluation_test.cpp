@@ -393,7 +393,8 @@ BOOST_AUTO_TEST_CASE(room_counts_what_runs_and_what_is_migrating_there) {
   w.in.usage = usage_by_node(share_all(std::vector<virtual_machine_instance>{v, other, moving}), {m});
   auto r = w.run();
   BOOST_CHECK_EQUAL(w.find(r, "vm").reason,
-                    "NoTargetNode: n1: 2Gi memory free, needs 8Gi; n2: 1500m CPU free, needs 2");
+                    "NoTargetNode: n1: 1.7Gi memory free, needs 8Gi + 284Mi virt-launcher "
+                    "overhead; n2: 1500m CPU free, needs 2");
   m.phase = "Succeeded"; // final: no longer counted
   w.in.usage = usage_by_node(share_all(std::vector<virtual_machine_instance>{v, other, moving}), {m});
   r = w.run();
@@ -426,19 +427,21 @@ BOOST_AUTO_TEST_CASE(no_target_detail_is_capped_on_a_utf8_boundary) {
 
 
 // Candidates of one run do not count on the same room: each eligible one holds its
-// requests on every target it was given, so the engine may pick any of them.
+// pod's requests (4Gi + 276Mi of virt-launcher overhead) on every target it was given,
+// so the engine may pick any of them.
 BOOST_AUTO_TEST_CASE(eligible_candidates_hold_room_on_their_targets) {
   world w;
   auto gi = int64_t{1} << 30;
   for (const char* name : {"a", "b", "c"})
     w.add(name, "n3", {"n1", "n2"}).requests.memory_bytes = 4 * gi;
-  w.in.nodes[0].allocatable.memory_bytes = 8 * gi; // n1: room for two
+  w.in.nodes[0].allocatable.memory_bytes = 9 * gi; // n1: room for two
   w.in.nodes[1].allocatable.memory_bytes = 6 * gi; // n2: room for one
   auto r = w.run();
   BOOST_CHECK(w.find(r, "a").target_nodes == (std::vector<std::string>{"n1", "n2"}));
   BOOST_CHECK(w.find(r, "b").target_nodes == std::vector<std::string>{"n1"});
   BOOST_CHECK_EQUAL(w.find(r, "c").reason,
-                    "NoTargetNode: n1: 0 memory free, needs 4Gi; n2: 2Gi memory free, needs 4Gi");
+                    "NoTargetNode: n1: 472Mi memory free, needs 4Gi + 276Mi virt-launcher "
+                    "overhead; n2: 1.7Gi memory free, needs 4Gi + 276Mi virt-launcher overhead");
   BOOST_CHECK_EQUAL(r.counts.eligible, 2);
 }
 
@@ -451,7 +454,7 @@ BOOST_AUTO_TEST_CASE(an_evaluator_in_batches_decides_as_evaluate_does) {
   for (const char* name : {"a", "b", "c", "d", "e"})
     w.add(name, "n3", {"n1", "n2"}).requests.memory_bytes = 4 * gi;
   w.add("ok", "n1", {"n1"});
-  w.in.nodes[0].allocatable.memory_bytes = 8 * gi; // n1: room for two
+  w.in.nodes[0].allocatable.memory_bytes = 9 * gi; // n1: room for two
   w.in.nodes[1].allocatable.memory_bytes = 6 * gi; // n2: room for one
   w.in.max_non_hyperconverged_per_run = 1;
   w.in.every_vmi = false;

@@ -43,6 +43,7 @@ inline persistent_volume pv(const std::string& name,
 inline node make_node(const std::string& name, bool ready = true, bool unschedulable = false) {
   node n;
   n.metadata.name = name;
+  n.metadata.labels["kubevirt.io/schedulable"] = "true"; // virt-handler is up there
   n.ready = ready;
   n.unschedulable = unschedulable;
   return n;

@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(refusal_is_the_first_failing_admission_rule) {
       failing.push_back(*why);
   BOOST_REQUIRE_EQUAL(failing.size(), 3u);
   BOOST_CHECK_EQUAL(failing[0], "cordoned");
-  BOOST_CHECK_EQUAL(failing[2], "4Gi memory free, needs 8Gi");
+  BOOST_CHECK_EQUAL(failing[2], "4Gi memory free, needs 8Gi + 284Mi virt-launcher overhead");
   BOOST_CHECK_EQUAL(*refusal(v, n, used), failing[0]);
   n.unschedulable = false;
   n.metadata.labels["disk"] = "ssd";
@@ -179,11 +179,12 @@ BOOST_AUTO_TEST_CASE(room_is_shown_as_the_evaluation_judged_it) {
   BOOST_CHECK_EQUAL(node_named(a, "n1").used.memory_bytes, 0);
   auto b = w.of("b");
   BOOST_CHECK_EQUAL(b.disposition, "skipped");
-  BOOST_CHECK_EQUAL(b.reason, "NoTargetNode: n1: 6Gi memory free, needs 10Gi");
+  BOOST_CHECK_EQUAL(b.reason, "NoTargetNode: n1: 5.7Gi memory free, needs 10Gi + 288Mi virt-launcher overhead");
   const auto& n1 = node_named(b, "n1");
-  BOOST_CHECK_EQUAL(n1.used.memory_bytes, 10 * gi);
-  BOOST_CHECK_EQUAL(rule_named(n1, "memory").detail, "6Gi memory free, needs 10Gi");
-  BOOST_CHECK_EQUAL(n1.result, "refused: 6Gi memory free, needs 10Gi");
+  BOOST_CHECK_EQUAL(n1.used.memory_bytes, 10 * gi + 288 * (int64_t{1} << 20)); // a's pod
+  BOOST_CHECK_EQUAL(rule_named(n1, "memory").detail,
+                    "5.7Gi memory free, needs 10Gi + 288Mi virt-launcher overhead");
+  BOOST_CHECK_EQUAL(n1.result, "refused: 5.7Gi memory free, needs 10Gi + 288Mi virt-launcher overhead");
 }
 
 // For every VMI and node: target in the explanation exactly when the evaluation chose
@@ -348,8 +349,8 @@ BOOST_AUTO_TEST_CASE(json_and_text_carry_the_facts) {
   BOOST_CHECK(j["volumes"][0]["replicaNodes"] == nlohmann::json({"n1", "n2"}));
   BOOST_CHECK_EQUAL(j["nodes"][0]["name"], "n1");
   BOOST_CHECK_EQUAL(j["nodes"][0]["result"], "refused: taint dedicated=vms:NoSchedule not tolerated");
-  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][5]["rule"], "taints");
-  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][5]["passed"], false);
+  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][6]["rule"], "taints");
+  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][6]["passed"], false);
   BOOST_CHECK_EQUAL(j["nextRequest"]["name"], "so-1");
   BOOST_CHECK(j["coolOff"]["lastMigration"].is_null());
   auto text = render_explanation_text(ex);

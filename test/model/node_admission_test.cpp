@@ -11,6 +11,7 @@ using namespace schedopt;
 namespace {
 
 constexpr int64_t gi = int64_t{1} << 30;
+constexpr int64_t mi = int64_t{1} << 20;
 
 node make_node(const std::string& name) {
   node n;
@@ -18,7 +19,8 @@ node make_node(const std::string& name) {
   n.metadata.labels = {{"kubernetes.io/arch", "amd64"},
                        {"kubernetes.io/hostname", name},
                        {"zone", "a"},
-                       {"cores", "32"}};
+                       {"cores", "32"},
+                       {"kubevirt.io/schedulable", "true"}};
   n.ready = true;
   return n;
 }
@@ -147,9 +149,14 @@ BOOST_AUTO_TEST_CASE(room_is_allocatable_minus_what_runs_there) {
   v.requests = {2000, 8 * gi};
   BOOST_CHECK_EQUAL(why(v, n, {100000, 100 * gi}), "admitted"); // allocatable not reported
   n.allocatable = {4000, 16 * gi};
-  BOOST_CHECK_EQUAL(why(v, n, {2000, 8 * gi}), "admitted"); // exactly enough
-  BOOST_CHECK_EQUAL(why(v, n, {0, 14 * gi}), "2Gi memory free, needs 8Gi");
-  BOOST_CHECK_EQUAL(why(v, n, {0, 20 * gi}), "0 memory free, needs 8Gi"); // overcommitted
+  // 8Gi asks 8Gi/512 + 260Mi fixed + 8Mi per vCPU of virt-launcher overhead: 284Mi.
+  BOOST_CHECK_EQUAL(why(v, n, {2000, 8 * gi - 284 * mi}), "admitted"); // exactly enough
+  BOOST_CHECK_EQUAL(why(v, n, {2000, 8 * gi - 283 * mi}),
+                    "8.2Gi memory free, needs 8Gi + 284Mi virt-launcher overhead");
+  BOOST_CHECK_EQUAL(why(v, n, {0, 14 * gi}),
+                    "2Gi memory free, needs 8Gi + 284Mi virt-launcher overhead");
+  BOOST_CHECK_EQUAL(why(v, n, {0, 20 * gi}),
+                    "0 memory free, needs 8Gi + 284Mi virt-launcher overhead"); // overcommitted
   BOOST_CHECK_EQUAL(why(v, n, {2500, 0}), "1500m CPU free, needs 2");
   v.requests = {std::nullopt, std::nullopt}; // requests nothing: fits anywhere
   BOOST_CHECK_EQUAL(why(v, n, {4000, 16 * gi}), "admitted");
@@ -166,7 +173,7 @@ BOOST_AUTO_TEST_CASE(constraints_are_reported_before_room) {
   edit_constraints(v).required_node_affinity.clear();
   BOOST_CHECK_EQUAL(why(v, n), "taint dedicated=db:NoExecute not tolerated");
   edit_constraints(v).tolerations = {{"", "Exists", "", ""}};
-  BOOST_CHECK_EQUAL(why(v, n), "1Gi memory free, needs 8Gi");
+  BOOST_CHECK_EQUAL(why(v, n), "1Gi memory free, needs 8Gi + 284Mi virt-launcher overhead");
 }
 
 BOOST_AUTO_TEST_CASE(usage_counts_placed_vmis_and_schedopt_migrations_pinned_there) {
@@ -197,7 +204,9 @@ BOOST_AUTO_TEST_CASE(usage_counts_placed_vmis_and_schedopt_migrations_pinned_the
                               pinned("a", "n1", "Running"),    // already there
                               pinned("gone", "n3", "Pending")}); // unknown VMI
   BOOST_CHECK_EQUAL(usage["n1"].cpu_millis, 3500);
-  BOOST_CHECK_EQUAL(usage["n1"].memory_bytes, 6 * gi);
+  // a's 4Gi and c's 2Gi, each with its virt-launcher overhead (guest/512 + 268Mi);
+  // b asks no memory, so its pod's overhead is not counted either.
+  BOOST_CHECK_EQUAL(usage["n1"].memory_bytes, 6 * gi + (8 + 268 + 4 + 268) * mi);
   BOOST_CHECK_EQUAL(usage["n2"].cpu_millis, 2000);
   BOOST_CHECK(usage.count("n3") == 0);
 }

@@ -61,6 +61,7 @@ BOOST_AUTO_TEST_CASE(admissible_targets_by_score_level) {
   auto make = [](const std::string& name, bool ready = true) {
     node n;
     n.metadata.name = name;
+    n.metadata.labels["kubevirt.io/schedulable"] = "true";
     n.ready = ready;
     return n;
   };
@@ -94,11 +95,12 @@ BOOST_AUTO_TEST_CASE(admissible_targets_by_score_level) {
 
   // Room: usage by node name.
   cluster[0].unschedulable = false;
-  cluster[0].allocatable.memory_bytes = 4 << 20;
-  vmi.requests.memory_bytes = 3 << 20;
-  t = admissible_targets(vmi, replicas, nodes, {{"a", node_usage{0, 2 << 20}}});
+  cluster[0].allocatable.memory_bytes = int64_t{4} << 30;
+  vmi.requests.memory_bytes = int64_t{3} << 30;
+  t = admissible_targets(vmi, replicas, nodes, {{"a", node_usage{0, int64_t{2} << 30}}});
   BOOST_CHECK(t.nodes.empty());
-  BOOST_CHECK_EQUAL(t.best_refusals.front(), "a: 2Mi memory free, needs 3Mi");
+  BOOST_CHECK_EQUAL(t.best_refusals.front(),
+                    "a: 2Gi memory free, needs 3Gi + 274Mi virt-launcher overhead");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

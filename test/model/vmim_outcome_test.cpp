@@ -51,17 +51,51 @@ BOOST_AUTO_TEST_CASE(completed_and_not_failed_is_success_before_the_phase_says_s
   BOOST_CHECK_EQUAL(o.reason, "MigrationRunFailed: vmim=ns/vm1-schedopt-abcde: target pod died");
 }
 
-BOOST_AUTO_TEST_CASE(failure_reason_sources_in_order) {
+BOOST_AUTO_TEST_CASE(a_failure_without_its_own_cause_is_not_known_yet) {
   auto m = vmim("Failed");
-  BOOST_CHECK_EQUAL(classify_migration(m).reason,
-                    "MigrationRunFailed: vmim=ns/vm1-schedopt-abcde: migration failed");
-  m.conditions.push_back({"Failed", "True", "MigrationFailed", "unable to attach volume", ""});
-  BOOST_CHECK_EQUAL(classify_migration(m).reason,
-                    "MigrationRunFailed: vmim=ns/vm1-schedopt-abcde: unable to attach volume");
+  m.metadata.uid = "uid-this";
+  auto bare = classify_migration(m);
+  BOOST_CHECK(bare.progress == migration_progress::failed);
+  BOOST_CHECK(!bare.cause_known);
+  BOOST_CHECK_EQUAL(bare.reason, "MigrationRunFailed: vmim=ns/vm1-schedopt-abcde: migration failed");
+  // KubeVirt's conditions carry no message: they say nothing of the cause.
+  m.conditions.push_back({"migrationAbortRequested", "True", "", "", ""});
+  BOOST_CHECK(!classify_migration(m).cause_known);
+  // KubeVirt 1.3 copies the VMI's state whatever migration it names.
   m.migration = migration_state{};
+  m.migration->migration_uid = "uid-other";
+  m.migration->failure_reason = "another migration's cause";
+  BOOST_CHECK(!classify_migration(m).cause_known);
+  m.migration->migration_uid = "uid-this";
   m.migration->failure_reason = "libvirt error";
-  BOOST_CHECK_EQUAL(classify_migration(m).reason,
-                    "MigrationRunFailed: vmim=ns/vm1-schedopt-abcde: libvirt error");
+  auto known = classify_migration(m);
+  BOOST_CHECK(known.cause_known);
+  BOOST_CHECK_EQUAL(known.reason, "MigrationRunFailed: vmim=ns/vm1-schedopt-abcde: libvirt error");
+}
+
+BOOST_AUTO_TEST_CASE(events_give_kubevirts_words_for_a_failure_before_hand_off) {
+  auto ev = [](std::string type, std::string reason, std::string message, std::string when) {
+    event e;
+    e.type = std::move(type);
+    e.reason = std::move(reason);
+    e.message = std::move(message);
+    e.last_timestamp = std::move(when);
+    return e;
+  };
+  BOOST_CHECK_EQUAL(failure_from_events({}), "");
+  std::vector<event> events{
+    ev("Warning", "migrationTargetPodUnschedulable", "Migration target pod for VMI [ns/vm1] is currently unschedulable.",
+       "2026-12-03T10:00:00Z"),
+    ev("Normal", "SuccessfulDelete", "unschedulable pod ns/virt-launcher-vm1-abcde timeout period exceeded",
+       "2026-12-03T10:05:00Z"),
+    ev("Warning", "FailedMigration", "Migration target pod was removed during active migration.",
+       "2026-12-03T10:05:01Z"),
+  };
+  BOOST_CHECK_EQUAL(failure_from_events(events),
+                    "Migration target pod was removed during active migration. (unschedulable pod "
+                    "ns/virt-launcher-vm1-abcde timeout period exceeded)");
+  events.push_back(ev("Warning", "FailedMigration", "Migration failed due to being canceled", "2026-12-03T10:05:02Z"));
+  BOOST_CHECK(failure_from_events(events).rfind("Migration failed due to being canceled", 0) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(failure_reason_is_capped) {

@@ -2,6 +2,8 @@
 // pinning, success and failure, abort on delete, garbage collection.
 #include <boost/test/unit_test.hpp>
 
+#include <set>
+
 #include "kubevirt_test_fixture.hpp"
 #include "model/timestamp.hpp"
 #include "sim/kubevirt_controller.hpp"
@@ -203,6 +205,42 @@ BOOST_AUTO_TEST_CASE(cordoned_or_missing_target_never_schedules) {
   BOOST_CHECK_EQUAL(phase_of(w.vmim(*ghost)), "Scheduling");
 }
 
+BOOST_AUTO_TEST_CASE(an_unschedulable_target_pod_is_given_up_after_kubevirts_timeouts) {
+  populated_store w{cluster()};
+  kubevirt_controller c{w.store, fast()};
+  stepper s{c};
+  auto vmis = w.vmis();
+  auto quick = w.migrate(vmis[0], {{"kubernetes.io/hostname", "node-99"}});
+  auto standard = w.migrate(vmis[1], {{"kubernetes.io/hostname", "node-99"}});
+  BOOST_REQUIRE(quick);
+  BOOST_REQUIRE(standard);
+  BOOST_REQUIRE(w.store.modify(kubevirt::vmim_key, (*quick)["metadata"]["namespace"], (*quick)["metadata"]["name"],
+                               [](json& m) {
+                                 m["metadata"]["annotations"]["kubevirt.io/migrationUnschedulablePodTimeoutSeconds"] = "2";
+                                 return true;
+                               }));
+  s.step(10);
+  BOOST_REQUIRE_EQUAL(phase_of(w.vmim(*quick)), "Scheduling");
+  s.step(25); // past the 2 s of the annotation
+  auto failed = w.vmim(*quick);
+  BOOST_CHECK_EQUAL(phase_of(failed), "Failed");
+  BOOST_CHECK(!failed["status"]["migrationState"].contains("failureReason")); // only the events say why
+  BOOST_CHECK_EQUAL(phase_of(w.vmim(*standard)), "Scheduling");
+  std::set<std::string> said;
+  for (const auto& e : w.store.list("events").items)
+    if (e["involvedObject"]["name"] == failed["metadata"]["name"])
+      said.insert(e.value("reason", "") + ": " + e.value("message", ""));
+  BOOST_CHECK(said.count("FailedMigration: Migration target pod was removed during active migration."));
+  bool deleted_event = false;
+  for (const auto& line : said)
+    deleted_event |= line.rfind("SuccessfulDelete: unschedulable pod ", 0) == 0
+                     && line.find("timeout period exceeded") != std::string::npos;
+  BOOST_CHECK(deleted_event);
+  s.now += std::chrono::seconds{300}; // KubeVirt's default: 5 minutes unschedulable
+  s.step(2);
+  BOOST_CHECK_EQUAL(phase_of(w.vmim(*standard)), "Failed");
+}
+
 BOOST_AUTO_TEST_CASE(a_vmi_update_lag_holds_the_new_node_back_after_succeeded) {
   populated_store w{cluster()};
   auto options = fast();
@@ -235,15 +273,28 @@ BOOST_AUTO_TEST_CASE(failure_rate_one_fails_with_a_reason_and_leaves_the_vmi) {
   auto source = vmi["status"]["nodeName"];
   auto made = w.migrate(vmi);
   BOOST_REQUIRE(made);
-  s.step(20);
+  for (int i = 0; i < 20 && phase_of(w.vmim(*made)) != "Failed"; ++i)
+    s.step();
+  // KubeVirt writes phase=Failed first, the cause only on the next reconcile.
+  auto first = w.vmim(*made);
+  BOOST_REQUIRE_EQUAL(phase_of(first), "Failed");
+  BOOST_CHECK(!first["status"]["migrationState"].contains("failureReason"));
+  BOOST_CHECK(!first["status"].contains("conditions")); // KubeVirt writes no Failed condition
+  BOOST_CHECK(!first["metadata"].value("finalizers", json::array()).empty());
+  s.step();
   auto m = w.vmim(*made);
-  BOOST_REQUIRE_EQUAL(phase_of(m), "Failed");
   auto state = m["status"]["migrationState"];
   BOOST_CHECK_EQUAL(state["failed"], true);
+  BOOST_CHECK_EQUAL(state["migrationUid"], m["metadata"]["uid"]);
   auto reason = state.value("failureReason", std::string{});
   BOOST_CHECK(reason.rfind("Live migration failed", 0) == 0);
-  BOOST_CHECK_EQUAL(m["status"]["conditions"][0]["message"], reason);
   BOOST_CHECK(m["metadata"].value("finalizers", json::array()).empty());
+  std::set<std::string> said;
+  for (const auto& e : w.store.list("events").items)
+    said.insert(e.value("reason", "") + ": " + e.value("message", ""));
+  BOOST_CHECK(said.count("FailedMigration: source node reported migration failed"));
+  BOOST_CHECK(said.count("Migrated: VirtualMachineInstance migration uid " + m["metadata"]["uid"].get<std::string>()
+                         + " failed. reason:" + reason));
   auto after = w.vmi(vmi["metadata"]["namespace"], vmi["metadata"]["name"]);
   BOOST_CHECK_EQUAL(after["status"]["nodeName"], source);
   BOOST_CHECK_EQUAL(after["status"]["migrationState"]["failed"], true);
@@ -271,9 +322,10 @@ BOOST_AUTO_TEST_CASE(deleting_an_in_flight_vmim_aborts_it) {
   for (const auto& e : *events) {
     if (e.type == "DELETED")
       saw_deleted = true;
-    auto st = e.object.value("/status/migrationState"_json_pointer, json::object());
-    if (phase_of(e.object) == "Failed" && st.value("abortStatus", "") == "Succeeded" && st.value("failed", false))
-      saw_abort = true;
+    // Before hand-off: Failed with condition migrationAbortRequested, nothing aborted.
+    for (const auto& c : e.object.value("/status/conditions"_json_pointer, json::array()))
+      if (phase_of(e.object) == "Failed" && c.value("type", "") == "migrationAbortRequested")
+        saw_abort = true;
   }
   BOOST_CHECK(saw_abort);
   BOOST_CHECK(saw_deleted);

@@ -114,6 +114,8 @@ BOOST_AUTO_TEST_CASE(tainted_nodes_are_tolerated_by_some_and_full_nodes_have_no_
     auto free = *n.allocatable.memory_bytes - usage[name].memory_bytes;
     if (free < (int64_t{4} << 30)) {
       full.push_back(name);
+      // Every placed pod counted with its 284Mi of virt-launcher overhead, then half
+      // a VMI's request left over.
       BOOST_CHECK_EQUAL(free, int64_t{2} << 30);
     } else {
       BOOST_CHECK_GE(free, int64_t{16} * (int64_t{4} << 30)); // plenty for migrations
@@ -198,7 +200,8 @@ BOOST_AUTO_TEST_CASE(an_unschedulable_target_pod_keeps_the_migration_scheduling)
     };
   };
   add_case(when("memory free", "Insufficient memory"));
-  add_case(when("taint dedicated=vms:NoSchedule", "untolerated taint {dedicated=vms:NoSchedule}"));
+  // kube-scheduler tainttoleration.go: "node(s) had untolerated taint {key: value}".
+  add_case(when("taint dedicated=vms:NoSchedule", "untolerated taint {dedicated: vms}"));
   add_case(when("not matched", "didn't match Pod's node affinity/selector"));
   add_case([](const std::optional<std::string>& why) -> std::optional<std::string> {
     if (!why)
