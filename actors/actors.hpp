@@ -193,6 +193,9 @@ using supervisor_actor = caf::typed_actor<
   caf::replies_to<admission_request>::with<std::string>,
   // candidate -> supervisor: its migration is final; frees the slot.
   caf::reacts_to<migration_finished>,
+  // candidate -> supervisor: KubeVirt pruned the pin from a created VMIM (before 1.6);
+  // the rest of the run goes unpinned.
+  caf::reacts_to<atom::unpinned>,
   // kind -> supervisor: admit nothing more; waiting candidates get ec::cancelled.
   caf::reacts_to<atom::stop>>;
 

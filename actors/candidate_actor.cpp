@@ -29,7 +29,8 @@ struct candidate_state {
   optimization_kind_actor kind;
   supervisor_actor supervisor;
   candidate_plan plan;
-  std::string target;
+  std::string target;     // the node admission pinned it to ("" unpinned)
+  bool pin_pruned = false; // KubeVirt dropped the pin from the created VMIM (before 1.6)
   std::string vmim;                    // the VMIM followed, once created or adopted
   std::optional<timestamp> vmim_created; // its creationTimestamp
   bool record_pending = false;           // the cool-off patch is not answered yet
@@ -74,7 +75,42 @@ void record_vmi_event(candidate_pointer self, const char* type, const char* reas
              event_record{vmi_reference(st.plan.vmi), type, reason, std::move(message)});
 }
 
-void finish(candidate_pointer self, const std::string& status, const std::string& reason) {
+/// Where the migration was meant to go, as the log and events say it.
+std::string intended_target(const candidate_state& st) {
+  return st.target.empty() || st.pin_pruned ? std::string{"a node KubeVirt chooses"} : st.target;
+}
+
+/// Every success is checked against where the VM landed: an unpinned migration (or a
+/// KubeVirt that ignored the pin) may put it on a node holding none of its replicas.
+/// Still KubeVirt's success, so still Successful; said on the VMI and counted.
+void check_landing(candidate_pointer self, const std::string& landed_on) {
+  auto& st = self->state;
+  auto& holders = st.plan.replica_holders;
+  if (landed_on.empty() || holders.empty()
+      || std::binary_search(holders.begin(), holders.end(), landed_on))
+    return;
+  static bool described = [] {
+    k8s::default_metrics().describe_counter(
+      "schedopt_migrations_off_replica_total",
+      "Successful schedopt migrations whose VM landed on a node holding none of its "
+      "replicas (unpinned: KubeVirt before 1.6).");
+    return true;
+  }();
+  (void) described;
+  k8s::default_metrics().counter_add("schedopt_migrations_off_replica_total", {});
+  std::string list;
+  for (auto& n : holders)
+    list += (list.empty() ? "" : ",") + n;
+  log_kv(spdlog::level::warn, "migrated to a node holding none of its replicas",
+         vm_fields(st, {{"node", landed_on}, {"replicas", list}}));
+  record_vmi_event(self, "Warning", "MigratedOffReplica",
+                   "live migration " + st.vmim + " for request " + st.plan.request_name
+                     + " moved the VM to " + landed_on + ", which holds none of its replicas ("
+                     + list + ")");
+}
+
+void finish(candidate_pointer self, const std::string& status, const std::string& reason,
+            const std::string& landed_on = {}) {
   auto& st = self->state;
   if (st.finished)
     return;
@@ -98,9 +134,11 @@ void finish(candidate_pointer self, const std::string& status, const std::string
                      "live migration" + (st.vmim.empty() ? std::string{} : " " + st.vmim)
                        + " for request " + st.plan.request_name + " failed: " + reason);
   } else {
+    auto where = landed_on.empty() ? st.target : landed_on;
     log_kv(spdlog::level::info,
-           "migrated to " + (st.target.empty() ? std::string{"a node KubeVirt chose"} : st.target),
-           vm_fields(st, {{"node", st.target}}));
+           "migrated to " + (where.empty() ? std::string{"a node KubeVirt chose"} : where),
+           vm_fields(st, {{"node", where}}));
+    check_landing(self, landed_on);
   }
   self->quit();
 }
@@ -179,8 +217,7 @@ void announce_migration(candidate_pointer self) {
   log_kv(spdlog::level::debug, "created vmim", vm_fields(st, {{"node", st.target}}));
   record_vmi_event(self, "Normal", "Migrating",
                    "live migration " + st.vmim + " from " + st.plan.vmi.node_name + " to "
-                     + (st.target.empty() ? std::string{"a node KubeVirt chooses"} : st.target)
-                     + " for request " + st.plan.request_name);
+                     + intended_target(st) + " for request " + st.plan.request_name);
 }
 
 // A create that failed may still have created the VMIM: its answer was lost after the
@@ -234,6 +271,12 @@ void create_migration(candidate_pointer self) {
           return finish(self, vm_status::failed,
                         create_failed_reason("unreadable create response: "
                                              + created.err().message));
+        }
+        auto& st = self->state;
+        if (!st.target.empty() && st.ctx.config.pin_target_node
+            && created->added_node_selector.count(labels::hostname) == 0) {
+          st.pin_pruned = true;
+          self->send(st.supervisor, atom::unpinned_v);
         }
         start_watching(self, *created, false);
         announce_migration(self);
@@ -309,7 +352,7 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
         self->quit();
       });
   return {
-    [=](const migration_result& r) { finish(self, r.status, r.reason); },
+    [=](const migration_result& r) { finish(self, r.status, r.reason, r.landed_on); },
   };
 }
 

@@ -17,6 +17,9 @@ struct candidate_plan {
   /// The holder's cool-off record before this run wrote it (cool_off_record_of), put
   /// back when the create is rejected for good.
   string_map cool_off_before;
+  /// Every node holding a replica of one of its driver volumes, sorted: a landing
+  /// elsewhere is MigratedOffReplica. Empty when not known (an adopted VMIM's VM).
+  std::vector<std::string> replica_holders;
 };
 
 /// Linked to `parent` (the kind): a shutdown stops the candidate and its VMIM watch.

@@ -103,6 +103,8 @@ struct migration_result {
   std::string vmim_name;
   std::string status; // vm_status::successful / failed
   std::string reason;
+  /// Where the VM went (the VMIM's migrationState.targetNode) when Successful.
+  std::string landed_on;
 };
 
 /// candidate -> kind actor: the candidate is done (its result already went to the
@@ -151,7 +153,8 @@ typename Inspector::result_type inspect(Inspector& f, migration_finished& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, migration_result& x) {
-  return f(caf::meta::type_name("migration_result"), x.vmim_name, x.status, x.reason);
+  return f(caf::meta::type_name("migration_result"), x.vmim_name, x.status, x.reason,
+           x.landed_on);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_done& x) {

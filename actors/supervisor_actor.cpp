@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/logging.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/metrics.hpp"
 #include "model/cool_off.hpp"
@@ -40,6 +41,29 @@ using supervisor_pointer = supervisor_actor::stateful_pointer<supervisor_state>;
 void publish_in_flight(supervisor_pointer self) {
   k8s::default_metrics().gauge_set("schedopt_migrations_in_flight", {},
                                    static_cast<double>(self->state.queue->in_flight()));
+}
+
+/// Once per run: KubeVirt before 1.6 has no spec.addedNodeSelector (its VMIM schema
+/// prunes it), so the migrations go wherever KubeVirt's scheduler puts them. Every landing
+/// is still checked (MigratedOffReplica).
+void say_unpinned(supervisor_pointer self) {
+  auto& st = self->state;
+  static bool described = [] {
+    k8s::default_metrics().describe_counter(
+      "schedopt_unpinned_runs_total",
+      "Runs whose VMIMs KubeVirt created without spec.addedNodeSelector (KubeVirt before "
+      "1.6 prunes it): their migrations went where KubeVirt's scheduler put them.");
+    return true;
+  }();
+  (void) described;
+  k8s::default_metrics().counter_add("schedopt_unpinned_runs_total", {});
+  std::string message = "KubeVirt pruned spec.addedNodeSelector from a created VMIM (it "
+                        "exists from KubeVirt 1.6): this run's migrations are not pinned to "
+                        "replica nodes; each landing is checked";
+  log_kv(spdlog::level::warn, message, {{"request", st.options.request.name}});
+  if (st.options.events)
+    self->send(st.options.events, event_record{st.options.request, "Warning",
+                                               "TargetPinningUnsupported", message});
 }
 
 void admit_next(supervisor_pointer self) {
@@ -93,6 +117,13 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self, supervisor_o
       if (!done.target_node.empty() && st.inbound[done.target_node] > 0)
         --st.inbound[done.target_node];
       admit_next(self);
+    },
+    [=](atom::unpinned) {
+      auto& st = self->state;
+      if (!st.options.pin_target_node)
+        return; // said already, or never pinned
+      st.options.pin_target_node = false;
+      say_unpinned(self);
     },
     [=](atom::stop) {
       auto& st = self->state;

@@ -12,6 +12,9 @@ struct supervisor_options {
   std::size_t parallelism = 5; // effective, already clamped
   bool pin_target_node = true;
   duration cool_off_period = std::chrono::hours(1);
+  /// Where an unpinned run is said (Warning TargetPinningUnsupported on the request).
+  event_recorder_actor events;
+  object_reference request;
 };
 
 supervisor_actor spawn_supervisor(caf::local_actor* parent, supervisor_options options);

@@ -91,6 +91,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_ATOM(schedopt, schedopt::atom, run, "run")
   CAF_ADD_ATOM(schedopt, schedopt::atom, progress, "progress")
   CAF_ADD_ATOM(schedopt, schedopt::atom, reserve, "reserve")
+  CAF_ADD_ATOM(schedopt, schedopt::atom, unpinned, "unpinned")
 
   // -- longhorn storage driver (model/longhorn.hpp)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::longhorn_replica))

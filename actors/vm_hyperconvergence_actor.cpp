@@ -246,7 +246,8 @@ void start_engine(kind_pointer self) {
                "migration engine with " + std::to_string(par.effective) + " workers",
                {{"request", st.request.metadata.name}});
         st.supervisor = spawn_supervisor( // linked, like every candidate
-          self, {static_cast<std::size_t>(par.effective), cfg.pin_target_node, st.cool_off});
+          self, {static_cast<std::size_t>(par.effective), cfg.pin_target_node, st.cool_off,
+                 st.ctx.events, request_reference(st.request)});
         spawn_candidates(self, st.queued);
         maybe_reply(self);
       },
@@ -280,7 +281,7 @@ std::vector<candidate_plan> adopted_plans(const kind_state& st) {
     if (st.ledger.accounted(key))
       continue; // its result is recorded
     auto i = vmi_by_key.find(key);
-    candidate_plan plan{st.request.metadata.name, st.request.metadata.uid, {}, {}, m, {}};
+    candidate_plan plan{st.request.metadata.name, st.request.metadata.uid, {}, {}, m, {}, {}};
     if (i != vmi_by_key.end()) {
       plan.vmi = *i->second;
       plan.cool_off_before = cool_off_before(st, plan.vmi);
@@ -301,7 +302,8 @@ std::vector<candidate_plan> new_eligible_plans(kind_state& st) {
     auto& vmi = st.eval->eligible_vmi(st.handed);
     plans.push_back(candidate_plan{st.request.metadata.name, st.request.metadata.uid, vmi,
                                    eligible[st.handed].target_nodes, std::nullopt,
-                                   cool_off_before(st, vmi)});
+                                   cool_off_before(st, vmi),
+                                   eligible[st.handed].replica_holders});
   }
   return plans;
 }

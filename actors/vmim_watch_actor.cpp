@@ -35,12 +35,14 @@ struct vmim_watch_state {
 
 using watch_pointer = vmim_watch_actor::stateful_pointer<vmim_watch_state>;
 
-void report(watch_pointer self, std::string status, std::string reason) {
+void report(watch_pointer self, std::string status, std::string reason,
+            std::string landed_on = {}) {
   auto& st = self->state;
   if (st.reported)
     return;
   st.reported = true;
-  self->send(st.candidate, migration_result{st.vmim, std::move(status), std::move(reason)});
+  self->send(st.candidate, migration_result{st.vmim, std::move(status), std::move(reason),
+                                            std::move(landed_on)});
   self->send(st.ctx.vmims, atom::unsubscribe_v,
              caf::actor_cast<informer_subscriber_actor<virtual_machine_instance_migration>>(self));
   self->quit();
@@ -86,7 +88,8 @@ void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
     case migration_progress::running:
       return;
     case migration_progress::succeeded:
-      return report(self, vm_status::successful, "");
+      return report(self, vm_status::successful, "",
+                    m.migration ? m.migration->target_node : std::string{});
     case migration_progress::failed:
       if (outcome.cause_known || st.uid.empty())
         return report(self, vm_status::failed, outcome.reason);

@@ -348,6 +348,12 @@ void evaluator::state::judge(const virtual_machine_instance& vmi) {
   ev.target_nodes = std::move(pv.target_nodes); // not a candidate: informational only
   target_set targets;
   if (candidate) {
+    for (auto& set : replica_sets)
+      for (auto& n : set)
+        ev.replica_holders.push_back(n.str());
+    std::sort(ev.replica_holders.begin(), ev.replica_holders.end());
+    ev.replica_holders.erase(std::unique(ev.replica_holders.begin(), ev.replica_holders.end()),
+                             ev.replica_holders.end());
     targets = admissible_targets(vmi, replica_sets, nodes, usage);
     ev.target_nodes = targets.nodes;
     ev.target_score = targets.score;

@@ -141,6 +141,8 @@ struct vmi_evaluation {
   std::vector<std::string> refusals; // "<node>: <why>" per refused best node
   int best_score = 0;    // replicas of its driver volumes on each best node
   int current_score = 0; // the same count on its current node
+  /// Candidates only: every node holding a replica of one of its driver volumes, sorted.
+  std::vector<std::string> replica_holders;
 };
 
 struct evaluation_counts {

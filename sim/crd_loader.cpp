@@ -93,7 +93,8 @@ expected<loaded_crd> crd_from_json(const json& crd) {
   return out;
 }
 
-expected<std::vector<loaded_crd>> load_crd_dir(const std::string& dir) {
+expected<std::vector<loaded_crd>> load_crd_dir(const std::string& dir,
+                                               const std::function<void(nlohmann::json&)>& shape) {
   namespace fs = std::filesystem;
   std::vector<loaded_crd> out;
   std::error_code err;
@@ -116,6 +117,8 @@ expected<std::vector<loaded_crd>> load_crd_dir(const std::string& dir) {
     for (auto& doc : *docs) {
       if (!doc.is_object() || doc.value("kind", "") != "CustomResourceDefinition")
         continue;
+      if (shape)
+        shape(doc);
       auto crd = crd_from_json(doc);
       if (!crd)
         return make_error(crd.err().code, file.string() + ": " + crd.err().message);

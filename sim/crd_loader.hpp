@@ -1,6 +1,7 @@
 // Reads CustomResourceDefinition manifests (deploy/crds/*.yaml) into served resources.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ expected<loaded_crd> crd_from_json(const nlohmann::json& crd);
 
 /// Every CustomResourceDefinition in *.yaml / *.yml / *.json files of `dir` (sorted by
 /// file name; other kinds in those files are ignored). A missing dir is an empty result.
-expected<std::vector<loaded_crd>> load_crd_dir(const std::string& dir);
+/// `shape`, when set, edits each CRD before it is read (the release being answered as).
+expected<std::vector<loaded_crd>> load_crd_dir(
+  const std::string& dir, const std::function<void(nlohmann::json&)>& shape = {});
 
 } // namespace schedopt::sim

@@ -10,6 +10,7 @@
 
 #include "sim/api_server.hpp"
 #include "sim/crd_loader.hpp"
+#include "sim/kubevirt_version.hpp"
 #include "sim/kubeconfig_writer.hpp"
 #include "sim/object_store.hpp"
 #include "sim/scenario_objects.hpp"
@@ -51,11 +52,13 @@ bool write_file(const std::string& path, const std::string& text) {
 }
 
 /// Built-in types plus the CRDs; CRD objects are stored so `kubectl get crd` works.
-expected<resource_registry> load_registry(object_store& store, const std::string& crd_dir) {
+/// The VMIM CRD takes the shape of the KubeVirt release answered as.
+expected<resource_registry> load_registry(object_store& store, const std::string& crd_dir,
+                                          kubevirt_version kubevirt) {
   resource_registry registry;
   for (auto& r : builtin_resources())
     registry.add(r);
-  auto crds = load_crd_dir(crd_dir);
+  auto crds = load_crd_dir(crd_dir, [kubevirt](nlohmann::json& crd) { shape_vmim_crd(crd, kubevirt); });
   if (!crds)
     return crds.err();
   for (auto& crd : *crds)
@@ -89,7 +92,7 @@ void serve_unlisted_types(object_store& store, resource_registry& registry) {
 int serve(const serve_options& o) {
   object_store store(o.watch_history);
   auto crd_dir = o.crd_dir.empty() ? std::string(SCHEDOPT_DEPLOY_DIR) + "/../sim/crds" : o.crd_dir;
-  auto registry = load_registry(store, crd_dir);
+  auto registry = load_registry(store, crd_dir, o.scenario.kubevirt);
   if (!registry)
     return fail(registry.err().message);
   world sim_world(store, o.scenario);

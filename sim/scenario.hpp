@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/error.hpp"
+#include "sim/kubevirt_version.hpp"
 
 namespace schedopt::sim {
 
@@ -31,6 +32,8 @@ struct scenario_options {
   int parallel_migrations_per_cluster = 5;
   int parallel_outbound_migrations_per_node = 2;
   std::string driver = "portworx"; // or "csi-topology", "longhorn"
+  /// The KubeVirt release answered as (--kubevirt-version).
+  kubevirt_version kubevirt;
   uint64_t seed = 1;
 };
 

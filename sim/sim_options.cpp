@@ -105,6 +105,9 @@ std::string serve_usage() {
          "                               (default 0: the same tick)\n"
          "  --parallel-migrations-per-cluster N        KubeVirt's cluster cap (default 5)\n"
          "  --parallel-outbound-migrations-per-node N  KubeVirt's per-node cap (default 2)\n"
+         "  --kubevirt-version 1.3|1.4|1.5|1.6         the KubeVirt release answered as\n"
+         "                               (default 1.6; before 1.6 the VMIM schema prunes\n"
+         "                               spec.addedNodeSelector)\n"
          "  --driver portworx|csi-topology|longhorn    storage driver (default portworx)\n"
          "  --seed N                     random seed of the scenario and the fault rolls (default 1)\n"
          "  --failover-after DUR         simulate a pool failover after DUR\n"
@@ -245,6 +248,14 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     {"--parallel-migrations-per-cluster", int_flag(s.parallel_migrations_per_cluster, 1, 100000)},
     {"--parallel-outbound-migrations-per-node",
      int_flag(s.parallel_outbound_migrations_per_node, 1, 100000)},
+    {"--kubevirt-version",
+     [&s](const std::string& f, const std::string& v) -> std::optional<error> {
+       auto parsed = parse_kubevirt_version(v);
+       if (!parsed)
+         return flag_error(f + ": " + parsed.err().message);
+       s.kubevirt = *parsed;
+       return std::nullopt;
+     }},
     {"--driver",
      [&s](const std::string& f, const std::string& v) -> std::optional<error> {
        if (v != "portworx" && v != "csi-topology" && v != "longhorn")

@@ -378,6 +378,87 @@ BOOST_AUTO_TEST_CASE(migration_events_on_the_vmi_and_the_duration_histogram) {
               == std::string::npos);
 }
 
+// KubeVirt before 1.6: the VMIM schema prunes spec.addedNodeSelector. The run says so
+// once on the request and goes unpinned; a landing off every replica node is still a
+// success, said on the VMI and counted.
+BOOST_AUTO_TEST_CASE(a_pruned_pin_is_said_once_and_an_off_replica_landing_is_flagged) {
+  api->respond = [](const api_call& c) -> api_answer {
+    if (c.verb == "create") {
+      auto body = json::parse(c.body);
+      body["spec"].erase("addedNodeSelector"); // as KubeVirt 1.5's schema stores it
+      return k8s::api_response{201, body.dump()};
+    }
+    return k8s::api_response{200, "{}"};
+  };
+  auto& m = k8s::default_metrics();
+  auto unpinned_before = m.value("schedopt_unpinned_runs_total");
+  auto off_before = m.value("schedopt_migrations_off_replica_total");
+  auto result = run_kind(request(), false);
+  auto events_named = [&](const std::string& reason) {
+    std::vector<event_record> out;
+    for (auto& e : *events)
+      if (e.reason == reason)
+        out.push_back(e);
+    return out;
+  };
+  auto unpinned = events_named("TargetPinningUnsupported");
+  BOOST_REQUIRE_EQUAL(unpinned.size(), 1u);
+  BOOST_CHECK_EQUAL(unpinned.front().type, "Warning");
+  BOOST_CHECK_EQUAL(unpinned.front().involved.kind, "SchedulingOptimization");
+  BOOST_CHECK_EQUAL(unpinned.front().involved.name, "so1");
+  BOOST_CHECK_EQUAL(m.value("schedopt_unpinned_runs_total"), unpinned_before + 1);
+  auto migrating = events_named("Migrating");
+  BOOST_REQUIRE_EQUAL(migrating.size(), 1u);
+  BOOST_CHECK_EQUAL(migrating.front().message,
+                    "live migration vm-a-schedopt-requid1 from n3 to a node KubeVirt chooses "
+                    "for request so1");
+
+  // KubeVirt's scheduler put the VM on n3's neighbour holding no replica of vm-a.
+  vmim done;
+  done.metadata.name = "vm-a-schedopt-requid1";
+  done.metadata.namespace_ = "ns1";
+  done.metadata.labels[labels::request_uid] = "req-uid-1";
+  done.vmi_name = "vm-a";
+  done.phase = "Succeeded";
+  done.migration = migration_state{};
+  done.migration->source_node = "n3";
+  done.migration->target_node = "n4";
+  done.migration->completed = true;
+  vmim_log->push_updated(done, done);
+  sched.run();
+
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->successful, 1); // KubeVirt's success all the same
+  auto off = events_named("MigratedOffReplica");
+  BOOST_REQUIRE_EQUAL(off.size(), 1u);
+  BOOST_CHECK_EQUAL(off.front().type, "Warning");
+  BOOST_CHECK_EQUAL(off.front().involved.name, "vm-a");
+  BOOST_CHECK_EQUAL(off.front().message,
+                    "live migration vm-a-schedopt-requid1 for request so1 moved the VM to n4, "
+                    "which holds none of its replicas (n1,n2)");
+  BOOST_CHECK_EQUAL(m.value("schedopt_migrations_off_replica_total"), off_before + 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_landing_on_a_replica_node_is_not_flagged) {
+  auto result = run_kind(request(), false);
+  vmim done;
+  done.metadata.name = "vm-a-schedopt-requid1";
+  done.metadata.namespace_ = "ns1";
+  done.metadata.labels[labels::request_uid] = "req-uid-1";
+  done.vmi_name = "vm-a";
+  done.phase = "Succeeded";
+  done.migration = migration_state{};
+  done.migration->target_node = "n2"; // not the pinned n1, but a replica holder
+  vmim_log->push_updated(done, done);
+  sched.run();
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->successful, 1);
+  for (auto& e : *events) {
+    BOOST_CHECK_NE(e.reason, "MigratedOffReplica");
+    BOOST_CHECK_NE(e.reason, "TargetPinningUnsupported");
+  }
+}
+
 // -- resume (SPEC §4): every candidate accounted for exactly once -------------------
 
 namespace {

@@ -1,5 +1,7 @@
 // SPEC §1-§3: a misplaced fleet converges, with each storage driver; counters match
 // the ground truth computed from the simulator's objects, and no candidate is left.
+// Before KubeVirt 1.6 the VMIM schema prunes the pin: the run says so once and flags
+// every landing off the VM's replica nodes, judged by where the simulator put each VM.
 #include <boost/test/unit_test.hpp>
 
 #include "e2e/e2e_fixture.hpp"
@@ -10,7 +12,8 @@ namespace {
 
 void converge(const std::string& driver) {
   scenario s(driver, {"--nodes", "6", "--vmis", "30", "--misplaced", "0.4", "--seed", "11",
-                      "--migration-duration", "300ms", "--parallel-migrations-per-cluster", "10"});
+                      "--migration-duration", "300ms", "--parallel-migrations-per-cluster", "10",
+                      "--kubevirt-version", "1.6"});
   auto before = s.truth();
   auto expected = migratable_candidates(before);
   BOOST_REQUIRE_MESSAGE(expected.size() >= 5, "scenario has too few candidates to test");
@@ -89,6 +92,64 @@ void converge(const std::string& driver) {
   BOOST_TEST(s.controller().terminate() == 0);
 }
 
+/// Events the controller recorded with `reason`, as the simulator stores them.
+std::vector<json> events_with_reason(const scenario& s, const std::string& reason) {
+  std::vector<json> out;
+  for (auto& e : items(s.sim(), "/api/v1/events"))
+    if (e.value("reason", "") == reason)
+      out.push_back(e);
+  return out;
+}
+
+void unpinned_run(const std::string& version) {
+  scenario s("portworx", {"--nodes", "6", "--vmis", "30", "--misplaced", "0.4", "--seed", "11",
+                          "--migration-duration", "300ms", "--parallel-migrations-per-cluster", "10",
+                          "--kubevirt-version", version});
+  auto expected = migratable_candidates(s.truth());
+  BOOST_REQUIRE_MESSAGE(expected.size() >= 5, "scenario has too few candidates to test");
+  s.start_controller();
+  s.create_request("unpinned", scenario::enabled_spec());
+  auto r = s.wait_final("unpinned");
+  // KubeVirt moved every candidate; where it put them is its scheduler's choice.
+  BOOST_TEST(counter(r, "successful") == (long long)expected.size());
+  BOOST_TEST(counter(r, "failed") == 0);
+  std::set<std::string> migrated;
+  for (auto& m : s.schedopt_vmims()) {
+    BOOST_TEST(!m["spec"].contains("addedNodeSelector")); // pruned by the VMIM schema
+    migrated.insert(m["metadata"]["namespace"].get<std::string>() + "/"
+                    + m["spec"]["vmiName"].get<std::string>());
+  }
+  BOOST_TEST(migrated.size() == expected.size());
+  // From the simulator's objects: the migrated VMs now on a node with none of their replicas.
+  std::set<std::string> off_replica;
+  for (auto& t : s.truth())
+    if (migrated.count(t.key()) && t.node_score == 0)
+      off_replica.insert(t.key());
+  BOOST_TEST_MESSAGE("KubeVirt " << version << ": " << off_replica.size() << " of "
+                                 << migrated.size() << " unpinned migrations landed off-replica");
+  BOOST_REQUIRE_MESSAGE(!off_replica.empty(), "the scenario must put some VM off its replicas");
+  std::vector<json> flagged, said;
+  eventually([&] {
+    flagged = events_with_reason(s, "MigratedOffReplica");
+    said = events_with_reason(s, "TargetPinningUnsupported");
+    return flagged.size() >= off_replica.size() && !said.empty();
+  }, std::chrono::seconds(10), std::chrono::milliseconds(200));
+  std::set<std::string> flagged_vms;
+  for (auto& e : flagged) {
+    BOOST_TEST(e.value("type", "") == "Warning");
+    flagged_vms.insert(e["involvedObject"].value("namespace", "") + "/"
+                       + e["involvedObject"].value("name", ""));
+  }
+  BOOST_TEST(flagged_vms == off_replica);
+  BOOST_TEST(flagged.size() == off_replica.size());
+  BOOST_REQUIRE(said.size() == 1u); // said once for the run
+  BOOST_TEST(said.front()["involvedObject"].value("kind", "") == "SchedulingOptimization");
+  auto& ctl = s.controller();
+  BOOST_TEST(metric(ctl, "schedopt_migrations_off_replica_total") == (double)off_replica.size());
+  BOOST_TEST(metric(ctl, "schedopt_unpinned_runs_total") == 1);
+  BOOST_TEST(s.controller().terminate() == 0);
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(convergence)
@@ -98,5 +159,9 @@ BOOST_AUTO_TEST_CASE(misplaced_fleet_converges_with_csi_topology) { converge("cs
 BOOST_AUTO_TEST_CASE(misplaced_fleet_converges_with_portworx) { converge("portworx"); }
 
 BOOST_AUTO_TEST_CASE(misplaced_fleet_converges_with_longhorn) { converge("longhorn"); }
+
+BOOST_AUTO_TEST_CASE(kubevirt_1_5_runs_unpinned_and_flags_off_replica_landings) { unpinned_run("1.5"); }
+
+BOOST_AUTO_TEST_CASE(kubevirt_1_3_runs_unpinned_and_flags_off_replica_landings) { unpinned_run("1.3"); }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,70 @@
+// --kubevirt-version: the release parsed, and the VMIM schema each release serves
+// (addedNodeSelector pruned before 1.6, as the older structural schema drops it).
+#include <boost/test/unit_test.hpp>
+
+#include "sim/crd_loader.hpp"
+#include "sim/kubevirt_version.hpp"
+#include "sim/structural_schema.hpp"
+
+using namespace schedopt;
+using namespace schedopt::sim;
+using json = nlohmann::json;
+
+namespace {
+
+crd_schema vmim_schema(kubevirt_version v) {
+  auto crds = load_crd_dir(std::string{SCHEDOPT_SOURCE_DIR} + "/sim/crds",
+                           [v](json& crd) { shape_vmim_crd(crd, v); });
+  BOOST_REQUIRE(crds);
+  for (auto& crd : *crds)
+    if (crd.resource.type.kind == "VirtualMachineInstanceMigration" && crd.resource.schema)
+      return *crd.resource.schema;
+  BOOST_FAIL("no VirtualMachineInstanceMigration schema");
+  return crd_schema{};
+}
+
+json pinned_vmim() {
+  return {{"apiVersion", "kubevirt.io/v1"},
+          {"kind", "VirtualMachineInstanceMigration"},
+          {"metadata", {{"name", "m"}, {"namespace", "default"}}},
+          {"spec", {{"vmiName", "vm-1"}, {"addedNodeSelector", {{"kubernetes.io/hostname", "node-02"}}}}}};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(kubevirt_versions)
+
+BOOST_AUTO_TEST_CASE(parses_the_modelled_releases_only) {
+  BOOST_TEST(parse_kubevirt_version("1.3")->minor == 3);
+  BOOST_TEST(parse_kubevirt_version("1.6")->minor == 6);
+  for (auto bad : {"1.2", "1.7", "v1.6", "", "1.6.0"}) {
+    auto parsed = parse_kubevirt_version(bad);
+    BOOST_TEST(!parsed);
+    if (!parsed)
+      BOOST_TEST(parsed.err().message.find("expected 1.3, 1.4, 1.5 or 1.6") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(release_1_6_keeps_added_node_selector) {
+  auto vmim = pinned_vmim();
+  BOOST_TEST(!enforce_schema(vmim_schema({6}), vmim, nullptr, false));
+  BOOST_TEST(vmim["spec"]["addedNodeSelector"]["kubernetes.io/hostname"] == "node-02");
+}
+
+BOOST_AUTO_TEST_CASE(older_releases_prune_it_and_keep_vmi_name) {
+  for (int minor : {3, 4, 5}) {
+    auto vmim = pinned_vmim();
+    BOOST_TEST(!enforce_schema(vmim_schema({minor}), vmim, nullptr, false));
+    BOOST_TEST(!vmim["spec"].contains("addedNodeSelector"), "1." << minor);
+    BOOST_TEST(vmim["spec"]["vmiName"] == "vm-1");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(unknown_spec_fields_are_pruned_in_every_release) {
+  auto vmim = pinned_vmim();
+  vmim["spec"]["priority"] = "high"; // KubeVirt 1.7's field, not served by 1.6
+  BOOST_TEST(!enforce_schema(vmim_schema({6}), vmim, nullptr, false));
+  BOOST_TEST(!vmim["spec"].contains("priority"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
