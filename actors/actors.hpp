@@ -211,7 +211,9 @@ using vmim_watch_actor = informer_subscriber_actor<virtual_machine_instance_migr
   caf::reacts_to<atom::timeout>,
   // internal: vmim_watch -> itself: failureCauseWait elapsed for a Failed VMIM without
   // KubeVirt's cause; its events are read next.
-  caf::reacts_to<atom::done>>;
+  caf::reacts_to<atom::done>,
+  // internal: vmim_watch -> itself: a timed-out VMIM's abort has not ended in time.
+  caf::reacts_to<atom::close>>;
 
 /// One SchedulingOptimization's run: promote, run each enabled kind, finalize.
 using request_actor = caf::typed_actor<

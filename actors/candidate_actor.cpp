@@ -143,15 +143,6 @@ void finish(candidate_pointer self, const std::string& status, const std::string
   self->quit();
 }
 
-/// migrationTimeout runs from the VMIM's creation (SPEC §3), also for an adopted one.
-timestamp deadline_of(candidate_pointer self, const virtual_machine_instance_migration& vmim) {
-  auto timeout = std::chrono::duration_cast<timestamp::duration>(
-    self->state.ctx.config.migration_timeout);
-  if (auto created = parse_rfc3339(vmim.metadata.creation_timestamp))
-    return *created + timeout;
-  return actor_now(self) + timeout;
-}
-
 /// `known`: the VMIM as found (adopted), classified before any timeout can fire.
 void start_watching(candidate_pointer self, const virtual_machine_instance_migration& vmim,
                     bool known) {
@@ -161,7 +152,7 @@ void start_watching(candidate_pointer self, const virtual_machine_instance_migra
     st.vmim_created = *created;
   log_kv(spdlog::level::debug, "watching vmim", vm_fields(st));
   vmim_watch_target t{st.plan.vmi.metadata.namespace_, vmim.metadata.name, vmim.metadata.uid,
-                      deadline_of(self, vmim), std::nullopt};
+                      st.ctx.config.migration_timeout, std::nullopt};
   if (known)
     t.known = vmim;
   spawn_vmim_watch(self, st.ctx, self, std::move(t));

@@ -23,8 +23,12 @@ struct vmim_watch_state {
   std::string ns;
   std::string vmim;
   std::string uid;
-  timestamp deadline;
-  bool armed = false;
+  duration timeout;
+  std::optional<timestamp> handed_off_at; // when the VMIM left Pending, once seen
+  bool armed = false;     // the informer replayed the VMIM's current state
+  bool timer_set = false;
+  bool timed_out = false; // deleted for the timeout: only an outcome KubeVirt still
+                          // reaches (the abort lost the race) or its end is awaited
   bool reported = false;
   // Failed without KubeVirt's cause: the reason to give if none turns up, and whether
   // the wait for it (then the events lookup) has begun.
@@ -34,6 +38,11 @@ struct vmim_watch_state {
 };
 
 using watch_pointer = vmim_watch_actor::stateful_pointer<vmim_watch_state>;
+
+/// How long a timed-out VMIM's abort may take before the timeout is reported anyway
+/// (the VMIM never reaching an end KubeVirt reports). An abort is a libvirt job cancel:
+/// seconds, unless virt-handler is gone.
+constexpr auto abort_wait = std::chrono::minutes(2);
 
 void report(watch_pointer self, std::string status, std::string reason,
             std::string landed_on = {}) {
@@ -79,11 +88,19 @@ void report_from_events(watch_pointer self) {
       });
 }
 
+void set_timer(watch_pointer self);
+
 void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
   auto& st = self->state;
   if (st.uid.empty())
     st.uid = m.metadata.uid;
+  if (!st.handed_off_at && handed_off(m)) {
+    st.handed_off_at = hand_off_time(m).value_or(actor_now(self));
+    set_timer(self);
+  }
   auto outcome = classify_migration(m);
+  if (st.timed_out && outcome.progress == migration_progress::failed)
+    return report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
   switch (outcome.progress) {
     case migration_progress::running:
       return;
@@ -102,16 +119,23 @@ void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
   }
 }
 
-/// Armed once the informer has replayed the VMIM's current state (or said it has none),
-/// so a deadline already past fires only after that state was classified.
-void arm_timeout(watch_pointer self) {
+/// The timer runs once the informer has replayed the VMIM's current state (so a deadline
+/// already past fires only after that state was classified) and KubeVirt has taken the
+/// migration up: time in KubeVirt's queue is not the migration's.
+void set_timer(watch_pointer self) {
   auto& st = self->state;
-  if (st.armed || st.reported)
+  if (!st.armed || !st.handed_off_at || st.timer_set || st.reported)
     return;
-  st.armed = true;
+  st.timer_set = true;
+  auto deadline = *st.handed_off_at + std::chrono::duration_cast<timestamp::duration>(st.timeout);
   auto left = std::max(duration::zero(),
-                       std::chrono::duration_cast<duration>(st.deadline - actor_now(self)));
+                       std::chrono::duration_cast<duration>(deadline - actor_now(self)));
   self->delayed_send(self, to_clock(left), atom::timeout_v);
+}
+
+void arm_timeout(watch_pointer self) {
+  self->state.armed = true;
+  set_timer(self);
 }
 
 vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_context ctx,
@@ -122,7 +146,7 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
   st.ns = t.ns;
   st.vmim = t.name;
   st.uid = t.uid;
-  st.deadline = t.deadline;
+  st.timeout = t.timeout;
   if (t.known)
     observe(self, *t.known);
   if (!st.reported)
@@ -137,6 +161,9 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
       // Failed one without its cause is looked up in its events now (no update can
       // bring the cause any more).
       auto outcome = classify_migration(e.object);
+      auto& st = self->state;
+      if (st.timed_out && outcome.progress != migration_progress::succeeded)
+        return report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
       if (outcome.progress == migration_progress::failed && !outcome.cause_known && !self->state.uid.empty()) {
         self->state.causeless_reason = outcome.reason;
         return report_from_events(self);
@@ -149,29 +176,42 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
     [=](const informer_synced<virtual_machine_instance_migration>&) { arm_timeout(self); },
     [=](atom::timeout) {
       auto& st = self->state;
-      if (st.reported)
+      if (st.reported || st.timed_out)
         return;
       if (st.awaiting_cause)
         return report_from_events(self); // final already: nothing to time out
-      auto configured = st.ctx.config.migration_timeout;
+      auto configured = st.timeout;
       log_kv(spdlog::level::warn,
-             "vmim not final after " + format_go_duration(configured) + "; deleting it",
+             "vmim not final " + format_go_duration(configured)
+               + " after KubeVirt took it up; deleting it",
              {{"namespace", st.ns}, {"vmim", st.vmim}});
+      // After the hand-off a delete only asks KubeVirt to abort (its finalizer holds the
+      // VMIM until the migration ends): a migration that still completes is a success,
+      // one that ends otherwise is the timeout.
+      st.timed_out = true;
       // The uid precondition: 409 means the name now holds another VMIM, so the one
       // that timed out is gone as surely as on a 404.
       k8s::delete_request del{k8s::resources::vmims, st.ns, st.vmim, st.uid, "", ""};
       self->request(st.ctx.api, caf::infinite, std::move(del))
         .then([](const k8s::api_response&) {},
-              [st_ns = st.ns, st_name = st.vmim](caf::error& err) {
+              [self](caf::error& err) {
+                auto& st = self->state;
                 auto code = error_code(err);
                 if (code == ec::conflict)
                   log_kv(spdlog::level::info, "timed-out vmim already replaced; not deleted",
-                         {{"namespace", st_ns}, {"vmim", st_name}});
+                         {{"namespace", st.ns}, {"vmim", st.vmim}});
                 else if (code != ec::not_found)
                   log_kv(spdlog::level::warn, "deleting timed-out vmim failed",
-                         {{"namespace", st_ns}, {"vmim", st_name}, {"error", error_message(err)}});
+                         {{"namespace", st.ns}, {"vmim", st.vmim}, {"error", error_message(err)}});
+                // Nothing more will come of this VMIM that the watch can wait for.
+                report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
               });
-      report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, configured));
+      // The end of an abort that KubeVirt never reports: the result is not held for ever.
+      self->delayed_send(self, to_clock(abort_wait), atom::close_v);
+    },
+    [=](atom::close) {
+      auto& st = self->state;
+      report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
     },
   };
 }

@@ -18,7 +18,8 @@ struct vmim_watch_target {
   /// The uid the timed-out delete names as its precondition (empty: the first one seen),
   /// so a VMIM of the same name created since is never deleted in its place.
   std::string uid;
-  timestamp deadline;
+  /// migrationTimeout, counted from the hand-off (the VMIM leaving Pending).
+  duration timeout;
   std::optional<virtual_machine_instance_migration> known;
 };
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/reason.hpp"
+#include "model/timestamp.hpp"
 
 namespace schedopt {
 
@@ -136,6 +137,23 @@ std::string deleted_reason(std::string_view ns, std::string_view name) {
 
 std::string create_failed_reason(std::string_view api_message) {
   return make_reason(reason_kind::migration_create_failed, api_message);
+}
+
+bool handed_off(const virtual_machine_instance_migration& m) {
+  return !m.phase.empty() && m.phase != "Pending";
+}
+
+std::optional<timestamp> hand_off_time(const virtual_machine_instance_migration& m) {
+  if (!handed_off(m))
+    return std::nullopt;
+  std::optional<timestamp> earliest;
+  for (auto& t : m.phase_transition_timestamps) {
+    if (t.phase.empty() || t.phase == "Pending")
+      continue;
+    if (auto when = parse_rfc3339(t.timestamp); when && (!earliest || *when < *earliest))
+      earliest = *when;
+  }
+  return earliest;
 }
 
 } // namespace schedopt

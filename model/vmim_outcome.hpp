@@ -2,6 +2,7 @@
 // and its "<Enum>: vmim=<ns>/<name>: ..." reason.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,7 @@
 
 #include "model/duration.hpp"
 #include "model/objects.hpp"
+#include "model/timestamp.hpp"
 
 namespace schedopt {
 
@@ -74,6 +76,14 @@ migration_outcome classify_migration(const virtual_machine_instance_migration& m
 /// SuccessfulDelete that gave up its target pod ("unschedulable pod <ns>/<pod> timeout
 /// period exceeded") when there is one. Empty when the events say nothing.
 std::string failure_from_events(const std::vector<event>& events);
+
+/// Whether KubeVirt has taken the migration up: it left Pending, where it waits for a slot
+/// under parallelMigrationsPerCluster. migrationTimeout runs from then (SPEC §3).
+bool handed_off(const virtual_machine_instance_migration& m);
+
+/// When it left Pending: the earliest phaseTransitionTimestamp of a later phase. nullopt
+/// when not handed off or the VMIM records no such time.
+std::optional<timestamp> hand_off_time(const virtual_machine_instance_migration& m);
 
 /// `MigrationRunFailed: vmim=<ns>/<name>: <why>`.
 std::string run_failed_reason(std::string_view ns, std::string_view name, std::string_view why);

@@ -34,17 +34,25 @@ struct watch_fixture : actor_fixture {
     candidate = track(spawn_mock_candidate(sys, results));
   }
 
-  /// `timeout` is migrationTimeout; `age` how long ago the VMIM was created (adopted
-  /// ones are older); `known` the state an adopted VMIM was found in.
+  /// `timeout` is migrationTimeout; `age` how long ago KubeVirt took the VMIM up
+  /// (adopted ones are older), recorded as its Scheduling transition when `known` (the
+  /// state an adopted VMIM was found in) has left Pending and records none.
   void start(duration timeout = 5min, duration age = duration::zero(),
              std::optional<vmim> known = std::nullopt) {
     caf::scoped_actor parent{sys};
     ctx.config.migration_timeout = timeout;
-    auto created = actor_now(parent.ptr()) - std::chrono::duration_cast<timestamp::duration>(age);
-    vmim_watch_target t{"ns1", "vm1-schedopt-abcde", "vmim-uid-1",
-                        created + std::chrono::duration_cast<timestamp::duration>(timeout), known};
+    auto taken_up = actor_now(parent.ptr()) - std::chrono::duration_cast<timestamp::duration>(age);
+    if (known && known->phase != "Pending" && known->phase_transition_timestamps.empty())
+      known->phase_transition_timestamps.push_back({"Scheduling", format_rfc3339(taken_up)});
+    vmim_watch_target t{"ns1", "vm1-schedopt-abcde", "vmim-uid-1", timeout, known};
     aut = track(spawn_vmim_watch(parent.ptr(), ctx, candidate, std::move(t)));
     sched.run();
+  }
+
+  /// The actors' clock (the test scheduler's time).
+  timestamp now() {
+    caf::scoped_actor reader{sys};
+    return actor_now(reader.ptr());
   }
 
   std::shared_ptr<api_log> api = std::make_shared<api_log>();
@@ -203,6 +211,9 @@ BOOST_AUTO_TEST_CASE(timeout_deletes_the_vmim_and_reports_timed_out) {
   BOOST_CHECK_EQUAL(deletes.front().name, "vm1-schedopt-abcde");
   // Only the VMIM that timed out: one re-created under its name since is not touched.
   BOOST_CHECK_EQUAL(deletes.front().precondition_uid, "vmim-uid-1");
+  BOOST_CHECK(results->results.empty()); // KubeVirt aborts; its finalizer holds the VMIM
+  vmims->push_deleted(migration("Running")); // aborted: gone without a final phase
+  sched.run();
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
   BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
   BOOST_CHECK_EQUAL(results->results.front().reason,
@@ -221,9 +232,9 @@ BOOST_AUTO_TEST_CASE(a_timed_out_vmim_replaced_under_its_name_counts_as_gone) {
     return k8s::api_response{200, "{}"};
   };
   start(5min);
-  sched.advance_time(5min);
+  vmims->push_updated(migration("Pending"), migration("Scheduling"));
   sched.run();
-  sched.advance_time(1min);
+  sched.advance_time(5min);
   sched.run();
   BOOST_CHECK_EQUAL(api->calls_of("delete").size(), 1u);
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
@@ -257,13 +268,16 @@ BOOST_AUTO_TEST_CASE(an_adopted_vmim_still_running_past_its_timeout_names_the_co
   sched.advance_time(1s);
   sched.run();
   BOOST_CHECK_EQUAL(api->calls_of("delete").size(), 1u);
+  auto aborted = migration("Failed"); // KubeVirt's abort ends it Failed
+  vmims->push_updated(migration("Running"), aborted);
+  sched.run();
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
   BOOST_CHECK_EQUAL(results->results.front().reason,
                     "MigrationTimedOut: vmim=ns1/vm1-schedopt-abcde: not final after 30m0s");
 }
 
-BOOST_AUTO_TEST_CASE(the_timeout_runs_from_the_vmims_creation) {
-  // Adopted 20 minutes after creation with a 30-minute timeout: 10 minutes are left.
+BOOST_AUTO_TEST_CASE(the_timeout_runs_from_the_hand_off) {
+  // Adopted 20 minutes after KubeVirt took it up, with a 30-minute timeout: 10 minutes are left.
   vmims->objects.push_back(migration("Running"));
   start(30min, 20min, migration("Running"));
   sched.advance_time(9min + 59s);
@@ -271,7 +285,58 @@ BOOST_AUTO_TEST_CASE(the_timeout_runs_from_the_vmims_creation) {
   BOOST_CHECK(results->results.empty());
   sched.advance_time(1s);
   sched.run();
-  BOOST_CHECK_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(api->calls_of("delete").size(), 1u);
+}
+
+BOOST_AUTO_TEST_CASE(time_queued_in_pending_is_not_the_migrations) {
+  // An hour behind KubeVirt's cap, then taken up: the 5 minutes start there.
+  start(5min);
+  vmims->push_updated(migration(""), migration("Pending"));
+  sched.run();
+  sched.advance_time(60min);
+  sched.run();
+  BOOST_CHECK(api->calls_of("delete").empty());
+  BOOST_CHECK(results->results.empty());
+  auto taken_up = migration("Scheduling");
+  taken_up.phase_transition_timestamps = {{"Pending", format_rfc3339(now() - 60min)},
+                                          {"Scheduling", format_rfc3339(now())}};
+  vmims->push_updated(migration("Pending"), taken_up);
+  sched.run();
+  sched.advance_time(4min + 59s);
+  sched.run();
+  BOOST_CHECK(api->calls_of("delete").empty());
+  sched.advance_time(1s);
+  sched.run();
+  BOOST_CHECK_EQUAL(api->calls_of("delete").size(), 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_migration_that_completes_despite_the_abort_is_successful) {
+  // The delete after hand-off only asks KubeVirt to abort; the migration won the race.
+  start(5min);
+  vmims->push_updated(migration("Scheduling"), migration("Running"));
+  sched.run();
+  sched.advance_time(5min);
+  sched.run();
+  BOOST_REQUIRE_EQUAL(api->calls_of("delete").size(), 1u);
+  BOOST_CHECK(results->results.empty()); // the abort's end is awaited
+  vmims->push_updated(migration("Running"), migration("Succeeded"));
+  sched.run();
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::successful);
+}
+
+BOOST_AUTO_TEST_CASE(an_abort_that_never_ends_is_reported_as_the_timeout) {
+  start(5min);
+  vmims->push_updated(migration("Scheduling"), migration("Running"));
+  sched.run();
+  sched.advance_time(5min);
+  sched.run();
+  BOOST_CHECK(results->results.empty());
+  sched.advance_time(2min);
+  sched.run();
+  BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
+  BOOST_CHECK_EQUAL(results->results.front().reason,
+                    "MigrationTimedOut: vmim=ns1/vm1-schedopt-abcde: not final after 5m0s");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -169,3 +169,30 @@ BOOST_AUTO_TEST_CASE(ownership_and_selector) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(vmim_hand_off)
+
+BOOST_AUTO_TEST_CASE(pending_is_not_handed_off_and_the_first_later_phase_is) {
+  virtual_machine_instance_migration m;
+  BOOST_TEST(!handed_off(m)); // no phase yet
+  m.phase = "Pending";
+  m.phase_transition_timestamps = {{"Pending", "2026-12-04T10:00:00Z"}};
+  BOOST_TEST(!handed_off(m));
+  BOOST_TEST(!hand_off_time(m));
+  m.phase = "Running";
+  m.phase_transition_timestamps.push_back({"Running", "2026-12-04T10:20:09Z"});
+  m.phase_transition_timestamps.push_back({"Scheduling", "2026-12-04T10:20:00Z"});
+  BOOST_TEST(handed_off(m));
+  auto when = hand_off_time(m);
+  BOOST_REQUIRE(when);
+  BOOST_TEST(format_rfc3339(*when) == "2026-12-04T10:20:00Z");
+}
+
+BOOST_AUTO_TEST_CASE(a_handed_off_vmim_without_timestamps_has_no_time) {
+  virtual_machine_instance_migration m;
+  m.phase = "Scheduling";
+  BOOST_TEST(handed_off(m));
+  BOOST_TEST(!hand_off_time(m)); // the watch counts from when it saw it
+}
+
+BOOST_AUTO_TEST_SUITE_END()
