@@ -18,6 +18,7 @@
 #include "model/quantity.hpp"
 #include "model/timestamp.hpp"
 #include "sim/kubevirt_names.hpp"
+#include "sim/migration_transfer.hpp"
 #include "sim/object_store.hpp"
 #include "sim/target_pod_scheduler.hpp"
 #include "sim/vmi_usage_index.hpp"
@@ -74,6 +75,8 @@ struct kubevirt_controller::impl {
   std::mt19937_64 rng;
   std::mutex tick_mutex; // the thread and a test's direct tick() never interleave
   std::shared_ptr<vmi_usage_index> usage_index = std::make_shared<vmi_usage_index>();
+  migration_config_reader config_reader;
+  migration_config config; // as read at the start of this tick
 
   struct tracked {
     uint64_t seq = 0;
@@ -92,6 +95,20 @@ struct kubevirt_controller::impl {
     bool pod_created_set = false;
     bool pod_reported_unschedulable = false;
     bool pod_deleted = false;
+    // Held back by the caps: not looked at again before `held_until` unless the VMIM or
+    // its VMI changed (their resourceVersions as of the hold).
+    bool held = false;
+    clock_type::time_point held_until;
+    std::string held_vmim_rv, held_vmi_rv;
+    // The configuration handed to virt-handler at hand-off (migration.go
+    // handleTargetPodHandoff puts it in the VMI's migrationState.migrationConfiguration).
+    std::optional<migration_config> handoff_config;
+    // The Running step ends in virt-launcher's completion-timeout abort, after this many
+    // seconds (0: it ends in success or a seeded failure).
+    int64_t aborted_after_s = 0;
+    // A delete after hand-off: when the abort reaches virt-launcher.
+    bool abort_set = false;
+    clock_type::time_point abort_at;
   };
   std::map<std::string, tracked> by_uid;
   uint64_t next_seq = 0;
@@ -110,7 +127,8 @@ struct kubevirt_controller::impl {
   bool stopping = false;
 
   impl(object_store& s, kubevirt_controller_options o)
-    : store(s), options(std::move(o)), rng(options.seed ^ 0x6b75626576697274ULL) {
+    : store(s), options(std::move(o)), rng(options.seed ^ 0x6b75626576697274ULL),
+      config_reader(options.kubevirt, options.migrations), config(options.migrations) {
     usage_index->attach(store);
   }
 
@@ -139,10 +157,28 @@ struct kubevirt_controller::impl {
       spdlog::warn("kubevirt: metadata write on {}/{} failed: {}", ns, name, result.err().message);
   }
 
-  void schedule_next(tracked& t, const std::string& phase, clock_type::time_point now) {
+  void schedule_next(tracked& t, const std::string& phase, clock_type::time_point now, const json& m) {
     auto stage = find_stage(options.stages, phase);
-    t.due = now + (stage ? jittered_delay(*stage, rng) : std::chrono::milliseconds{0});
+    auto delay = stage ? jittered_delay(*stage, rng) : std::chrono::milliseconds{0};
+    t.aborted_after_s = 0;
+    if (phase == kv::phase_running)
+      delay = plan_running(t, m, delay);
+    t.due = now + delay;
     t.due_set = true;
+  }
+
+  /// The Running step: the VMI's memory at the effective rate (the stage table's delay
+  /// when no rate is set), cut short by virt-launcher's completion timeout
+  /// (live-migration-source.go migrationMonitor), with the configuration of hand-off.
+  std::chrono::milliseconds plan_running(tracked& t, const json& m, std::chrono::milliseconds table_delay) {
+    const auto& cfg = t.handoff_config ? *t.handoff_config : config;
+    auto vmi = store.get(kv::vmi_key, str(m, "/metadata/namespace"_json_pointer), str(m, "/spec/vmiName"_json_pointer));
+    auto memory = vmi ? vmi_migration_memory_bytes(*vmi) : 0;
+    auto rate = effective_bandwidth(options.migration_bandwidth, cfg);
+    auto transfer = rate > 0 && memory > 0 ? transfer_time(memory, rate) : table_delay;
+    auto plan = plan_transfer(transfer, memory, cfg);
+    t.aborted_after_s = plan.aborted_after_s;
+    return plan.running;
   }
 
   void release_finalizer(const std::string& ns, const std::string& name) {
@@ -294,18 +330,62 @@ struct kubevirt_controller::impl {
     return fallback;
   }
 
+  /// migration.go isMigrationHandedOff, by phase: the target virt-handler has it from
+  /// PreparingTarget on.
+  static bool is_handed_off(const std::string& phase) {
+    return phase != kv::phase_pending && phase != kv::phase_scheduling && phase != kv::phase_scheduled
+           && !phase.empty();
+  }
+
+  static bool has_abort_condition(const json& m) {
+    for (const auto& c : m.value("/status/conditions"_json_pointer, json::array()))
+      if (c.value("type", std::string{}) == "migrationAbortRequested")
+        return true;
+    return false;
+  }
+
+  /// A delete of a VMIM after hand-off only asks for an abort. migration.go updateStatus
+  /// adds condition migrationAbortRequested at once; only in Running does
+  /// markMigrationAbortInVmiStatus set the VMI's migrationState.abortRequested, which
+  /// virt-handler passes to virt-launcher's cancelMigration. Until that lands
+  /// (options.abort_latency: a reconcile, a VMI watch event and a gRPC call, no upstream
+  /// constant) the migration runs on and may still complete.
+  void request_abort(const json& m, tracked& t, const std::string& phase, const std::string& when,
+                     clock_type::time_point now) {
+    auto ns = str(m, "/metadata/namespace"_json_pointer);
+    auto name = str(m, "/metadata/name"_json_pointer);
+    if (!has_abort_condition(m))
+      write_status(kv::vmim_key, ns, name, [&](json& status) {
+        if (!status["conditions"].is_array())
+          status["conditions"] = json::array();
+        status["conditions"].push_back(
+            {{"type", "migrationAbortRequested"}, {"status", "True"}, {"lastProbeTime", when}});
+      });
+    if (phase != kv::phase_running || t.abort_set)
+      return;
+    t.abort_set = true;
+    t.abort_at = now + options.abort_latency;
+    json state = m.value("/status/migrationState"_json_pointer, json::object());
+    state["abortRequested"] = true;
+    write_status(kv::vmim_key, ns, name, [&](json& status) { status["migrationState"] = state; });
+    mirror_to_vmi(ns, str(m, "/spec/vmiName"_json_pointer), state, {});
+    emit_event(vmim_ref(m), "Normal", "SuccessfulAbortMigration", "Migration is ready to be canceled by virt-handler.",
+               when);
+  }
+
   /// A delete of a VMIM not final. Before hand-off (Pending, Scheduling, Scheduled)
   /// migration.go updateStatus fails it "due to being canceled" with condition
-  /// migrationAbortRequested (no reason, no message); after hand-off virt-launcher's
-  /// cancelMigration aborts the job and reports "Live migration aborted " (its trailing
-  /// space included, live-migration-source.go) with abortStatus Succeeded.
+  /// migrationAbortRequested (no reason, no message); after hand-off, once the abort
+  /// lands, virt-launcher's asyncMigrationAbort aborts the job and reports "Live
+  /// migration aborted " (its trailing space included, live-migration-source.go) with
+  /// abortStatus Succeeded.
   void abort(const json& m, const std::string& when) {
     auto ns = str(m, "/metadata/namespace"_json_pointer);
     auto name = str(m, "/metadata/name"_json_pointer);
     auto vmi = str(m, "/spec/vmiName"_json_pointer);
     auto phase = str(m, "/status/phase"_json_pointer);
-    bool handed_off = phase != kv::phase_pending && phase != kv::phase_scheduling
-                      && phase != kv::phase_scheduled && !phase.empty();
+    bool handed_off = is_handed_off(phase);
+    bool had_condition = has_abort_condition(m);
     json condition = {{"type", "migrationAbortRequested"}, {"status", "True"}, {"lastProbeTime", when}};
     json state = m.value("/status/migrationState"_json_pointer, json::object());
     if (handed_off) {
@@ -323,7 +403,8 @@ struct kubevirt_controller::impl {
         status["migrationState"] = state;
       if (!status["conditions"].is_array())
         status["conditions"] = json::array();
-      status["conditions"].push_back(condition);
+      if (!had_condition)
+        status["conditions"].push_back(condition);
     });
     emit_event(vmim_ref(m), "Warning", "FailedMigration",
                handed_off ? "source node reported migration failed" : "Migration failed due to being canceled",
@@ -374,6 +455,7 @@ struct kubevirt_controller::impl {
       garbage_collect(vmims);
       return;
     }
+    config = config_reader.read(store); // live: a patched KubeVirt CR applies from this tick
     auto nodes = store.list("nodes").items;
     std::map<std::string, int> load; // VMIs per node, plus migrations heading there
     std::map<std::string, node_usage> usage; // requests per node, target pods included
@@ -387,8 +469,8 @@ struct kubevirt_controller::impl {
       for (const auto* mp : vmims) {
         auto phase = str(*mp, "/status/phase"_json_pointer);
         auto target = str(*mp, "/status/migrationState/targetNode"_json_pointer);
-        if (target.empty() || is_final(phase) || is_deleting(*mp))
-          continue;
+        if (target.empty() || is_final(phase))
+          continue; // a deleted migration's target pod stays until it is final
         targets_of[str(*mp, "/metadata/namespace"_json_pointer) + "/" + str(*mp, "/spec/vmiName"_json_pointer)]
           .push_back(target);
       }
@@ -416,7 +498,9 @@ struct kubevirt_controller::impl {
     for (const auto* mp : vmims) {
       const auto& m = *mp;
       auto phase = str(m, "/status/phase"_json_pointer);
-      if (phase == kv::phase_pending && !is_deleting(m)) {
+      // migration.go findRunningMigrations counts every non-final migration past target
+      // pod creation, being deleted or not.
+      if (phase == kv::phase_pending) {
         auto t = by_uid.find(str(m, "/metadata/uid"_json_pointer));
         if (t != by_uid.end() && t->second.admitted) {
           ++active;
@@ -424,7 +508,7 @@ struct kubevirt_controller::impl {
         }
         continue;
       }
-      if (phase.empty() || is_final(phase) || is_deleting(m))
+      if (phase.empty() || is_final(phase))
         continue;
       ++active;
       ++outbound[str(m, "/status/migrationState/sourceNode"_json_pointer)];
@@ -444,7 +528,15 @@ struct kubevirt_controller::impl {
       auto vmi = str(m, "/spec/vmiName"_json_pointer);
       auto phase = str(m, "/status/phase"_json_pointer);
 
-      if (is_deleting(m)) {
+      if (is_deleting(m) && !is_final(phase) && is_handed_off(phase)) {
+        request_abort(m, t, phase, when, now);
+        // The abort wins unless the migration is done by then (a tie goes to completion:
+        // asyncMigrationAbort finds no job left to abort).
+        if (t.abort_set && now >= t.abort_at && !(phase == kv::phase_running && now >= t.due)) {
+          abort(m, when);
+          continue; // final now; the finalizer goes on the next reconcile
+        }
+      } else if (is_deleting(m)) {
         if (!is_final(phase)) {
           abort(m, when);
           if (phase == kv::phase_pending && t.admitted) {
@@ -455,8 +547,10 @@ struct kubevirt_controller::impl {
             --outbound[str(m, "/status/migrationState/sourceNode"_json_pointer)];
           }
         }
+        // The object stays (deletionTimestamp set) until it is final and the finalizer
+        // goes; the store then removes it, as kube-apiserver does.
         release_finalizer(ns, name);
-        store.remove(kv::vmim_key, ns, name); // gone now that no finalizer holds it
+        store.remove(kv::vmim_key, ns, name);
         continue;
       }
       if (is_final(phase)) {
@@ -469,11 +563,11 @@ struct kubevirt_controller::impl {
       }
       if (phase.empty()) {
         write_status(kv::vmim_key, ns, name, [&](json& status) { record_phase(status, kv::phase_pending, when); });
-        schedule_next(t, kv::phase_pending, now);
+        schedule_next(t, kv::phase_pending, now, m);
         continue;
       }
       if (!t.due_set)
-        schedule_next(t, phase, now); // adopted after a restart
+        schedule_next(t, phase, now, m); // adopted after a restart
       if (phase == kv::phase_pending && !t.admitted) {
         auto current = store.get(kv::vmi_key, ns, vmi);
         auto source = current ? str(*current, "/status/nodeName"_json_pointer) : std::string{};
@@ -489,14 +583,29 @@ struct kubevirt_controller::impl {
           fail(m, "Migration failed vmi shutdown during migration.", when);
           continue;
         }
-        if (active >= options.parallel_migrations_per_cluster ||
-            outbound[source] >= options.parallel_outbound_migrations_per_node)
-          continue; // KubeVirt leaves the excess Pending
+        // migration.go handleTargetPodCreation: a migration over a cap stays Pending and is
+        // requeued After 5s (1.6: AddWithOpts at lowPriority; 1.3-1.5: AddAfter), so it is
+        // not looked at again until then, unless an update of it or of its VMI enqueues it
+        // sooner (updateMigration, updateVMI). A slot freed meanwhile goes to whichever
+        // migration is looked at first: not strict FIFO.
+        auto vmim_rv = str(m, "/metadata/resourceVersion"_json_pointer);
+        auto vmi_rv = str(*current, "/metadata/resourceVersion"_json_pointer);
+        if (t.held && now < t.held_until && vmim_rv == t.held_vmim_rv && vmi_rv == t.held_vmi_rv)
+          continue;
+        if (active >= config.parallel_migrations_per_cluster
+            || outbound[source] >= config.parallel_outbound_migrations_per_node) {
+          t.held = true;
+          t.held_until = now + options.held_requeue;
+          t.held_vmim_rv = vmim_rv;
+          t.held_vmi_rv = vmi_rv;
+          continue;
+        }
+        t.held = false;
         ++active;
         ++outbound[source];
         t.admitted = true;
         t.admitted_source = source;
-        schedule_next(t, kv::phase_pending, now); // the target pod's creation starts now
+        schedule_next(t, kv::phase_pending, now, m); // the target pod's creation starts now
       }
       if (now < t.due)
         continue;
@@ -509,7 +618,7 @@ struct kubevirt_controller::impl {
           status["migrationState"] = state;
         });
         mirror_to_vmi(ns, vmi, state, {});
-        schedule_next(t, kv::phase_scheduling, now);
+        schedule_next(t, kv::phase_scheduling, now, m);
         continue;
       }
       if (phase == kv::phase_scheduling) {
@@ -566,10 +675,16 @@ struct kubevirt_controller::impl {
           status["migrationState"] = state;
         });
         mirror_to_vmi(ns, vmi, state, {});
-        schedule_next(t, kv::phase_scheduled, now);
+        schedule_next(t, kv::phase_scheduled, now, m);
         continue;
       }
       if (phase == kv::phase_running) {
+        if (t.aborted_after_s != 0) {
+          // processInflightMigration: shouldTriggerTimeout → AbortJob, then
+          // setMigrationResult(failed, message, MigrationAbortSucceeded).
+          fail_after_handoff(m, completion_timeout_reason(t.aborted_after_s), when, "Succeeded");
+          continue;
+        }
         std::uniform_real_distribution<double> coin{0.0, 1.0};
         if (options.migration_failure_rate > 0.0 && coin(rng) < options.migration_failure_rate) {
           std::uniform_int_distribution<std::size_t> pick{0, std::size(failure_reasons) - 1};
@@ -596,7 +711,9 @@ struct kubevirt_controller::impl {
         status["migrationState"] = state;
       });
       mirror_to_vmi(ns, vmi, state, {});
-      schedule_next(t, next, now);
+      if (next == kv::phase_preparing_target)
+        t.handoff_config = config;
+      schedule_next(t, next, now, m);
     }
     for (auto it = by_uid.begin(); it != by_uid.end();)
       it = seen.count(it->first) ? std::next(it) : by_uid.erase(it);
@@ -672,7 +789,8 @@ struct kubevirt_controller::impl {
   /// the VMI's migrationState; the migration controller then writes phase=Failed with
   /// "source node reported migration failed", and copies the VMI's migrationState onto
   /// the VMIM only on a later reconcile (copy_state_from_vmi).
-  void fail_after_handoff(const json& m, const std::string& reason, const std::string& when) {
+  void fail_after_handoff(const json& m, const std::string& reason, const std::string& when,
+                          const std::string& abort_status = {}) {
     auto ns = str(m, "/metadata/namespace"_json_pointer);
     auto vmi = str(m, "/spec/vmiName"_json_pointer);
     auto uid = str(m, "/metadata/uid"_json_pointer);
@@ -682,6 +800,8 @@ struct kubevirt_controller::impl {
     state["failed"] = true;
     state["failureReason"] = reason;
     state["endTimestamp"] = when;
+    if (!abort_status.empty())
+      state["abortStatus"] = abort_status;
     mirror_to_vmi(ns, vmi, state, {});
     emit_event(vmi_ref(ns, vmi), "Warning", "Migrated",
                "VirtualMachineInstance migration uid " + uid + " failed. reason:" + reason, when, "virt-handler");

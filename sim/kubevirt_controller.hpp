@@ -1,13 +1,15 @@
 // The simulated virt-controller migration loop: walks VMIMs through their phases per a
 // stage table, enforces KubeVirt's parallelism caps, picks targets (honouring
-// spec.addedNodeSelector), moves VMIs, fails a seeded share, aborts on delete and
-// garbage-collects finished VMIMs.
+// spec.addedNodeSelector), moves VMIs, fails a seeded share, times the transfer by VM
+// memory, aborts on delete (racing completion) and garbage-collects finished VMIMs.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 
+#include "sim/kubevirt_config.hpp"
+#include "sim/kubevirt_version.hpp"
 #include "sim/migration_stages.hpp"
 
 namespace schedopt::sim {
@@ -15,8 +17,21 @@ namespace schedopt::sim {
 class object_store;
 
 struct kubevirt_controller_options {
-  int parallel_migrations_per_cluster = 5;      // KubeVirt's default
-  int parallel_outbound_migrations_per_node = 2; // KubeVirt's default
+  /// The release answered as: its virt-config defaults fill what the KubeVirt CR omits.
+  kubevirt_version kubevirt;
+  /// The migration configuration while the store holds no deployed KubeVirt CR (bare
+  /// stores in unit tests); with one, the CR is read on every tick.
+  migration_config migrations;
+  /// Simulated transfer rate in bytes per second: a migration's Running phase lasts the
+  /// VMI's memory divided by it (capped by the CR's bandwidthPerMigration). 0 keeps the
+  /// stage table's Running delay, unless the CR sets a bandwidth.
+  int64_t migration_bandwidth = 0;
+  /// A VMIM held back by the caps is looked at again this long after (migration.go
+  /// handleTargetPodCreation), or sooner when it or its VMI changes.
+  std::chrono::milliseconds held_requeue{5000};
+  /// From the abort request on a Running migration (VMI migrationState.abortRequested)
+  /// to virt-launcher's AbortJob: a migration finishing within it ends Succeeded.
+  std::chrono::milliseconds abort_latency{1000};
   double migration_failure_rate = 0.0;
   migration_stage_table stages =
       default_migration_stages(std::chrono::milliseconds{200}, std::chrono::milliseconds{2000});

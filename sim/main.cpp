@@ -10,6 +10,7 @@
 
 #include "sim/api_server.hpp"
 #include "sim/crd_loader.hpp"
+#include "sim/kubevirt_config.hpp"
 #include "sim/kubevirt_version.hpp"
 #include "sim/kubeconfig_writer.hpp"
 #include "sim/object_store.hpp"
@@ -101,6 +102,14 @@ int serve(const serve_options& o) {
   serve_unlisted_types(store, *registry);
   for (auto ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
     store.create("namespaces", namespace_object(ns));
+  // KubeVirt's CR, holding what the cap flags say; the simulated virt-controller reads
+  // it back on every tick, so `kubectl patch kubevirt kubevirt -n kubevirt` applies live.
+  if (auto made = create_kubevirt_cr(store, o.scenario.kubevirt,
+                                     {{"parallelMigrationsPerCluster", o.scenario.parallel_migrations_per_cluster},
+                                      {"parallelOutboundMigrationsPerNode",
+                                       o.scenario.parallel_outbound_migrations_per_node}});
+      !made)
+    return fail("cannot create the KubeVirt CR: " + made.err().message);
   if (auto started = sim_world.start(o.sdk_port, o.sdk_token); !started)
     return fail("cannot start the simulated world: " + started.err().message);
 

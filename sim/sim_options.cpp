@@ -6,6 +6,7 @@
 #include <map>
 
 #include "model/duration.hpp"
+#include "model/quantity.hpp"
 
 namespace schedopt::sim {
 
@@ -101,6 +102,9 @@ std::string serve_usage() {
          "                               (default 0)\n"
          "  --migration-failure-rate F   fraction of migrations that fail (default 0)\n"
          "  --migration-duration DUR     time from Running to Succeeded (default 2s)\n"
+         "  --migration-bandwidth Q      transfer rate, bytes per second (e.g. 1Gi): Running\n"
+         "                               lasts the VMI's memory over it, capped by the KubeVirt\n"
+         "                               CR's bandwidthPerMigration (default 0: --migration-duration)\n"
          "  --vmi-update-lag DUR         time from a VMIM's Succeeded to its VMI's new nodeName\n"
          "                               (default 0: the same tick)\n"
          "  --parallel-migrations-per-cluster N        KubeVirt's cluster cap (default 5)\n"
@@ -244,6 +248,14 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     {"--full-nodes", int_flag(s.full_nodes, 0, 100000)},
     {"--migration-failure-rate", fraction_flag(s.migration_failure_rate)},
     {"--migration-duration", dur_flag(s.migration_duration)},
+    {"--migration-bandwidth",
+     [&s](const std::string& f, const std::string& v) -> std::optional<error> {
+       auto bytes = parse_quantity(v);
+       if (!bytes)
+         return flag_error("invalid value \"" + v + "\" for " + f + ": expected a quantity such as 1Gi");
+       s.migration_bandwidth = *bytes;
+       return std::nullopt;
+     }},
     {"--vmi-update-lag", dur_flag(s.vmi_update_lag)},
     {"--parallel-migrations-per-cluster", int_flag(s.parallel_migrations_per_cluster, 1, 100000)},
     {"--parallel-outbound-migrations-per-node",

@@ -19,8 +19,11 @@ namespace {
 
 kubevirt_controller_options controller_options(const scenario_options& o) {
   kubevirt_controller_options c;
-  c.parallel_migrations_per_cluster = std::max(1, o.parallel_migrations_per_cluster);
-  c.parallel_outbound_migrations_per_node = std::max(1, o.parallel_outbound_migrations_per_node);
+  c.kubevirt = o.kubevirt;
+  c.migrations = default_migration_config(o.kubevirt);
+  c.migrations.parallel_migrations_per_cluster = std::max(1, o.parallel_migrations_per_cluster);
+  c.migrations.parallel_outbound_migrations_per_node = std::max(1, o.parallel_outbound_migrations_per_node);
+  c.migration_bandwidth = o.migration_bandwidth;
   c.migration_failure_rate = o.migration_failure_rate;
   c.stages = default_migration_stages(o.phase_delay, o.migration_duration);
   c.vmi_update_lag = o.vmi_update_lag;

@@ -25,8 +25,8 @@ scenario_options cluster(int nodes = 4, int vmis = 8) {
 
 kubevirt_controller_options fast(int per_cluster = 5, int per_node = 2, double failure_rate = 0.0) {
   kubevirt_controller_options o;
-  o.parallel_migrations_per_cluster = per_cluster;
-  o.parallel_outbound_migrations_per_node = per_node;
+  o.migrations.parallel_migrations_per_cluster = per_cluster;
+  o.migrations.parallel_outbound_migrations_per_node = per_node;
   o.migration_failure_rate = failure_rate;
   o.stages = default_migration_stages(10ms, 50ms);
   o.seed = 3;

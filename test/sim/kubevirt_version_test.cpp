@@ -2,7 +2,7 @@
 // (addedNodeSelector pruned before 1.6, as the older structural schema drops it).
 #include <boost/test/unit_test.hpp>
 
-#include "sim/crd_loader.hpp"
+#include "crd_schema_lookup.hpp"
 #include "sim/kubevirt_version.hpp"
 #include "sim/structural_schema.hpp"
 
@@ -13,14 +13,8 @@ using json = nlohmann::json;
 namespace {
 
 crd_schema vmim_schema(kubevirt_version v) {
-  auto crds = load_crd_dir(std::string{SCHEDOPT_SOURCE_DIR} + "/sim/crds",
-                           [v](json& crd) { shape_vmim_crd(crd, v); });
-  BOOST_REQUIRE(crds);
-  for (auto& crd : *crds)
-    if (crd.resource.type.kind == "VirtualMachineInstanceMigration" && crd.resource.schema)
-      return *crd.resource.schema;
-  BOOST_FAIL("no VirtualMachineInstanceMigration schema");
-  return crd_schema{};
+  return testing::crd_schema_of_kind(std::string{SCHEDOPT_SOURCE_DIR} + "/sim/crds", "VirtualMachineInstanceMigration",
+                                     [v](json& crd) { shape_vmim_crd(crd, v); });
 }
 
 json pinned_vmim() {

@@ -55,8 +55,8 @@ bool placement_allows(const virtual_machine_instance& v, const node& n) {
 kubevirt_controller_options fast() {
   kubevirt_controller_options o;
   o.stages = default_migration_stages(10ms, 50ms);
-  o.parallel_migrations_per_cluster = 10; // the caps are not under test here
-  o.parallel_outbound_migrations_per_node = 10;
+  o.migrations.parallel_migrations_per_cluster = 10; // the caps are not under test here
+  o.migrations.parallel_outbound_migrations_per_node = 10;
   o.seed = 3;
   return o;
 }

@@ -2,7 +2,7 @@
 // kube-apiserver's field paths and texts, pruning, ratcheting and the 422 Status shape.
 #include <boost/test/unit_test.hpp>
 
-#include "sim/crd_loader.hpp"
+#include "crd_schema_lookup.hpp"
 #include "sim/structural_schema.hpp"
 
 using namespace schedopt;
@@ -30,15 +30,8 @@ std::vector<std::string> judge(const json& x_schema, const json& x_value) {
 }
 
 const crd_schema& schedopt_schema() {
-  static const crd_schema schema = [] {
-    auto crds = load_crd_dir(std::string{SCHEDOPT_SOURCE_DIR} + "/deploy/crd");
-    BOOST_REQUIRE(crds);
-    for (auto& crd : *crds)
-      if (crd.resource.type.kind == "SchedulingOptimization" && crd.resource.schema)
-        return *crd.resource.schema;
-    BOOST_FAIL("no SchedulingOptimization schema");
-    return crd_schema{};
-  }();
+  static const crd_schema schema =
+      testing::crd_schema_of_kind(std::string{SCHEDOPT_SOURCE_DIR} + "/deploy/crd", "SchedulingOptimization");
   return schema;
 }
 
