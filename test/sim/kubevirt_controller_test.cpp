@@ -29,6 +29,7 @@ kubevirt_controller_options fast(int per_cluster = 5, int per_node = 2, double f
   o.migrations.parallel_outbound_migrations_per_node = per_node;
   o.migration_failure_rate = failure_rate;
   o.stages = default_migration_stages(10ms, 50ms);
+  o.held_requeue = 100ms; // a held VMIM is looked at every tick (kubevirt_timing_test has 5s)
   o.seed = 3;
   return o;
 }
