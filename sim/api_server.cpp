@@ -120,6 +120,7 @@ struct api_server::impl {
   int bound_port = 0;
   std::mutex failover_mtx;
   failover_handler failover;
+  drain_handler drain; // under failover_mtx too
   std::shared_ptr<audit_log> audit = std::make_shared<audit_log>();
   std::thread compactor;
   std::mutex compactor_mtx;
@@ -316,7 +317,29 @@ struct api_server::impl {
                                    result.err().message));
       return send(res, 200, {{"request", *result}});
     }
+    if (segs.size() == 2 && segs[1] == "drain" && req.method == "POST")
+      return serve_drain(req, res);
     send(res, 404, status_failure(404, "NotFound", "no such admin endpoint"));
+  }
+
+  void serve_drain(const httplib::Request& req, httplib::Response& res) {
+    drain_handler handler;
+    {
+      std::lock_guard<std::mutex> guard(failover_mtx);
+      handler = drain;
+    }
+    if (!handler)
+      return send(res, 503, status_failure(503, "ServiceUnavailable", "drain is not available"));
+    auto node = req.has_param("node") ? req.get_param_value("node") : std::string{};
+    if (node.empty())
+      return send(res, 400, status_failure(400, "BadRequest", "POST /admin/drain needs ?node=NAME"));
+    auto result = handler(node);
+    if (!result)
+      return send(res, status_code_of(result.err()),
+                  status_failure(status_code_of(result.err()),
+                                 status_reason(status_code_of(result.err()), result.err().code),
+                                 result.err().message));
+    return send(res, 200, {{"node", node}, {"draining", true}});
   }
 
   /// POST adds a rule (its JSON answered with its id), GET lists the rules with how often
@@ -522,6 +545,11 @@ int api_server::port() const {
 
 std::string api_server::url() const {
   return "https://" + impl_->options.host + ":" + std::to_string(impl_->bound_port);
+}
+
+void api_server::set_drain_handler(drain_handler handler) {
+  std::lock_guard<std::mutex> guard(impl_->failover_mtx);
+  impl_->drain = std::move(handler);
 }
 
 void api_server::set_failover_handler(failover_handler handler) {

@@ -62,6 +62,9 @@ public:
   /// POST /admin/failover[?node=X] calls this; its result is the created request's name.
   using failover_handler = std::function<expected<std::string>(const std::string& node)>;
   void set_failover_handler(failover_handler handler);
+  /// POST /admin/drain?node=X calls this (`kubectl drain X` as the world simulates it).
+  using drain_handler = std::function<expected<bool>(const std::string& node)>;
+  void set_drain_handler(drain_handler handler);
 
 private:
   struct impl;

@@ -179,6 +179,18 @@ int serve(const serve_options& o) {
         std::cerr << "schedopt-sim: failover failed: " << request.err().message << std::endl;
     });
 
+  server.set_drain_handler([&](const std::string& node) { return sim_world.drain(node); });
+  std::thread drain_timer;
+  if (!o.drain_node.empty())
+    drain_timer = std::thread([&] {
+      std::unique_lock<std::mutex> guard(stop_mtx);
+      if (stop_cv.wait_for(guard, o.drain_after, [&] { return stopping; }))
+        return;
+      guard.unlock();
+      if (auto drained = sim_world.drain(o.drain_node); !drained)
+        std::cerr << "schedopt-sim: drain failed: " << drained.err().message << std::endl;
+    });
+
   std::cout << "ready " << server.url() << std::endl;
 
   sigset_t signals;
@@ -195,6 +207,8 @@ int serve(const serve_options& o) {
   stop_cv.notify_all();
   if (failover_timer.joinable())
     failover_timer.join();
+  if (drain_timer.joinable())
+    drain_timer.join();
   server.stop();
   sim_world.stop();
   return 0;

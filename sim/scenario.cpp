@@ -32,6 +32,7 @@ scenario_options clamped(scenario_options o) {
   o.vmis = std::max(0, o.vmis);
   o.volumes_per_vmi = std::max(1, o.volumes_per_vmi);
   o.replicas = std::clamp(o.replicas, 1, o.nodes);
+  o.nodes_without_virt_handler = std::clamp(o.nodes_without_virt_handler, 0, o.nodes - 1);
   o.misplaced = std::clamp(o.misplaced, 0.0, 1.0);
   o.not_migratable = std::clamp(o.not_migratable, 0.0, 1.0);
   return o;
@@ -145,6 +146,14 @@ expected<bool> validate(const scenario_options& o) {
     return *e;
   if (o.parallel_migrations_per_cluster < 1 || o.parallel_outbound_migrations_per_node < 1)
     return bad("parallel migration limits must be at least 1");
+  if (o.nodes_without_virt_handler < 0 || o.nodes_without_virt_handler >= o.nodes)
+    return bad("nodes without virt-handler must leave at least one of the " + std::to_string(o.nodes)
+               + " nodes for VMIs, got " + std::to_string(o.nodes_without_virt_handler));
+  for (const auto& model : o.cpu_models)
+    if (model.empty() || model.size() > 63 || model.find_first_of("/= ,") != std::string::npos)
+      return bad("CPU model \"" + model + "\" is not a label name part (1-63 characters, no '/', '=', ',')");
+  if (o.vmi_churn_per_second < 0)
+    return bad("VMI churn must not be negative");
   if (o.driver != "portworx" && o.driver != "csi-topology" && o.driver != "longhorn")
     return bad("unknown driver \"" + o.driver + "\" (portworx, csi-topology, longhorn)");
   return true;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/error.hpp"
 #include "sim/kubevirt_version.hpp"
@@ -32,6 +33,13 @@ struct scenario_options {
   std::chrono::milliseconds phase_delay{200};         // each VMIM phase before Running, jittered
   int parallel_migrations_per_cluster = 5;
   int parallel_outbound_migrations_per_node = 2;
+  /// Nodes without virt-handler: no kubevirt.io/schedulable label and none of its node
+  /// labeller's CPU labels; they hold replicas but never a VMI.
+  int nodes_without_virt_handler = 0;
+  /// Host CPU models, given to the virt-handler nodes round-robin; empty: one model.
+  std::vector<std::string> cpu_models;
+  /// VMI status updates per second that virt-handler writes and schedopt does not read.
+  double vmi_churn_per_second = 0;
   std::string driver = "portworx"; // or "csi-topology", "longhorn"
   /// The KubeVirt release answered as (--kubevirt-version).
   kubevirt_version kubevirt;

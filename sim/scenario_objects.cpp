@@ -85,7 +85,7 @@ json namespace_object(const std::string& name) {
           {"status", {{"phase", "Active"}}}};
 }
 
-json node_object(const std::string& name, const std::string& ip) {
+json node_object(const std::string& name, const std::string& ip, const std::string& host_cpu_model) {
   auto cond = [](const char* type, const char* status, const char* reason, const char* message) {
     return json{{"type", type},
                 {"status", status},
@@ -100,13 +100,20 @@ json node_object(const std::string& name, const std::string& ip) {
                  {"kubernetes.io/hostname", name},
                  {"kubernetes.io/os", "linux"},
                  {"node-role.kubernetes.io/worker", ""},
-                 {"kubevirt.io/schedulable", "true"},
-                 // virt-handler's node labeller (node_labeller.go prepareLabels): the host
-                 // CPU model, which a host-model VMI started here needs on its migration
-                 // target, and the models a migration may bring here.
-                 {"host-model-cpu.node.kubevirt.io/Cascadelake-Server", "true"},
-                 {"cpu-model-migration.node.kubevirt.io/Cascadelake-Server", "true"},
                  {"px/enabled", "true"}};
+  if (!host_cpu_model.empty()) {
+    // virt-handler marks its node schedulable (pkg/virt-handler heartbeat), and its node
+    // labeller (node-labeller/node_labeller.go prepareLabels) writes the host CPU model,
+    // which a host-model VMI started here needs on its migration target
+    // (host-model-cpu.node.kubevirt.io/), the models a migration may bring here
+    // (cpu-model-migration.node.kubevirt.io/) and the named models it runs
+    // (cpu-model.node.kubevirt.io/). A real host also lists the older named models its
+    // CPU can run; a simulated node lists its own model only.
+    labels["kubevirt.io/schedulable"] = "true";
+    labels["host-model-cpu.node.kubevirt.io/" + host_cpu_model] = "true";
+    labels["cpu-model-migration.node.kubevirt.io/" + host_cpu_model] = "true";
+    labels["cpu-model.node.kubevirt.io/" + host_cpu_model] = "true";
+  }
   json capacity = {{"cpu", "32"}, {"memory", "131898060Ki"}, {"pods", "250"}, {"devices.kubevirt.io/kvm", "1k"}};
   return {{"apiVersion", "v1"},
           {"kind", "Node"},

@@ -36,7 +36,11 @@ constexpr const char* vmi_memory_request = "4Gi";
 constexpr const char* vmi_cpu_request = "100m";
 
 nlohmann::json namespace_object(const std::string& name);
-nlohmann::json node_object(const std::string& name, const std::string& ip);
+/// The host CPU model every node has unless a scenario names others (--cpu-models).
+constexpr const char* default_host_cpu_model = "Cascadelake-Server";
+/// `host_cpu_model` empty: a node without virt-handler, so without KubeVirt's labels.
+nlohmann::json node_object(const std::string& name, const std::string& ip,
+                           const std::string& host_cpu_model = default_host_cpu_model);
 nlohmann::json pvc_object(const std::string& ns, const std::string& name, const std::string& pv_name,
                           const std::string& storage_class, const std::string& provisioner,
                           bool data_volume, bool shared);

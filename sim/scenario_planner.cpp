@@ -82,10 +82,22 @@ scenario_planner::scenario_planner(const scenario_options& options)
 
 std::vector<planned_node> scenario_planner::plan_nodes() {
   std::vector<planned_node> out;
+  // Drawn from a generator of their own, so the rest of a seed's cluster is the same with
+  // or without these nodes.
+  std::mt19937_64 handler_rng{options_.seed ^ 0x7669727468646c72ULL};
+  without_virt_handler_ = chosen(handler_rng, options_.nodes,
+                                 static_cast<double>(options_.nodes_without_virt_handler) / options_.nodes);
+  std::vector<std::string> models = options_.cpu_models;
+  if (models.empty())
+    models.push_back(default_host_cpu_model);
+  std::size_t with_handler = 0;
   for (int i = 1; i <= options_.nodes; ++i) {
     auto name = numbered("node-", i, options_.nodes);
     auto ip = "10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 4);
-    planned_node node{{name, uuid(rng_), name, ip, uuid(rng_)}, node_object(name, ip)};
+    std::string model;
+    if (!without_virt_handler_[i - 1])
+      model = models[with_handler++ % models.size()]; // round-robin over virt-handler nodes
+    planned_node node{{name, uuid(rng_), name, ip, uuid(rng_)}, node_object(name, ip, model)};
     constraints_.shape_node(node.object, i - 1);
     node_names_.push_back(name);
     out.push_back(std::move(node));
@@ -136,12 +148,18 @@ planned_vmi scenario_planner::plan_vmi(int i) {
   bool extra = coin(rng_, 0.15);
   std::string extra_pv = "pvc-" + uuid(rng_);
 
-  // Placement per SPEC §2.4: best-scoring node, or (misplaced) one scoring below best.
+  // Placement per SPEC §2.4: best-scoring node, or (misplaced) one scoring below best,
+  // among the nodes a virt-launcher pod can run on (kubevirt.io/schedulable=true, which
+  // only virt-handler sets).
+  std::vector<std::string> runnable;
+  for (std::size_t n = 0; n < node_names_.size(); ++n)
+    if (!without_virt_handler_[n])
+      runnable.push_back(node_names_[n]);
   int best = 0;
-  for (const auto& n : node_names_)
+  for (const auto& n : runnable)
     best = std::max(best, score[n]);
   std::vector<std::string> best_nodes, worse_nodes;
-  for (const auto& n : node_names_)
+  for (const auto& n : runnable)
     (score[n] == best ? best_nodes : worse_nodes).push_back(n);
   plan.node =
       misplaced_[i] && !worse_nodes.empty() ? pick(rng_, worse_nodes) : pick(rng_, best_nodes);

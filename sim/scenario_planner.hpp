@@ -67,6 +67,7 @@ private:
   std::vector<std::string> namespaces_;
   std::vector<bool> misplaced_;
   std::vector<bool> pinned_;
+  std::vector<bool> without_virt_handler_; // by node index
 };
 
 } // namespace schedopt::sim

@@ -1,6 +1,7 @@
 // Flag parsing for schedopt-sim; accepts "--flag value" and "--flag=value".
 #include "sim/sim_options.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -115,6 +116,17 @@ std::string serve_usage() {
          "  --driver portworx|csi-topology|longhorn    storage driver (default portworx)\n"
          "  --seed N                     random seed of the scenario and the fault rolls (default 1)\n"
          "  --failover-after DUR         simulate a pool failover after DUR\n"
+         "  --nodes-without-virt-handler N  nodes without virt-handler: no kubevirt.io/schedulable\n"
+         "                               nor CPU labels; they hold replicas, never VMIs (default 0)\n"
+         "  --cpu-models A,B,...         host CPU models given to the virt-handler nodes round-robin\n"
+         "                               (default Cascadelake-Server); a host-model VMI migrates\n"
+         "                               only to a node of its node's model\n"
+         "  --drain-node NAME            `kubectl drain NAME` as KubeVirt answers it: cordon, then\n"
+         "                               evictions that become evacuation migrations\n"
+         "  --drain-after DUR            when, counted from ready (default 0s); at runtime:\n"
+         "                               POST /admin/drain?node=NAME\n"
+         "  --vmi-churn N                VMI status updates per second as virt-handler writes them\n"
+         "                               (guest OS, memory, addresses, agent probe; default 0)\n"
          "\n"
          "Faults (on /api and /apis requests):\n"
          "  --fault-5xx-rate F           fraction answered 500 InternalError\n"
@@ -285,6 +297,31 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
        return std::nullopt;
      }},
     {"--failover-after", dur_flag(o.failover_after)},
+    {"--drain-node", str_flag(o.drain_node)},
+    {"--drain-after", dur_flag(o.drain_after)},
+    {"--nodes-without-virt-handler", int_flag(s.nodes_without_virt_handler, 0, 100000)},
+    {"--cpu-models",
+     [&s](const std::string& f, const std::string& v) -> std::optional<error> {
+       s.cpu_models.clear();
+       for (std::size_t from = 0; from <= v.size();) {
+         auto comma = std::min(v.find(',', from), v.size());
+         auto model = v.substr(from, comma - from);
+         if (model.empty() || model.find_first_of("/= ") != std::string::npos || model.size() > 63)
+           return flag_error("invalid value \"" + v + "\" for " + f + ": expected CPU model names separated by commas");
+         s.cpu_models.push_back(model);
+         from = comma + 1;
+       }
+       return std::nullopt;
+     }},
+    {"--vmi-churn",
+     [&s](const std::string& f, const std::string& v) -> std::optional<error> {
+       char* end = nullptr;
+       double n = std::strtod(v.c_str(), &end);
+       if (v.empty() || *end != '\0' || !(n >= 0.0 && n <= 1e6))
+         return flag_error("invalid value \"" + v + "\" for " + f + ": expected updates per second in [0, 1000000]");
+       s.vmi_churn_per_second = n;
+       return std::nullopt;
+     }},
     {"--fault-5xx-rate", fraction_flag(o.faults.rate_5xx)},
     {"--fault-429-rate", fraction_flag(o.faults.rate_429)},
     {"--watch-drop-after", dur_flag(o.faults.watch_drop_after)},
@@ -333,6 +370,10 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
   if (o.partition.user_agent.empty()
       && (o.partition.length.count() > 0 || o.partition.after.count() > 0))
     return flag_error("--partition-after and --partition-for need --partition-user-agent S");
+  if (o.drain_node.empty() && o.drain_after.count() > 0)
+    return flag_error("--drain-after needs --drain-node NAME");
+  if (o.scenario.nodes_without_virt_handler >= o.scenario.nodes)
+    return flag_error("--nodes-without-virt-handler must be below --nodes (VMIs need a virt-handler node)");
   if (o.faults.rate_5xx + o.faults.rate_429 > 1.0)
     return flag_error("--fault-5xx-rate plus --fault-429-rate must not exceed 1");
   return cmd;

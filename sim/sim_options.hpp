@@ -41,6 +41,8 @@ struct serve_options {
   /// Watch bookmarks, as the watch cache sends them (about once a minute).
   std::chrono::milliseconds bookmark_interval{std::chrono::minutes(1)};
   std::chrono::milliseconds failover_after{0}; // 0: never
+  std::string drain_node;                      // --drain-node; empty: no drain
+  std::chrono::milliseconds drain_after{0};    // counted from ready
   authorization_mode authorization = authorization_mode::always_allow;
   std::vector<service_account_option> service_accounts;
   scenario_options scenario;

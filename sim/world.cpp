@@ -4,13 +4,16 @@
 #include <mutex>
 #include <random>
 
+#include "sim/evacuation_controller.hpp"
 #include "sim/failover.hpp"
 #include "sim/kubevirt_admission.hpp"
 #include "sim/kubevirt_controller.hpp"
 #include "sim/kubevirt_names.hpp"
+#include "sim/node_drain.hpp"
 #include "sim/object_store.hpp"
 #include "sim/portworx_gateway.hpp"
 #include "sim/storage_backend.hpp"
+#include "sim/vmi_churn.hpp"
 #include "sim/world_types.hpp"
 
 namespace schedopt::sim {
@@ -31,6 +34,14 @@ kubevirt_controller_options controller_options(const scenario_options& o) {
   return c;
 }
 
+/// KubeVirt's caps as the scenario's flags set them, for when no KubeVirt CR is stored.
+kubevirt_cr_settings cr_fallback(const scenario_options& o) {
+  kubevirt_cr_settings s;
+  s.parallel_migrations_per_cluster = std::max(1, o.parallel_migrations_per_cluster);
+  s.parallel_outbound_migrations_per_node = std::max(1, o.parallel_outbound_migrations_per_node);
+  return s;
+}
+
 } // namespace
 
 struct world::impl {
@@ -39,11 +50,17 @@ struct world::impl {
   storage_backend storage;
   portworx_gateway gateway{storage};
   kubevirt_controller controller;
+  evacuation_controller evacuation;
+  node_drain drainer;
+  vmi_churn churn;
   std::mutex failover_mutex;
   std::mt19937_64 failover_rng;
 
   impl(object_store& s, scenario_options o)
     : store(s), options(std::move(o)), controller(s, controller_options(options)),
+      evacuation(s, {std::chrono::milliseconds{100}, std::chrono::seconds{5}, std::chrono::minutes{1}, cr_fallback(options)}),
+      drainer(s, {std::chrono::seconds{5}, std::chrono::milliseconds{100}, cr_fallback(options)}),
+      churn(s, {options.vmi_churn_per_second, std::chrono::milliseconds{100}, options.seed}),
       failover_rng(options.seed * 0x9e3779b97f4a7c15ULL + 7) {}
 };
 
@@ -63,10 +80,16 @@ expected<bool> world::start(int sdk_port, const std::string& sdk_token) {
   if (!port)
     return port.err();
   impl_->controller.start();
+  impl_->evacuation.start();
+  impl_->drainer.start();
+  impl_->churn.start();
   return true;
 }
 
 void world::stop() {
+  impl_->churn.stop();
+  impl_->drainer.stop();
+  impl_->evacuation.stop();
   impl_->controller.stop();
   impl_->gateway.stop();
 }
@@ -85,6 +108,10 @@ expected<std::string> world::failover(const std::string& node) {
   if (!result)
     return result.err();
   return result->request_name;
+}
+
+expected<bool> world::drain(const std::string& node) {
+  return impl_->drainer.drain(node, std::chrono::system_clock::now());
 }
 
 storage_backend& world::storage() {

@@ -35,6 +35,10 @@ public:
   /// Returns the created request's name.
   expected<std::string> failover(const std::string& node = {});
 
+  /// `kubectl drain NODE`: cordon, then evict its virt-launcher pods, which KubeVirt
+  /// turns into evacuation migrations (sim/node_drain, sim/evacuation_controller).
+  expected<bool> drain(const std::string& node);
+
   /// Broken SDK gateway answers on demand (rules with server "portworx"); before start.
   void set_answer_faults(std::shared_ptr<answer_faults> faults);
 

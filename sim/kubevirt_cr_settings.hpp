@@ -1,0 +1,23 @@
+// What the drain and evacuation pieces read from the stored KubeVirt CR: the migration
+// caps and the cluster-wide eviction strategy, with KubeVirt's defaults when no CR (or
+// no such field) is stored.
+#pragma once
+
+#include <string>
+
+namespace schedopt::sim {
+
+class object_store;
+
+struct kubevirt_cr_settings {
+  int parallel_migrations_per_cluster = 5;       // virt-config ParallelMigrationsPerCluster
+  int parallel_outbound_migrations_per_node = 2; // virt-config ParallelOutboundMigrationsPerNode
+  std::string eviction_strategy = "None";        // virt-config configuration.go defaultEvictionStrategy
+};
+
+/// `fallback` overlaid with spec.configuration of the KubeVirt CR (kubevirts.kubevirt.io,
+/// kubevirt/kubevirt, else the first one stored), as virt-config's ClusterConfig merges
+/// the CR over its defaults. A field absent or of the wrong type keeps the fallback.
+kubevirt_cr_settings read_kubevirt_cr_settings(const object_store& store, kubevirt_cr_settings fallback = {});
+
+} // namespace schedopt::sim
