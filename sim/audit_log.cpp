@@ -116,6 +116,8 @@ void audit_log::observe(const std::string& type, const json& object, const json*
   if (!phase.empty()) {
     if (is_final(phase) && record->finished_at.empty())
       record->finished_at = rfc3339_millis(now);
+    if (phase != kubevirt::phase_pending && record->handed_off_at.empty())
+      record->handed_off_at = rfc3339_millis(now);
     record->phase = phase;
   }
   if (type == "DELETED")
@@ -147,6 +149,7 @@ json audit_log::to_json(uint64_t writes_since, uint64_t* next_since) const {
                      {"sourceNode", r.source_node},
                      {"targetNode", r.target_node},
                      {"phase", r.phase},
+                     {"handedOffAt", r.handed_off_at},
                      {"finishedAt", r.finished_at},
                      {"deleted", r.deleted}});
   json writes = json::array();

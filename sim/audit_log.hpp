@@ -74,6 +74,9 @@ private:
     std::string ns, name, uid, vmi, request_uid;
     std::string created_at, created_by;
     std::string source_node, target_node, phase, finished_at;
+    // When KubeVirt took the migration up (its first phase past Pending): until then it
+    // waits for a slot under KubeVirt's caps.
+    std::string handed_off_at;
     bool deleted = false;
   };
 

@@ -15,9 +15,10 @@ struct kubevirt_cr_settings {
   std::string eviction_strategy = "None";        // virt-config configuration.go defaultEvictionStrategy
 };
 
-/// `fallback` overlaid with spec.configuration of the KubeVirt CR (kubevirts.kubevirt.io,
-/// kubevirt/kubevirt, else the first one stored), as virt-config's ClusterConfig merges
-/// the CR over its defaults. A field absent or of the wrong type keeps the fallback.
+/// `fallback` overlaid with spec.configuration of the KubeVirt CR KubeVirt configures
+/// itself from (find_kubevirt_cr), as virt-config's ClusterConfig merges the CR over its
+/// defaults. A field absent keeps the fallback; an invalid migrations block keeps the
+/// fallback caps.
 kubevirt_cr_settings read_kubevirt_cr_settings(const object_store& store, kubevirt_cr_settings fallback = {});
 
 } // namespace schedopt::sim

@@ -1,4 +1,5 @@
-// What the benchmarks read about a child process from /proc: CPU seconds and peak RSS.
+// What the benchmarks read about a child process from /proc: CPU seconds, current and
+// peak RSS.
 #pragma once
 
 #include <cstdlib>
@@ -24,6 +25,16 @@ inline long vm_hwm_kib(pid_t pid) {
   std::string line;
   while (std::getline(in, line))
     if (line.rfind("VmHWM:", 0) == 0)
+      return std::atol(line.c_str() + 6);
+  return -1;
+}
+
+/// Current resident set size (VmRSS) of `pid` in KiB, -1 when unavailable.
+inline long vm_rss_kib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0)
       return std::atol(line.c_str() + 6);
   return -1;
 }

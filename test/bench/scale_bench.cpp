@@ -6,10 +6,13 @@
 // same seed, every VMIM schedopt created made at once, KubeVirt's caps pacing them), API
 // requests per migrated VM, status patches vs updates, controller CPU and peak RSS,
 // simulator peak RSS. Loopback only; every wait is bounded.
-// Usage: scale_bench [--scenario ladder|makespan] [--vmis N[,N...]] [--timeout-seconds S]
+// Usage: scale_bench [--scenario ladder|makespan|churn] [--vmis N[,N...]] [--timeout-seconds S]
 //        [--migration-duration DUR] [--parallel N] [--log-dir DIR]
+//        [--vmi-churn PER_SECOND] [--churn-minutes M]
 //        (ladder: 50 nodes, 1 % misplaced, default 1000,10000,100000; makespan: 3,000
-//        VMIs, 300 misplaced over 30 nodes, KubeVirt's cap and maxParallelMigrations 5)
+//        VMIs, 300 misplaced over 30 nodes, KubeVirt's cap and maxParallelMigrations 5;
+//        churn: 100,000 VMIs whose status the simulator updates 1,000 times a second, the
+//        idle controller's CPU and RSS sampled each minute for 10 minutes before the request)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -53,6 +56,16 @@ struct options {
   int parallel = 20; // the simulator's cluster cap and the controller's maxParallelMigrations
   long max_per_run = 100; // maxNonHyperconvergedPerRun
   std::string log_dir;    // where each rung's controller log is kept ("" = not kept)
+  long vmi_churn = 0;     // VMI status updates per second the simulator writes (0 = none)
+  int churn_minutes = 0;  // minutes the idle controller is sampled under churn before the request
+};
+
+/// The controller under VMI status churn, sampled at the end of each minute before the
+/// request: CPU used in that minute (share of one core) and RSS then.
+struct churn_sample {
+  int minute = 0;
+  double cpu_share = -1;
+  long rss_kib = -1;
 };
 
 /// One VMIM schedopt created, for the ideal client to create again.
@@ -85,6 +98,7 @@ struct figures {
   long sim_peak_rss_kib = -1;
   double sim_ready_s = -1;
   std::string load;
+  std::vector<churn_sample> churn;
 };
 
 /// RFC 3339 UTC ("2026-12-01T12:00:00Z", with or without .mmm) → seconds since the epoch.
@@ -166,10 +180,39 @@ std::string per_vm(long count, long migrated) {
 }
 
 std::vector<std::string> sim_args(const options& o, long vmis) {
-  return {"--nodes", std::to_string(o.nodes), "--vmis", std::to_string(vmis),
-          "--volumes-per-vmi", "2", "--misplaced", std::to_string(o.misplaced), "--driver",
-          "portworx", "--migration-duration", o.migration_duration,
-          "--parallel-migrations-per-cluster", std::to_string(o.parallel), "--seed", "7"};
+  std::vector<std::string> args = {"--nodes", std::to_string(o.nodes), "--vmis", std::to_string(vmis),
+                                   "--volumes-per-vmi", "2", "--misplaced", std::to_string(o.misplaced),
+                                   "--driver", "portworx", "--migration-duration", o.migration_duration,
+                                   "--parallel-migrations-per-cluster", std::to_string(o.parallel),
+                                   "--seed", "7"};
+  if (o.vmi_churn > 0) {
+    args.push_back("--vmi-churn");
+    args.push_back(std::to_string(o.vmi_churn));
+  }
+  return args;
+}
+
+/// Samples the idle controller once a minute for `o.churn_minutes` while the simulator
+/// churns VMI status; stops early when the controller exits or the deadline nears.
+std::vector<churn_sample> sample_under_churn(const options& o, child_process& controller,
+                                             std::chrono::steady_clock::time_point deadline) {
+  std::vector<churn_sample> out;
+  double cpu_before = cpu_seconds_of(controller.pid());
+  for (int minute = 1; minute <= o.churn_minutes; ++minute) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    if (until > deadline)
+      break;
+    while (std::chrono::steady_clock::now() < until && controller.running())
+      std::this_thread::sleep_for(200ms);
+    if (!controller.running())
+      break;
+    double cpu = cpu_seconds_of(controller.pid());
+    out.push_back({minute, (cpu - cpu_before) / 60.0, schedopt::bench::vm_rss_kib(controller.pid())});
+    cpu_before = cpu;
+    std::fprintf(stderr, "scale_bench: churn minute %d: CPU %.1f %% of a core, RSS %ld KiB\n", minute,
+                 out.back().cpu_share * 100, out.back().rss_kib);
+  }
+  return out;
 }
 
 figures run_rung(const options& o, long vmis) {
@@ -207,6 +250,8 @@ figures run_rung(const options& o, long vmis) {
     return f;
   }
   f.sync_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - controller_start).count();
+  if (o.churn_minutes > 0)
+    f.churn = sample_under_churn(o, controller, deadline);
 
   json body = {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
                {"kind", "SchedulingOptimization"},
@@ -356,6 +401,31 @@ void run_ideal(const options& o, figures& f) {
     f.ideal_outcome += "; not all final within " + std::to_string(o.timeout_seconds) + " s";
 }
 
+/// The churn samples, and the two figures the churn goal names: the highest CPU share of a
+/// minute from minute 2 on, and RSS growth from minute 2 to the last.
+void print_churn(const options& o, const figures& f) {
+  if (f.churn.empty())
+    return;
+  std::printf("\nIdle under %ld VMI status updates a second (controller, per minute):\n\n", o.vmi_churn);
+  std::printf("| minute | CPU (share of one core) | RSS |\n|---|---|---|\n");
+  double worst = 0;
+  for (auto& c : f.churn) {
+    std::printf("| %d | %.1f %% | %s |\n", c.minute, c.cpu_share * 100, fmt_mib(c.rss_kib).c_str());
+    if (c.minute >= 2)
+      worst = std::max(worst, c.cpu_share);
+  }
+  if (f.churn.size() >= 2) {
+    auto& second = f.churn[1];
+    auto& last = f.churn.back();
+    std::printf("\n| churn figure | value |\n|---|---|\n");
+    std::printf("| highest CPU of a minute, minute 2 on | %.1f %% of one core |\n", worst * 100);
+    if (second.rss_kib > 0 && last.rss_kib > 0)
+      std::printf("| RSS minute 2 → minute %d | %s → %s (%+.1f %%) |\n", last.minute,
+                  fmt_mib(second.rss_kib).c_str(), fmt_mib(last.rss_kib).c_str(),
+                  100.0 * (double)(last.rss_kib - second.rss_kib) / (double)second.rss_kib);
+  }
+}
+
 void print(const options& o, const figures& f) {
   std::printf("\n### %s: %ld VMIs (%d nodes, 2 Portworx volumes per VMI, %.0f %% misplaced; "
               "migration %s, KubeVirt's cluster cap and maxParallelMigrations %d, "
@@ -396,6 +466,7 @@ void print(const options& o, const figures& f) {
   std::printf("| controller CPU (utime+stime) | %s |\n", fmt_s(f.cpu_s).c_str());
   std::printf("| controller peak RSS (VmHWM) | %s |\n", fmt_mib(f.peak_rss_kib).c_str());
   std::printf("| simulator peak RSS (VmHWM) | %s |\n", fmt_mib(f.sim_peak_rss_kib).c_str());
+  print_churn(o, f);
   std::fflush(stdout);
 }
 
@@ -411,6 +482,11 @@ bool parse_args(int argc, char** argv, options& o) {
         o.misplaced = 0.1;
         o.parallel = 5;
         o.max_per_run = 300;
+      } else if (o.scenario == "churn") {
+        o.ladder = {100000};
+        o.vmi_churn = 1000;
+        o.churn_minutes = 10;
+        o.timeout_seconds = 1800;
       } else if (o.scenario != "ladder") {
         return false;
       }
@@ -429,13 +505,17 @@ bool parse_args(int argc, char** argv, options& o) {
       o.timeout_seconds = std::atoi(value().c_str());
     } else if (a == "--migration-duration") {
       o.migration_duration = value();
+    } else if (a == "--vmi-churn") {
+      o.vmi_churn = std::atol(value().c_str());
+    } else if (a == "--churn-minutes") {
+      o.churn_minutes = std::atoi(value().c_str());
     } else if (a == "--parallel") {
       o.parallel = std::atoi(value().c_str());
     } else {
       return false;
     }
   }
-  return o.timeout_seconds > 0 && o.parallel > 0;
+  return o.timeout_seconds > 0 && o.parallel > 0 && o.vmi_churn >= 0 && o.churn_minutes >= 0;
 }
 
 } // namespace
@@ -443,9 +523,9 @@ bool parse_args(int argc, char** argv, options& o) {
 int main(int argc, char** argv) {
   options o;
   if (!parse_args(argc, argv, o)) {
-    std::fprintf(stderr, "usage: scale_bench [--scenario ladder|makespan] [--vmis N[,N...]] "
+    std::fprintf(stderr, "usage: scale_bench [--scenario ladder|makespan|churn] [--vmis N[,N...]] "
                          "[--timeout-seconds S] [--migration-duration DUR] [--parallel N] "
-                         "[--log-dir DIR]\n");
+                         "[--log-dir DIR] [--vmi-churn PER_SECOND] [--churn-minutes M]\n");
     return 2;
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -454,7 +534,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   for (auto n : o.ladder) {
     auto f = run_rung(o, n);
-    if (f.makespan_s > 0)
+    if (f.makespan_s > 0 && o.churn_minutes == 0) // the churn scenario measures the idle controller
       run_ideal(o, f);
     print(o, f);
     if (f.makespan_s < 0)

@@ -232,6 +232,7 @@ struct audit_vmim {
   std::string ns, name, uid, vmi, request_uid, created_by, source_node, target_node, phase;
   long long created_ms = -1;
   long long finished_ms = -1;
+  long long handed_off_ms = -1; // KubeVirt took it up (left Pending); -1 while it waits
   bool deleted = false;
   std::string vmi_key() const { return ns + "/" + vmi; }
   std::string key() const { return ns + "/" + name; }
@@ -299,6 +300,7 @@ inline audit_record read_audit(const sim_process& sim) {
     v.phase = m.value("phase", "");
     v.created_ms = parse_time_ms(m.value("createdAt", ""));
     v.finished_ms = parse_time_ms(m.value("finishedAt", ""));
+    v.handed_off_ms = parse_time_ms(m.value("handedOffAt", ""));
     v.deleted = m.value("deleted", false);
     out.vmims.push_back(v);
   }

@@ -194,6 +194,10 @@ BOOST_AUTO_TEST_CASE(vmim_over_http_is_followed_to_success_and_past_deletion) {
   BOOST_TEST(is_rfc3339_millis(record["createdAt"].get<std::string>()));
   BOOST_TEST(is_rfc3339_millis(record["finishedAt"].get<std::string>()));
   BOOST_TEST(record["createdAt"].get<std::string>() <= record["finishedAt"].get<std::string>());
+  // Taken up by KubeVirt (past Pending) between its creation and its end.
+  BOOST_TEST(is_rfc3339_millis(record["handedOffAt"].get<std::string>()));
+  BOOST_TEST(record["createdAt"].get<std::string>() <= record["handedOffAt"].get<std::string>());
+  BOOST_TEST(record["handedOffAt"].get<std::string>() <= record["finishedAt"].get<std::string>());
   BOOST_TEST(record["deleted"] == false);
 
   auto removed = http_request(sim, "DELETE", vmim_path(ns) + "/" + name, {}, "application/json", "\x01",
