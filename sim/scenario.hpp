@@ -29,6 +29,7 @@ struct scenario_options {
   double migration_failure_rate = 0.0;
   std::chrono::milliseconds migration_duration{2000}; // Running -> Succeeded, jittered
   int64_t migration_bandwidth = 0; // bytes/s of simulated time; 0: migration_duration
+  std::string vmi_memory = "4Gi";  // each VMI's guest memory (what a migration transfers)
   std::chrono::milliseconds vmi_update_lag{0}; // VMIM Succeeded -> its VMI's new node
   std::chrono::milliseconds phase_delay{200};         // each VMIM phase before Running, jittered
   int parallel_migrations_per_cluster = 5;

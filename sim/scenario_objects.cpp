@@ -32,7 +32,7 @@ json vmi_spec(const vmi_plan& plan) {
   json spec = {{"architecture", "amd64"},
           {"domain",
            {{"cpu", {{"cores", 1}, {"sockets", 2}, {"threads", 1}, {"model", "host-model"}, {"maxSockets", 8}}},
-            {"memory", {{"guest", "4Gi"}, {"maxGuest", "16Gi"}}},
+            {"memory", {{"guest", plan.memory}}},
             {"devices",
              {{"disks", disks},
               {"interfaces", json::array({{{"name", "default"}, {"masquerade", json::object()}}})},
@@ -341,7 +341,7 @@ json vmi_object(const vmi_plan& plan, const std::string& vm_uid, const std::stri
       {"runtimeUser", 107},
       {"selinuxContext", "none"},
       {"currentCPUTopology", {{"cores", 1}, {"sockets", 2}, {"threads", 1}}},
-      {"memory", {{"guestAtBoot", "4Gi"}, {"guestCurrent", "4Gi"}, {"guestRequested", "4Gi"}}}};
+      {"memory", {{"guestAtBoot", plan.memory}, {"guestCurrent", plan.memory}, {"guestRequested", plan.memory}}}};
   json vmi = {{"apiVersion", "kubevirt.io/v1"},
               {"kind", "VirtualMachineInstance"},
               {"metadata", meta},

@@ -23,6 +23,7 @@ struct vmi_plan {
   bool owned_by_vm = false;
   bool live_migratable = true;
   std::vector<vmi_volume_plan> volumes;
+  std::string memory = "4Gi"; // guest memory (spec.domain.memory.guest)
   std::string ip; // pod network address
   std::string mac;
   // Scheduling constraints, emitted into the VMI (and VM template) spec when not null.

@@ -114,6 +114,7 @@ planned_vmi scenario_planner::plan_vmi(int i) {
   plan.namespace_ = namespaces_[i % namespaces_.size()];
   plan.owned_by_vm = coin(rng_, 0.7);
   plan.live_migratable = !pinned_[i];
+  plan.memory = options_.vmi_memory;
   plan.ip = "10.244." + std::to_string((i / 250) % 250) + "." + std::to_string(i % 250 + 2);
   plan.mac = "02:" + hex(rng_, 2) + ":" + hex(rng_, 2) + ":" + hex(rng_, 2) + ":" + hex(rng_, 2) +
              ":" + hex(rng_, 2);

@@ -106,6 +106,7 @@ std::string serve_usage() {
          "  --migration-bandwidth Q      transfer rate, bytes per second (e.g. 1Gi): Running\n"
          "                               lasts the VMI's memory over it, capped by the KubeVirt\n"
          "                               CR's bandwidthPerMigration (default 0: --migration-duration)\n"
+         "  --vmi-memory Q               each VMI's guest memory (default 4Gi)\n"
          "  --vmi-update-lag DUR         time from a VMIM's Succeeded to its VMI's new nodeName\n"
          "                               (default 0: the same tick)\n"
          "  --parallel-migrations-per-cluster N        KubeVirt's cluster cap (default 5)\n"
@@ -266,6 +267,14 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
        if (!bytes)
          return flag_error("invalid value \"" + v + "\" for " + f + ": expected a quantity such as 1Gi");
        s.migration_bandwidth = *bytes;
+       return std::nullopt;
+     }},
+    {"--vmi-memory",
+     [&s](const std::string& f, const std::string& v) -> std::optional<error> {
+       auto bytes = parse_quantity(v);
+       if (!bytes || *bytes < (int64_t{1} << 20))
+         return flag_error("invalid value \"" + v + "\" for " + f + ": expected a quantity of at least 1Mi, such as 64Gi");
+       s.vmi_memory = v;
        return std::nullopt;
      }},
     {"--vmi-update-lag", dur_flag(s.vmi_update_lag)},

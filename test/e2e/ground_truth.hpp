@@ -1,7 +1,8 @@
 // Independent placement ground truth (SPEC §2) computed by the test from the simulator's
 // objects: PVC -> PV -> replica nodes (PV node affinity for csi-topology, the Portworx
 // SDK gateway for portworx, running replicas.longhorn.io for longhorn), node scores,
-// best nodes, candidates and target nodes.
+// best nodes, candidates and target nodes (nodes KubeVirt runs on and whose CPU accepts
+// the VM's host model, from the node labels).
 #pragma once
 
 #include <algorithm>
@@ -72,14 +73,40 @@ inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::st
   for (auto& v : items(sim, "/api/v1/persistentvolumes"))
     pvs[v["metadata"]["name"].get<std::string>()] = v;
   std::map<std::string, bool> usable;
+  // KubeVirt's node facts (virt-handler's node labeller): the host-model CPU of each node,
+  // and the models a node accepts migrations of.
+  std::map<std::string, std::string> host_model;
+  std::map<std::string, std::set<std::string>> accepts_model;
   for (auto& n : items(sim, "/api/v1/nodes")) {
     bool ready = false;
     for (auto& c : n.value("/status/conditions"_json_pointer, json::array()))
       if (c.value("type", "") == "Ready")
         ready = c.value("status", "") == "True";
     bool cordoned = n.value("/spec/unschedulable"_json_pointer, false);
-    usable[n["metadata"]["name"].get<std::string>()] = ready && !cordoned;
+    auto labels = n.value("/metadata/labels"_json_pointer, json::object());
+    bool virt_handler = labels.value("kubevirt.io/schedulable", "") == "true";
+    auto name = n["metadata"]["name"].get<std::string>();
+    usable[name] = ready && !cordoned && virt_handler;
+    for (auto& [key, value] : labels.items()) {
+      static const std::string host_prefix = "host-model-cpu.node.kubevirt.io/";
+      static const std::string migration_prefix = "cpu-model-migration.node.kubevirt.io/";
+      if (value != "true")
+        continue;
+      if (key.rfind(host_prefix, 0) == 0)
+        host_model[name] = key.substr(host_prefix.size());
+      if (key.rfind(migration_prefix, 0) == 0)
+        accepts_model[name].insert(key.substr(migration_prefix.size()));
+    }
   }
+  // A host-model VM (the default CPU model) migrates only to nodes that accept its current
+  // node's host model; nodes without CPU labels at all constrain nothing.
+  auto accepts = [&](const std::string& target, const std::string& source) {
+    auto model = host_model.find(source);
+    if (model == host_model.end())
+      return true;
+    auto a = accepts_model.find(target);
+    return a != accepts_model.end() && a->second.count(model->second) > 0;
+  };
   std::string sdk = driver == "portworx" ? sim.sdk_url() : "";
   std::map<std::string, std::string> px_names;
   // Longhorn: volume name -> nodes of its running Replica CRs.
@@ -154,7 +181,7 @@ inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::st
       // level above its current node's.
       for (int level = best; t.targets.empty() && (level == best || level > t.node_score); --level)
         for (auto& [n, s] : score)
-          if (s == level && n != t.node && usable[n])
+          if (s == level && n != t.node && usable[n] && accepts(n, t.node))
             t.targets.push_back(n);
     }
     out.push_back(t);
