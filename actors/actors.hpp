@@ -95,6 +95,7 @@ using pvc_informer_actor = informer_actor<persistent_volume_claim>;
 using pv_informer_actor = informer_actor<persistent_volume>;
 using node_informer_actor = informer_actor<node>;
 using longhorn_replica_informer_actor = informer_actor<longhorn_replica>;
+using kubevirt_informer_actor = informer_actor<kubevirt_cr>;
 
 /// Hears when this replica gains or loses leadership.
 using leadership_subscriber_actor = caf::typed_actor<
@@ -186,11 +187,16 @@ using optimization_kind_actor = caf::typed_actor<
   // internal: kind -> itself: judge the next batch of VMIs.
   caf::reacts_to<atom::tick>>;
 
-/// Enforces the parallelism hint (in-flight buffer) and cool-off windows of one run,
-/// chooses pinned targets (fewest inbound) and records cool-off durably.
+/// Enforces the parallelism hint (in-flight buffer, capped as KubeVirt's configuration
+/// says), KubeVirt's per-source-node cap and cool-off windows of one run, yields to
+/// KubeVirt's own waiting migrations, chooses pinned targets (fewest inbound).
 using supervisor_actor = caf::typed_actor<
-  // candidate -> supervisor: wait for a slot; replies the target node ("" unpinned).
-  caf::replies_to<admission_request>::with<std::string>,
+  // candidate -> supervisor: wait for a slot; replies the target node ("" unpinned) and
+  // KubeVirt's limits at admission (for the per-VM timeout).
+  caf::replies_to<admission_request>::with<admission_grant>,
+  // kubevirt_policy -> supervisor: KubeVirt's configuration or its own waiting
+  // migrations changed (and once on subscribe); admissions follow it from now on.
+  caf::reacts_to<kubevirt_policy>,
   // candidate -> supervisor: its migration is final; frees the slot.
   caf::reacts_to<migration_finished>,
   // candidate -> supervisor: KubeVirt pruned the pin from a created VMIM (before 1.6);
@@ -198,6 +204,15 @@ using supervisor_actor = caf::typed_actor<
   caf::reacts_to<atom::unpinned>,
   // kind -> supervisor: admit nothing more; waiting candidates get ec::cancelled.
   caf::reacts_to<atom::stop>>;
+
+/// Follows the KubeVirt CR (spec.configuration.migrations, observed version) and counts
+/// KubeVirt's own VMIMs waiting for a slot, one watch event at a time; tells every
+/// subscribed supervisor when either changes.
+using kubevirt_policy_actor = informer_subscriber_actor<kubevirt_cr>::extend_with<
+  informer_subscriber_actor<virtual_machine_instance_migration>>::extend<
+  // kind/supervisor -> policy: send the current kubevirt_policy now and on every change,
+  // until the subscriber is gone.
+  caf::reacts_to<atom::subscribe, supervisor_actor>>;
 
 /// One VM candidate: admission, VMIM create (or adoption on resume), outcome.
 using candidate_actor = caf::typed_actor<

@@ -17,6 +17,7 @@
 #include "k8s/metrics.hpp"
 #include "model/cool_off.hpp"
 #include "model/decode.hpp"
+#include "model/kubevirt_config.hpp"
 #include "model/vmim_outcome.hpp"
 
 namespace schedopt {
@@ -30,6 +31,7 @@ struct candidate_state {
   supervisor_actor supervisor;
   candidate_plan plan;
   std::string target;     // the node admission pinned it to ("" unpinned)
+  kubevirt_policy kubevirt; // KubeVirt's configuration at admission
   bool pin_pruned = false; // KubeVirt dropped the pin from the created VMIM (before 1.6)
   std::string vmim;                    // the VMIM followed, once created or adopted
   std::optional<timestamp> vmim_created; // its creationTimestamp
@@ -55,14 +57,12 @@ log_fields vm_fields(const candidate_state& st, log_fields more) {
 }
 
 void describe_migration_metrics() {
-  static bool described = [] {
-    k8s::default_metrics().describe_histogram(
+  k8s::default_metrics().describe_once("schedopt_migration_duration_seconds", [](auto& m) {
+    m.describe_histogram(
       "schedopt_migration_duration_seconds",
       "Seconds from a schedopt VMIM's creation to its final outcome, by outcome.",
       {5, 10, 30, 60, 120, 300, 600, 1800, 3600});
-    return true;
-  }();
-  (void) described;
+  });
 }
 
 /// What `kubectl describe vmi` shows: why the VM moved, or why it did not.
@@ -89,14 +89,12 @@ void check_landing(candidate_pointer self, const std::string& landed_on) {
   if (landed_on.empty() || holders.empty()
       || std::binary_search(holders.begin(), holders.end(), landed_on))
     return;
-  static bool described = [] {
-    k8s::default_metrics().describe_counter(
+  k8s::default_metrics().describe_once("schedopt_migrations_off_replica_total", [](auto& m) {
+    m.describe_counter(
       "schedopt_migrations_off_replica_total",
       "Successful schedopt migrations whose VM landed on a node holding none of its "
       "replicas (unpinned: KubeVirt before 1.6).");
-    return true;
-  }();
-  (void) described;
+  });
   k8s::default_metrics().counter_add("schedopt_migrations_off_replica_total", {});
   std::string list;
   for (auto& n : holders)
@@ -143,6 +141,19 @@ void finish(candidate_pointer self, const std::string& status, const std::string
   self->quit();
 }
 
+/// migrationTimeout when set explicitly, else the bound KubeVirt's migration monitor
+/// puts on this VM (SPEC §3), else (no KubeVirt CR read) the setting's default.
+duration migration_timeout(const candidate_state& st) {
+  auto& cfg = st.ctx.config;
+  std::optional<duration> configured;
+  if (cfg.migration_timeout_explicit)
+    configured = cfg.migration_timeout;
+  std::optional<kubevirt_migration_limits> limits;
+  if (st.kubevirt.cr_seen)
+    limits = st.kubevirt.limits;
+  return migration_timeout_for(st.plan.vmi, configured, limits, cfg.migration_timeout);
+}
+
 /// `known`: the VMIM as found (adopted), classified before any timeout can fire.
 void start_watching(candidate_pointer self, const virtual_machine_instance_migration& vmim,
                     bool known) {
@@ -152,7 +163,7 @@ void start_watching(candidate_pointer self, const virtual_machine_instance_migra
     st.vmim_created = *created;
   log_kv(spdlog::level::debug, "watching vmim", vm_fields(st));
   vmim_watch_target t{st.plan.vmi.metadata.namespace_, vmim.metadata.name, vmim.metadata.uid,
-                      st.ctx.config.migration_timeout, std::nullopt};
+                      migration_timeout(st), std::nullopt};
   if (known)
     t.known = vmim;
   spawn_vmim_watch(self, st.ctx, self, std::move(t));
@@ -317,7 +328,7 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
   st.supervisor = std::move(supervisor);
   st.plan = std::move(plan);
   admission_request ask{st.plan.vmi.metadata.namespace_, st.plan.vmi.metadata.name,
-                        st.plan.target_nodes, "", ""};
+                        st.plan.target_nodes, std::string{st.plan.vmi.node_name}, "", ""};
   if (st.plan.adopted) {
     ask.adopted_vmim = st.plan.adopted->metadata.name;
     auto& sel = st.plan.adopted->added_node_selector;
@@ -326,9 +337,10 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
   }
   self->request(st.supervisor, caf::infinite, std::move(ask))
     .then(
-      [=](const std::string& target) {
+      [=](const admission_grant& grant) {
         auto& st = self->state;
-        st.target = target;
+        st.target = grant.target;
+        st.kubevirt = grant.kubevirt;
         if (!st.plan.adopted)
           return record_cool_off_and_create(self);
         // Adopted: its phase first, then what is left of migrationTimeout since creation.

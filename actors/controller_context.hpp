@@ -21,6 +21,9 @@ struct controller_context {
   pvc_informer_actor pvcs;
   pv_informer_actor pvs;
   node_informer_actor nodes;
+  /// KubeVirt's migration configuration and its own waiting migrations (SPEC §3); unset
+  /// (tests, one-shot commands): no KubeVirt limit is followed.
+  kubevirt_policy_actor kubevirt;
   status_writer_actor status;
   event_recorder_actor events;
   storage_driver_entry driver;

@@ -9,6 +9,7 @@
 
 #include <caf/meta/type_name.hpp>
 
+#include "actors/kubevirt_inspect.hpp"
 #include "actors/model_inspect.hpp"
 #include "model/objects.hpp"
 #include "model/scoring.hpp"
@@ -85,10 +86,29 @@ struct admission_request {
   std::string vmi_namespace;
   std::string vmi_name;
   std::vector<std::string> target_nodes;
+  /// The node the VMI runs on: at most parallelOutboundMigrationsPerNode leave it at once.
+  std::string source_node;
   /// Resume: the candidate adopts this running VMIM (pinned to adopted_target, maybe
   /// ""); the supervisor counts it in flight at once and replies adopted_target.
   std::string adopted_vmim;
   std::string adopted_target;
+};
+
+/// kubevirt_policy -> supervisor: what KubeVirt's configuration allows now.
+struct kubevirt_policy {
+  /// A KubeVirt CR was read; else `limits` are KubeVirt's defaults and its version (so
+  /// the derived timeout and version-based pinning) is unknown.
+  bool cr_seen = false;
+  kubevirt_migration_limits limits;
+  /// KubeVirt's own VMIMs (not schedopt's) with no phase yet or Pending.
+  int64_t kubevirt_waiting = 0;
+};
+
+/// supervisor -> candidate: admitted; the target node ("" unpinned) and KubeVirt's
+/// configuration at admission.
+struct admission_grant {
+  std::string target;
+  kubevirt_policy kubevirt;
 };
 
 /// candidate -> supervisor: this candidate's migration is final; frees its slot.
@@ -144,7 +164,15 @@ typename Inspector::result_type inspect(Inspector& f, replica_answer& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admission_request& x) {
   return f(caf::meta::type_name("admission_request"), x.vmi_namespace, x.vmi_name,
-           x.target_nodes, x.adopted_vmim, x.adopted_target);
+           x.target_nodes, x.source_node, x.adopted_vmim, x.adopted_target);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, kubevirt_policy& x) {
+  return f(caf::meta::type_name("kubevirt_policy"), x.cr_seen, x.limits, x.kubevirt_waiting);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, admission_grant& x) {
+  return f(caf::meta::type_name("admission_grant"), x.target, x.kubevirt);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, migration_finished& x) {

@@ -9,6 +9,7 @@
 #include "actors/api_client_actor.hpp"
 #include "actors/event_recorder_actor.hpp"
 #include "actors/informer_actor.hpp"
+#include "actors/kubevirt_policy_actor.hpp"
 #include "actors/status_writer_actor.hpp"
 #include "actors/system_config.hpp"
 #include "model/cool_off.hpp"
@@ -54,6 +55,12 @@ start_controller_stack(caf::actor_system& sys, const settings& cfg,
   ctx.pvs = spawn_informer<persistent_volume>(sys, *api);
   ctx.nodes = spawn_informer<node>(sys, *api);
   stack.requests = spawn_informer<scheduling_optimization>(sys, *api);
+  // Not part of readiness either: a KubeVirt CR that cannot be read leaves KubeVirt's
+  // defaults in force and migrationTimeout at its fallback.
+  informer_options kubevirt_options;
+  kubevirt_options.max_backoff = std::chrono::seconds(60);
+  stack.kubevirts = spawn_informer<kubevirt_cr>(sys, *api, kubevirt_options);
+  ctx.kubevirt = spawn_kubevirt_policy(sys, stack.kubevirts, ctx.vmims);
   status_writer_options writer;
   writer.flush_interval = cfg.status_flush_interval;
   writer.heartbeat_interval = cfg.status_heartbeat_interval;
@@ -106,6 +113,8 @@ void stop_controller_stack(const controller_stack& stack) {
   caf::anon_send_exit(c.pvs, reason);
   caf::anon_send_exit(c.nodes, reason);
   caf::anon_send_exit(stack.requests, reason);
+  caf::anon_send_exit(stack.kubevirts, reason);
+  caf::anon_send_exit(c.kubevirt, reason);
   caf::anon_send_exit(c.status, reason);
   caf::anon_send_exit(c.events, reason);
   caf::anon_send_exit(c.driver_actor, reason);

@@ -1,4 +1,4 @@
-// Wires a controller process: API client, the six informers, status writer, event
+// Wires a controller process: API client, the informers, the KubeVirt policy, status writer, event
 // recorder and storage driver, from settings and a cluster config. Shared by
 // `schedopt run`, `plan` and `demo`.
 #pragma once
@@ -17,6 +17,8 @@ namespace schedopt {
 struct controller_stack {
   controller_context ctx;
   scheduling_optimization_informer_actor requests;
+  /// The KubeVirt CR informer behind ctx.kubevirt.
+  kubevirt_informer_actor kubevirts;
 };
 
 /// `identity` (the replica's leader-election identity, if any) goes into the User-Agent

@@ -17,6 +17,7 @@
 #include "k8s/metrics.hpp"
 #include "k8s/watch_parser.hpp"
 #include "model/decode.hpp"
+#include "model/kubevirt_config.hpp"
 #include "model/store_fields.hpp"
 
 namespace schedopt {
@@ -56,6 +57,11 @@ const k8s::resource& resource_of<node>() {
 template <>
 const k8s::resource& resource_of<longhorn_replica>() {
   return k8s::resources::longhorn_replicas;
+}
+
+template <>
+const k8s::resource& resource_of<kubevirt_cr>() {
+  return k8s::resources::kubevirts;
 }
 
 template <class T>
@@ -497,5 +503,8 @@ template informer_actor<node> spawn_informer<node>(caf::actor_system&, api_clien
                                                    informer_options);
 template informer_actor<longhorn_replica>
 spawn_informer<longhorn_replica>(caf::actor_system&, api_client_actor, informer_options);
+
+template informer_actor<kubevirt_cr>
+spawn_informer<kubevirt_cr>(caf::actor_system&, api_client_actor, informer_options);
 
 } // namespace schedopt

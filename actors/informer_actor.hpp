@@ -24,7 +24,7 @@ struct informer_options {
 
 /// Spawns the informer of T and starts listing at once. T is one of
 /// scheduling_optimization, virtual_machine_instance, virtual_machine_instance_migration,
-/// persistent_volume_claim, persistent_volume, node, longhorn_replica.
+/// persistent_volume_claim, persistent_volume, node, longhorn_replica, kubevirt_cr.
 template <class T>
 informer_actor<T> spawn_informer(caf::actor_system& sys, api_client_actor client,
                                  informer_options options = {});

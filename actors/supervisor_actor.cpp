@@ -3,7 +3,9 @@
 #include "actors/supervisor_actor.hpp"
 
 #include <map>
+#include <optional>
 
+#include <caf/actor_cast.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
@@ -14,6 +16,7 @@
 #include "k8s/metrics.hpp"
 #include "model/cool_off.hpp"
 #include "model/evaluation.hpp"
+#include "model/kubevirt_config.hpp"
 #include "model/parallelism.hpp"
 #include "model/target_choice.hpp"
 
@@ -22,7 +25,7 @@ namespace schedopt {
 namespace {
 
 struct waiting_candidate {
-  caf::typed_response_promise<std::string> promise;
+  caf::typed_response_promise<admission_grant> promise;
   std::vector<std::string> targets;
 };
 
@@ -33,6 +36,9 @@ struct supervisor_state {
   std::map<std::string, waiting_candidate> waiting;
   std::map<std::string, int64_t> inbound; // schedopt migrations in flight per target
   std::map<std::string, timestamp> admitted_at; // per VM: this process's cool-off memory
+  /// KubeVirt's configuration as last told; nothing is admitted before the first word
+  /// (a run must not start above KubeVirt's caps).
+  std::optional<kubevirt_policy> kubevirt;
   bool stopped = false;
 };
 
@@ -46,28 +52,57 @@ void publish_in_flight(supervisor_pointer self) {
 /// Once per run: KubeVirt before 1.6 has no spec.addedNodeSelector (its VMIM schema
 /// prunes it), so the migrations go wherever KubeVirt's scheduler puts them. Every landing
 /// is still checked (MigratedOffReplica).
-void say_unpinned(supervisor_pointer self) {
+void say_unpinned(supervisor_pointer self, const std::string& why) {
   auto& st = self->state;
-  static bool described = [] {
-    k8s::default_metrics().describe_counter(
+  if (!st.options.pin_target_node)
+    return; // said already, or never pinned
+  st.options.pin_target_node = false;
+  k8s::default_metrics().describe_once("schedopt_unpinned_runs_total", [](auto& m) {
+    m.describe_counter(
       "schedopt_unpinned_runs_total",
-      "Runs whose VMIMs KubeVirt created without spec.addedNodeSelector (KubeVirt before "
-      "1.6 prunes it): their migrations went where KubeVirt's scheduler put them.");
-    return true;
-  }();
-  (void) described;
+      "Runs that went unpinned because KubeVirt is older than 1.6 (its CR's version, or "
+      "a created VMIM without spec.addedNodeSelector): their migrations went where "
+      "KubeVirt's scheduler put them.");
+  });
   k8s::default_metrics().counter_add("schedopt_unpinned_runs_total", {});
-  std::string message = "KubeVirt pruned spec.addedNodeSelector from a created VMIM (it "
-                        "exists from KubeVirt 1.6): this run's migrations are not pinned to "
-                        "replica nodes; each landing is checked";
+  std::string message = why + " (spec.addedNodeSelector exists from KubeVirt 1.6): this "
+                        "run's migrations are not pinned to replica nodes; each landing is "
+                        "checked";
   log_kv(spdlog::level::warn, message, {{"request", st.options.request.name}});
   if (st.options.events)
     self->send(st.options.events, event_record{st.options.request, "Warning",
                                                "TargetPinningUnsupported", message});
 }
 
+/// KubeVirt's configuration changed (or was first told): the queue follows it from the
+/// next admission on; migrations in flight are not touched.
+void follow(supervisor_pointer self, const kubevirt_policy& p) {
+  auto& st = self->state;
+  bool first = !st.kubevirt;
+  std::optional<kubevirt_migration_limits> limits;
+  if (p.cr_seen)
+    limits = p.limits;
+  auto before = st.queue->capacity();
+  // Without a CR, KubeVirt still enforces its defaults: p.limits holds them.
+  st.queue->set_capacity(static_cast<std::size_t>(in_flight_capacity(
+    static_cast<int64_t>(st.options.parallelism), st.options.parallelism_explicit, p.limits)));
+  st.queue->set_per_source_limit(
+    static_cast<std::size_t>(std::max<int64_t>(0, p.limits.parallel_outbound_migrations_per_node)));
+  st.queue->set_held(p.kubevirt_waiting > 0);
+  st.kubevirt = p;
+  if (first || before != st.queue->capacity())
+    log_kv(spdlog::level::info,
+           "in-flight buffer of " + std::to_string(st.queue->capacity()) + ", at most "
+             + std::to_string(st.queue->per_source_limit()) + " per source node",
+           {{"request", st.options.request.name}});
+  if (limits && !limits->pinning_supported)
+    say_unpinned(self, "KubeVirt " + limits->version + " is older than 1.6");
+}
+
 void admit_next(supervisor_pointer self) {
   auto& st = self->state;
+  if (!st.kubevirt)
+    return publish_in_flight(self);
   while (auto key = st.queue->next_admittable()) {
     auto i = st.waiting.find(*key);
     if (i == st.waiting.end())
@@ -78,7 +113,7 @@ void admit_next(supervisor_pointer self) {
     if (!target.empty())
       ++st.inbound[target];
     st.admitted_at[*key] = actor_now(self);
-    i->second.promise.deliver(target);
+    i->second.promise.deliver(admission_grant{target, *st.kubevirt});
     st.waiting.erase(i);
   }
   publish_in_flight(self);
@@ -88,25 +123,30 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self, supervisor_o
   auto& st = self->state;
   st.options = options;
   st.queue = std::make_unique<admission_queue>(std::max<std::size_t>(1, options.parallelism));
+  if (options.kubevirt)
+    self->send(options.kubevirt, atom::subscribe_v, caf::actor_cast<supervisor_actor>(self));
+  else
+    st.kubevirt = kubevirt_policy{}; // nothing to follow: no per-node cap, no hold
   return {
-    [=](admission_request& ask) -> caf::result<std::string> {
+    [=](admission_request& ask) -> caf::result<admission_grant> {
       auto& st = self->state;
       auto key = vmi_key(ask.vmi_namespace, ask.vmi_name);
       if (!ask.adopted_vmim.empty()) {
-        st.queue->mark_in_flight(key);
+        // Counted at once, whatever KubeVirt's caps say: it is running already.
+        st.queue->mark_in_flight(key, ask.source_node);
         if (!ask.adopted_target.empty())
           ++st.inbound[ask.adopted_target];
         publish_in_flight(self);
-        return ask.adopted_target;
+        return admission_grant{ask.adopted_target, st.kubevirt.value_or(kubevirt_policy{})};
       }
       if (st.stopped)
         return to_caf_error(ec::cancelled, "request stopped");
       if (auto i = st.admitted_at.find(key); i != st.admitted_at.end()
           && is_cooling_off(i->second, st.options.cool_off_period, actor_now(self)))
         return to_caf_error(ec::invalid_request, "cooling off");
-      if (!st.queue->push(key))
+      if (!st.queue->push(key, ask.source_node))
         return to_caf_error(ec::invalid_request, "already admitted");
-      auto promise = self->make_response_promise<std::string>();
+      auto promise = self->make_response_promise<admission_grant>();
       st.waiting[key] = waiting_candidate{promise, std::move(ask.target_nodes)};
       admit_next(self);
       return promise;
@@ -118,12 +158,12 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self, supervisor_o
         --st.inbound[done.target_node];
       admit_next(self);
     },
+    [=](const kubevirt_policy& p) {
+      follow(self, p);
+      admit_next(self);
+    },
     [=](atom::unpinned) {
-      auto& st = self->state;
-      if (!st.options.pin_target_node)
-        return; // said already, or never pinned
-      st.options.pin_target_node = false;
-      say_unpinned(self);
+      say_unpinned(self, "KubeVirt pruned spec.addedNodeSelector from a created VMIM");
     },
     [=](atom::stop) {
       auto& st = self->state;

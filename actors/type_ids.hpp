@@ -102,6 +102,13 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine)
   CAF_ADD_ATOM(schedopt, schedopt::atom, observed, "observed")
 
+  // -- KubeVirt's own configuration (model/kubevirt_config.hpp)
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_cr))
+  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::kubevirt_cr)
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_migration_limits))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_policy))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::admission_grant))
+
 CAF_END_TYPE_ID_BLOCK(schedopt)
 
 // Informer snapshots share the store's objects (k8s/informer_store.hpp, copy-on-write):
@@ -114,5 +121,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::persistent_volume>
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::node>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::longhorn_replica>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::kubevirt_cr>)
 // kind -> storage driver: carries the PV snapshot's objects, never a copy of them.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::replica_query)

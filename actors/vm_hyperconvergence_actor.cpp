@@ -245,9 +245,12 @@ void start_engine(kind_pointer self) {
         log_kv(spdlog::level::info,
                "migration engine with " + std::to_string(par.effective) + " workers",
                {{"request", st.request.metadata.name}});
+        bool explicit_parallelism = spec.max_parallel_migrations.has_value()
+                                    || cfg.max_parallel_migrations_explicit;
         st.supervisor = spawn_supervisor( // linked, like every candidate
-          self, {static_cast<std::size_t>(par.effective), cfg.pin_target_node, st.cool_off,
-                 st.ctx.events, request_reference(st.request)});
+          self, {static_cast<std::size_t>(par.effective), explicit_parallelism,
+                 cfg.pin_target_node, st.cool_off, st.ctx.events,
+                 request_reference(st.request), st.ctx.kubevirt});
         spawn_candidates(self, st.queued);
         maybe_reply(self);
       },
@@ -635,6 +638,7 @@ void gather(kind_pointer self) {
           snapshot<node>(self, self->state.ctx.nodes, [=](auto nodes) {
             auto& st = self->state;
             st.in.nodes = values_of(nodes);
+            mark_evacuating_nodes(st.in.nodes, st.in.vmis); // never a target (SPEC §3)
             st.times.snapshots_ms = phase_times::since(st.times.started);
             read_vm_annotations(self);
             ask_driver(self);

@@ -103,6 +103,17 @@ apply_fn int_field(int64_t settings::*field, int64_t min) {
   };
 }
 
+/// A setting whose default means something else than any value given for it: applying
+/// a value also records that it was given.
+apply_fn marks_explicit(apply_fn apply, bool settings::*given) {
+  return [=](settings& s, const std::string& text) -> std::string {
+    auto e = apply(s, text);
+    if (e.empty())
+      s.*given = true;
+    return e;
+  };
+}
+
 apply_fn bool_field(bool settings::*field) {
   return [=](settings& s, const std::string& text) { return parse_bool(text, s.*field); };
 }
@@ -176,8 +187,10 @@ std::vector<setting_def> build_table() {
                    "minimum time between schedopt migrations of the same VM",
                    duration_field(&settings::cool_off_period, lower_bound::zero)));
   t.push_back(make("maxParallelMigrations", &settings::max_parallel_migrations, "INT", "5",
-                   "default in-flight migration buffer per request (spec overrides)",
-                   int_field(&settings::max_parallel_migrations, 1)));
+                   "default in-flight migration buffer per request (spec overrides); left "
+                   "unset, at most KubeVirt's parallelMigrationsPerCluster",
+                   marks_explicit(int_field(&settings::max_parallel_migrations, 1),
+                                  &settings::max_parallel_migrations_explicit)));
   t.push_back(make("maxParallelMigrationsLimit", &settings::max_parallel_migrations_limit, "INT", "50",
                    "upper clamp for any maxParallelMigrations",
                    int_field(&settings::max_parallel_migrations_limit, 1)));
@@ -185,8 +198,13 @@ std::vector<setting_def> build_table() {
                    "candidates migrated per request; the rest are outstanding",
                    int_field(&settings::max_non_hyperconverged_per_run, 1)));
   t.push_back(make("migrationTimeout", &settings::migration_timeout, "DURATION", "30m",
-                   "a VMIM not final after this is deleted and counted failed",
-                   duration_field(&settings::migration_timeout, lower_bound::positive)));
+                   "a VMIM not final this long after KubeVirt took it up is deleted and "
+                   "counted failed; left unset, each VM gets KubeVirt's own bound "
+                   "(completionTimeoutPerGiB x memory GiB + progressTimeout), 30m when no "
+                   "KubeVirt CR is readable",
+                   marks_explicit(duration_field(&settings::migration_timeout,
+                                                 lower_bound::positive),
+                                  &settings::migration_timeout_explicit)));
   t.push_back(make("failureCauseWait", &settings::failure_cause_wait, "DURATION", "10s",
                    "a Failed VMIM waits this long for KubeVirt's cause before its events are read",
                    duration_field(&settings::failure_cause_wait, lower_bound::zero)));

@@ -16,9 +16,15 @@ struct settings {
   // -- cluster-wide defaults (SPEC §5) --
   duration cool_off_period = std::chrono::hours(1);
   int64_t max_parallel_migrations = 5;
+  /// Set by a flag, the environment or the config file: honoured as given; the built-in
+  /// default is capped by KubeVirt's parallelMigrationsPerCluster.
+  bool max_parallel_migrations_explicit = false;
   int64_t max_parallel_migrations_limit = 50;
   int64_t max_non_hyperconverged_per_run = 100;
   duration migration_timeout = std::chrono::minutes(30);
+  /// Set by a flag, the environment or the config file: every VM gets it; else each VM
+  /// gets KubeVirt's own bound (model/kubevirt_config.hpp), 30m without a KubeVirt CR.
+  bool migration_timeout_explicit = false;
   /// How long a Failed VMIM without KubeVirt's cause waits for it (KubeVirt copies the
   /// failureReason a reconcile after it writes phase=Failed) before its events are read.
   duration failure_cause_wait = std::chrono::seconds(10);

@@ -35,6 +35,7 @@ inline const resource scheduling_optimizations{"stork.libopenstorage.org", "v1al
 inline const resource vmis{"kubevirt.io", "v1", "virtualmachineinstances", true};
 inline const resource vmims{"kubevirt.io", "v1", "virtualmachineinstancemigrations", true};
 inline const resource vms{"kubevirt.io", "v1", "virtualmachines", true};
+inline const resource kubevirts{"kubevirt.io", "v1", "kubevirts", true};
 inline const resource pvcs{"", "v1", "persistentvolumeclaims", true};
 inline const resource pvs{"", "v1", "persistentvolumes", false};
 inline const resource nodes{"", "v1", "nodes", false};

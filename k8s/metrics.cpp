@@ -87,6 +87,16 @@ metrics_registry::family& metrics_registry::get(const std::string& name, kind ty
   return f;
 }
 
+void metrics_registry::describe_once(const std::string& name,
+                                     const std::function<void(metrics_registry&)>& describe) {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (!described_once_.insert(name).second)
+      return;
+  }
+  describe(*this); // describe_* take the lock themselves
+}
+
 void metrics_registry::describe_counter(const std::string& name, const std::string& help) {
   std::lock_guard<std::mutex> guard{mtx_};
   auto& f = families_[name];

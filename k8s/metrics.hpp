@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,12 @@ public:
   void describe_gauge(const std::string& name, const std::string& help);
   void describe_histogram(const std::string& name, const std::string& help,
                           std::vector<double> buckets);
+
+  /// Runs `describe` the first time any caller names `name`, never again: a site that
+  /// describes a metric where it first uses it calls this on every use, at the cost of
+  /// one set lookup.
+  void describe_once(const std::string& name,
+                     const std::function<void(metrics_registry&)>& describe);
 
   void counter_add(const std::string& name, const metric_labels& labels, double value = 1);
   void gauge_set(const std::string& name, const metric_labels& labels, double value);
@@ -61,6 +68,7 @@ private:
   mutable std::mutex mtx_;
   std::map<std::string, family> families_;
   std::vector<collector> collectors_;
+  std::set<std::string> described_once_;
 };
 
 /// The process-wide registry.

@@ -8,6 +8,7 @@
 #include "model/decode_reader.hpp"
 #include "model/json_split.hpp"
 #include "model/quantity.hpp"
+#include "model/kubevirt_config.hpp"
 #include "model/longhorn.hpp"
 
 namespace schedopt {
@@ -15,6 +16,8 @@ namespace schedopt {
 namespace detail {
 // Defined in model/longhorn.cpp.
 void read_longhorn_replica(decode_reader& r, const json_object& root, longhorn_replica& out);
+// Defined in model/kubevirt_config.cpp.
+void read_kubevirt_cr(decode_reader& r, const json_object& root, kubevirt_cr& out);
 } // namespace detail
 
 namespace {
@@ -175,6 +178,7 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine_instan
     vmi.constraints = std::move(rules);
   read_resources(r.child(r.child(r.child(spec, "domain"), "resources"), "requests"),
                  vmi.requests);
+  read_quantity(r.child(r.child(spec, "domain"), "memory"), "guest", 1, vmi.guest_memory_bytes);
   {
     auto cpu = r.child(r.child(spec, "domain"), "cpu");
     int64_t sockets = 1, cores = 1, threads = 1;
@@ -194,6 +198,7 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine_instan
   auto status = r.child(root, "status");
   r.read(status, "phase", vmi.phase);
   r.read(status, "nodeName", vmi.node_name);
+  r.read(status, "evacuationNodeName", vmi.evacuation_node_name);
   read_conditions(r, status, vmi.conditions);
   read_migration_state(r, status, vmi.migration);
 }
@@ -371,6 +376,11 @@ void read_into(decode_reader& r, const json_object& root, longhorn_replica& repl
   detail::read_longhorn_replica(r, root, replica);
 }
 
+void read_into(decode_reader& r, const json_object& root, kubevirt_cr& cr) {
+  read_meta(r, root, cr.metadata);
+  detail::read_kubevirt_cr(r, root, cr);
+}
+
 // Each field on its own: one of the wrong type must not hide the others.
 void read_identity(decode_reader& r, const json_object& obj, undecodable_object& out) {
   r.clear_failure();
@@ -501,6 +511,7 @@ SCHEDOPT_DECODER(event)
 SCHEDOPT_DECODER(api_status)
 SCHEDOPT_DECODER(scheduling_optimization)
 SCHEDOPT_DECODER(longhorn_replica)
+SCHEDOPT_DECODER(kubevirt_cr)
 
 #undef SCHEDOPT_DECODER
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <set>
+#include <string_view>
 
 #include "model/quantity.hpp"
 #include "model/vmim_outcome.hpp"
@@ -34,6 +36,16 @@ void add(node_usage& u, const resource_list& r) {
 }
 
 } // namespace
+
+void mark_evacuating_nodes(std::vector<node>& nodes,
+                           const shared_list<virtual_machine_instance>& vmis) {
+  std::set<std::string_view> evacuated;
+  for (const auto& v : vmis)
+    if (!v->evacuation_node_name.empty())
+      evacuated.insert(std::string_view{v->evacuation_node_name});
+  for (auto& n : nodes)
+    n.evacuating = evacuated.count(n.metadata.name) > 0;
+}
 
 int64_t launcher_memory_overhead(const virtual_machine_instance& vmi) {
   const int64_t mib = 1024 * 1024;
@@ -178,6 +190,18 @@ std::optional<std::string> schedulable_rule(const virtual_machine_instance&, con
   return std::nullopt;
 }
 
+/// A node KubeVirt drains would see the VM evacuated again right after it landed; its
+/// drain taint may be tolerated by the VMI, so it is checked apart from the taint rule.
+std::optional<std::string> evacuation_rule(const virtual_machine_instance&, const node& n,
+                                           const node_usage&) {
+  for (const auto& t : n.taints)
+    if (t.key == kubevirt_drain_taint)
+      return "being evacuated (taint " + std::string{kubevirt_drain_taint} + ")";
+  if (n.evacuating)
+    return std::string{"being evacuated (VMIs leaving it)"};
+  return std::nullopt;
+}
+
 /// KubeVirt builds a virt-launcher pod only for a node whose virt-handler is up: its
 /// node selector always holds kubevirt.io/schedulable=true (nodeselectorrenderer.go).
 std::optional<std::string> kubevirt_rule(const virtual_machine_instance&, const node& n,
@@ -238,6 +262,7 @@ const std::vector<admission_rule>& admission_rules() {
   static const std::vector<admission_rule> rules{
     {"ready", ready_rule},
     {"schedulable", schedulable_rule},
+    {"evacuation", evacuation_rule},
     {"kubevirt", kubevirt_rule},
     {"nodeSelector", node_selector_rule},
     {"requiredNodeAffinity", affinity_rule},

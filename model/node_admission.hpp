@@ -26,6 +26,15 @@ std::map<std::string, node_usage>
 usage_by_node(const shared_list<virtual_machine_instance>& vmis,
               const std::vector<virtual_machine_instance_migration>& vmims);
 
+/// KubeVirt's nodeDrainTaintKey default: a node carrying this taint (any effect) is
+/// being drained by KubeVirt's evacuation controller.
+inline constexpr const char* kubevirt_drain_taint = "kubevirt.io/drain";
+
+/// Sets node::evacuating on every node some VMI names in status.evacuationNodeName (the
+/// VMIs KubeVirt is moving off it), clearing it on the others. One pass over the VMIs.
+void mark_evacuating_nodes(std::vector<node>& nodes,
+                           const shared_list<virtual_machine_instance>& vmis);
+
 /// The memory virt-launcher asks for on top of the VMI's request (KubeVirt 1.5/1.6
 /// renderresources.go GetMemoryOverhead, plain x86 VM): guest memory / 512 for page
 /// tables, 220Mi of fixed processes, 8Mi per vCPU, 8Mi IOThread, 32Mi video.
@@ -60,7 +69,7 @@ using admission_check = std::optional<std::string> (*)(const virtual_machine_ins
                                                        const node& n, const node_usage& used);
 
 struct admission_rule {
-  const char* name; // "ready", "schedulable", "kubevirt", "nodeSelector",
+  const char* name; // "ready", "schedulable", "evacuation", "kubevirt", "nodeSelector",
                     // "requiredNodeAffinity", "taints", "memory", "cpu"
   admission_check check;
 };
@@ -69,6 +78,7 @@ struct admission_rule {
 const std::vector<admission_rule>& admission_rules();
 
 /// Why `vmi` may not run on `n` with `used` already there, e.g. `not Ready`, `cordoned`,
+/// `being evacuated (taint kubevirt.io/drain)`, `being evacuated (VMIs leaving it)`,
 /// `nodeSelector kubernetes.io/arch=arm64 not matched`, `required node affinity not
 /// matched`, `taint dedicated=db:NoSchedule not tolerated`, `2Gi memory free, needs
 /// 8Gi`, `500m CPU free, needs 2` (the first admission_rules() entry that refuses);

@@ -171,11 +171,15 @@ struct virtual_machine_instance {
   std::vector<vmi_volume> volumes;
   boxed_optional<scheduling_constraints> constraints; // none: no constraint
   resource_list requests;              // spec.domain.resources.requests
+  /// spec.domain.memory.guest: what KubeVirt migrates when set (else the memory request).
+  std::optional<int64_t> guest_memory_bytes;
   /// spec.domain.cpu sockets × cores × threads (each at least 1): KubeVirt's
   /// virt-launcher overhead grows with it.
   int32_t vcpus = 1;
   shared_string phase;     // status.phase
   shared_string node_name; // status.nodeName
+  /// status.evacuationNodeName: KubeVirt is draining this VMI off that node.
+  shared_string evacuation_node_name;
   std::vector<condition> conditions;
   boxed_optional<migration_state> migration; // status.migrationState
 };
@@ -243,6 +247,9 @@ struct node {
   std::vector<node_address> addresses;
   std::vector<taint> taints; // spec.taints
   resource_list allocatable; // status.allocatable; absent: not checked
+  /// Not decoded: set by mark_evacuating_nodes (node_admission.hpp) when a VMI on it
+  /// carries status.evacuationNodeName naming it.
+  bool evacuating = false;
 };
 
 struct lease {

@@ -7,6 +7,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actor_fixture.hpp"
+#include "actors/kubevirt_policy_actor.hpp"
 #include "actors/supervisor_actor.hpp"
 
 using namespace schedopt;
@@ -15,20 +16,53 @@ using namespace std::chrono_literals;
 
 namespace {
 
-using admission = std::shared_ptr<reply_slot<std::string>>;
+using admission = std::shared_ptr<reply_slot<admission_grant>>;
 
 struct supervisor_fixture : actor_fixture {
-  void start(std::size_t parallelism, bool pin = true) {
+  void start(std::size_t parallelism, bool pin = true, bool follow_kubevirt = false,
+             bool explicit_parallelism = false) {
     caf::scoped_actor parent{sys};
     supervisor_options opts;
     opts.parallelism = parallelism;
+    opts.parallelism_explicit = explicit_parallelism;
     opts.pin_target_node = pin;
     opts.cool_off_period = 1h;
+    if (follow_kubevirt) {
+      crs = std::make_shared<informer_log<kubevirt_cr>>();
+      vmims = std::make_shared<informer_log<virtual_machine_instance_migration>>();
+      policy = track(spawn_kubevirt_policy(sys, track(spawn_mock_informer(sys, crs)),
+                                           track(spawn_mock_informer(sys, vmims))));
+      opts.kubevirt = policy;
+      sched.run(); // the policy subscribed to both informers
+    }
     aut = track(spawn_supervisor(parent.ptr(), opts));
   }
 
-  admission admit(const std::string& vm, std::vector<std::string> targets = {"n1", "n2"}) {
-    return ask<std::string>(sys, aut, admission_request{"ns1", vm, std::move(targets), "", ""});
+  admission admit(const std::string& vm, std::vector<std::string> targets = {"n1", "n2"},
+                  std::string source = "") {
+    return ask<admission_grant>(sys, aut,
+                                admission_request{"ns1", vm, std::move(targets), source, "", ""});
+  }
+
+  /// KubeVirt's CR as its operator writes it.
+  void kubevirt_says(int64_t per_cluster, int64_t per_node, std::string version = "v1.6.0") {
+    kubevirt_cr cr;
+    cr.metadata.namespace_ = "kubevirt";
+    cr.metadata.name = "kubevirt";
+    cr.parallel_migrations_per_cluster = per_cluster;
+    cr.parallel_outbound_migrations_per_node = per_node;
+    cr.observed_version = std::move(version);
+    crs->push_added(cr);
+    sched.run();
+  }
+
+  static virtual_machine_instance_migration evacuation(std::string phase) {
+    virtual_machine_instance_migration m;
+    m.metadata.namespace_ = "ns1";
+    m.metadata.name = "kubevirt-evacuation-abcde";
+    m.metadata.annotations["kubevirt.io/evacuationMigration"] = "n9";
+    m.phase = std::move(phase);
+    return m;
   }
 
   static std::size_t admitted(const std::vector<admission>& xs) {
@@ -39,6 +73,9 @@ struct supervisor_fixture : actor_fixture {
   }
 
   supervisor_actor aut;
+  kubevirt_policy_actor policy;
+  std::shared_ptr<informer_log<kubevirt_cr>> crs;
+  std::shared_ptr<informer_log<virtual_machine_instance_migration>> vmims;
 };
 
 } // namespace
@@ -58,9 +95,9 @@ BOOST_AUTO_TEST_CASE(parallelism_bounds_admissions_and_each_finish_admits_the_ne
     // Finish one admitted VM whose slot is still held.
     for (int i = 0; i < 5; ++i) {
       auto& a = asks[i];
-      if (a->value && !a->value->empty()) {
-        caf::anon_send(aut, migration_finished{"ns1", "vm" + std::to_string(i), *a->value});
-        a->value = std::string{}; // mark finished
+      if (a->value && !a->value->target.empty()) {
+        caf::anon_send(aut, migration_finished{"ns1", "vm" + std::to_string(i), a->value->target});
+        a->value->target.clear(); // mark finished
         break;
       }
     }
@@ -78,13 +115,13 @@ BOOST_AUTO_TEST_CASE(targets_spread_over_fewest_inbound) {
   std::map<std::string, int> per_target;
   for (auto& a : asks) {
     BOOST_REQUIRE(a->value);
-    ++per_target[*a->value];
+    ++per_target[a->value->target];
   }
   BOOST_CHECK_EQUAL(per_target["n1"], 2);
   BOOST_CHECK_EQUAL(per_target["n2"], 2);
   // Free one slot toward n2: the next VM goes there although n1 sorts first.
   for (int i = 0; i < 4; ++i) {
-    if (*asks[i]->value == "n2") {
+    if (asks[i]->value->target == "n2") {
       caf::anon_send(aut, migration_finished{"ns1", "vm" + std::to_string(i), "n2"});
       break;
     }
@@ -92,7 +129,7 @@ BOOST_AUTO_TEST_CASE(targets_spread_over_fewest_inbound) {
   auto next = admit("vm9", {"n1", "n2"});
   sched.run();
   BOOST_REQUIRE(next->value);
-  BOOST_CHECK_EQUAL(*next->value, "n2");
+  BOOST_CHECK_EQUAL(next->value->target, "n2");
 }
 
 BOOST_AUTO_TEST_CASE(no_pinning_replies_empty_target) {
@@ -100,7 +137,7 @@ BOOST_AUTO_TEST_CASE(no_pinning_replies_empty_target) {
   auto a = admit("vm0");
   sched.run();
   BOOST_REQUIRE(a->value);
-  BOOST_CHECK_EQUAL(*a->value, "");
+  BOOST_CHECK_EQUAL(a->value->target, "");
 }
 
 BOOST_AUTO_TEST_CASE(stop_fails_waiting_requests_and_keeps_in_flight_ones) {
@@ -119,7 +156,7 @@ BOOST_AUTO_TEST_CASE(stop_fails_waiting_requests_and_keeps_in_flight_ones) {
   BOOST_CHECK(error_code(*third->error) == ec::cancelled);
   BOOST_CHECK(first->value); // the in-flight one keeps its admission
   // After stop nothing new is admitted, even once the slot frees up.
-  caf::anon_send(aut, migration_finished{"ns1", "vm0", *first->value});
+  caf::anon_send(aut, migration_finished{"ns1", "vm0", first->value->target});
   auto late = admit("vm3");
   sched.run();
   BOOST_REQUIRE(late->error);
@@ -128,20 +165,20 @@ BOOST_AUTO_TEST_CASE(stop_fails_waiting_requests_and_keeps_in_flight_ones) {
 
 BOOST_AUTO_TEST_CASE(adopted_migrations_count_in_flight_at_once) {
   start(2);
-  auto a = ask<std::string>(sys, aut, admission_request{"ns1", "old1", {"n1", "n2"}, "old1-schedopt-x", "n2"});
-  auto b = ask<std::string>(sys, aut, admission_request{"ns1", "old2", {"n1"}, "old2-schedopt-y", ""});
+  auto a = ask<admission_grant>(sys, aut, admission_request{"ns1", "old1", {"n1", "n2"}, "s1", "old1-schedopt-x", "n2"});
+  auto b = ask<admission_grant>(sys, aut, admission_request{"ns1", "old2", {"n1"}, "s1", "old2-schedopt-y", ""});
   sched.run();
   BOOST_REQUIRE(a->value);
   BOOST_REQUIRE(b->value);
-  BOOST_CHECK_EQUAL(*a->value, "n2"); // the adopted VMIM's pinned node, not a new choice
-  BOOST_CHECK_EQUAL(*b->value, "");
+  BOOST_CHECK_EQUAL(a->value->target, "n2"); // the adopted VMIM's pinned node, not a new choice
+  BOOST_CHECK_EQUAL(b->value->target, "");
   auto fresh = admit("vm0", {"n1", "n2"});
   sched.run();
   BOOST_CHECK(!fresh->arrived()); // both slots are taken by adopted migrations
   caf::anon_send(aut, migration_finished{"ns1", "old2", ""});
   sched.run();
   BOOST_REQUIRE(fresh->value);
-  BOOST_CHECK_EQUAL(*fresh->value, "n1"); // n2 still has the adopted inbound migration
+  BOOST_CHECK_EQUAL(fresh->value->target, "n1"); // n2 still has the adopted inbound migration
 }
 
 BOOST_AUTO_TEST_CASE(a_vm_admitted_recently_is_cooling_off) {
@@ -149,7 +186,7 @@ BOOST_AUTO_TEST_CASE(a_vm_admitted_recently_is_cooling_off) {
   auto a = admit("vm0");
   sched.run();
   BOOST_REQUIRE(a->value);
-  caf::anon_send(aut, migration_finished{"ns1", "vm0", *a->value});
+  caf::anon_send(aut, migration_finished{"ns1", "vm0", a->value->target});
   sched.run();
   auto again = admit("vm0");
   sched.run();
@@ -159,6 +196,81 @@ BOOST_AUTO_TEST_CASE(a_vm_admitted_recently_is_cooling_off) {
   auto later = admit("vm0");
   sched.run();
   BOOST_CHECK(later->value);
+}
+
+// SPEC §3: the built-in default buffer is at most parallelMigrationsPerCluster, and
+// follows the CR live; nothing is admitted before the policy has spoken.
+BOOST_AUTO_TEST_CASE(the_default_buffer_follows_parallel_migrations_per_cluster) {
+  start(5, true, true);
+  kubevirt_says(2, 10);
+  std::vector<admission> asks;
+  for (int i = 0; i < 4; ++i)
+    asks.push_back(admit("vm" + std::to_string(i), {"n1"}, "s" + std::to_string(i)));
+  sched.run();
+  BOOST_CHECK_EQUAL(admitted(asks), 2u);
+  BOOST_CHECK_EQUAL(asks[0]->value->kubevirt.limits.parallel_migrations_per_cluster, 2);
+  kubevirt_says(3, 10); // an update: the next admission follows it
+  BOOST_CHECK_EQUAL(admitted(asks), 3u);
+}
+
+BOOST_AUTO_TEST_CASE(an_explicit_buffer_is_honoured_above_kubevirts_cap) {
+  start(4, true, true, true);
+  kubevirt_says(2, 10);
+  std::vector<admission> asks;
+  for (int i = 0; i < 5; ++i)
+    asks.push_back(admit("vm" + std::to_string(i), {"n1"}, "s" + std::to_string(i)));
+  sched.run();
+  BOOST_CHECK_EQUAL(admitted(asks), 4u);
+}
+
+// parallelOutboundMigrationsPerNode: the third VM of node s1 waits; s2's goes ahead.
+BOOST_AUTO_TEST_CASE(at_most_outbound_per_node_leave_one_source_node) {
+  start(5, true, true);
+  kubevirt_says(5, 2);
+  auto a = admit("a", {"n1"}, "s1");
+  auto b = admit("b", {"n1"}, "s1");
+  auto c = admit("c", {"n1"}, "s1");
+  auto d = admit("d", {"n1"}, "s2");
+  sched.run();
+  BOOST_CHECK(a->value && b->value && d->value);
+  BOOST_CHECK(!c->arrived());
+  caf::anon_send(aut, migration_finished{"ns1", "a", "n1"});
+  sched.run();
+  BOOST_CHECK(c->value);
+}
+
+// SPEC §3 "KubeVirt's own migrations come first": while an evacuation VMIM waits in
+// Pending (or has no phase yet) nothing is admitted; once it runs, admission resumes.
+BOOST_AUTO_TEST_CASE(kubevirts_waiting_migrations_hold_admission) {
+  start(5, true, true);
+  kubevirt_says(5, 2);
+  auto pending = evacuation("Pending");
+  vmims->push_added(pending);
+  sched.run();
+  auto a = admit("a", {"n1"}, "s1");
+  sched.run();
+  BOOST_CHECK(!a->arrived());
+  auto ours = evacuation("Pending");
+  ours.metadata.name = "a-schedopt-x";
+  ours.metadata.labels["app.kubernetes.io/managed-by"] = "schedopt";
+  vmims->push_added(ours); // schedopt's own Pending VMIM holds nothing back
+  sched.run();
+  BOOST_CHECK(!a->arrived());
+  auto running = evacuation("Running");
+  vmims->push_updated(pending, running);
+  sched.run();
+  BOOST_CHECK(a->value);
+}
+
+// A KubeVirt older than 1.6 prunes spec.addedNodeSelector: the run starts unpinned.
+BOOST_AUTO_TEST_CASE(kubevirt_before_1_6_starts_the_run_unpinned) {
+  start(5, true, true);
+  kubevirt_says(5, 2, "v1.5.2");
+  auto a = admit("a", {"n1"}, "s1");
+  sched.run();
+  BOOST_REQUIRE(a->value);
+  BOOST_CHECK_EQUAL(a->value->target, "");
+  BOOST_CHECK_EQUAL(a->value->kubevirt.limits.version, "v1.5.2");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -108,14 +108,20 @@ struct kind_fixture : actor_fixture {
     ctx.driver_actor = track(*driver);
   }
 
-  /// The informer reports `vmi`'s VMIM of request-uid-1 as Succeeded.
-  void vmim_succeeded(const std::string& vmi) {
+  /// The informer reports `vmi`'s VMIM of request-uid-1 as Succeeded, landed on
+  /// `landed_on` (its migrationState.targetNode; "" says nothing of it).
+  void vmim_succeeded(const std::string& vmi, const std::string& landed_on = "") {
     vmim done;
     done.metadata.name = vmi + "-schedopt-requid1";
     done.metadata.namespace_ = "ns1";
     done.metadata.labels[labels::request_uid] = "req-uid-1";
     done.vmi_name = vmi;
     done.phase = "Succeeded";
+    if (!landed_on.empty()) {
+      done.migration = migration_state{};
+      done.migration->target_node = landed_on;
+      done.migration->completed = true;
+    }
     vmim_log->push_updated(done, done);
     sched.run();
   }
@@ -414,18 +420,7 @@ BOOST_AUTO_TEST_CASE(a_pruned_pin_is_said_once_and_an_off_replica_landing_is_fla
                     "for request so1");
 
   // KubeVirt's scheduler put the VM on n3's neighbour holding no replica of vm-a.
-  vmim done;
-  done.metadata.name = "vm-a-schedopt-requid1";
-  done.metadata.namespace_ = "ns1";
-  done.metadata.labels[labels::request_uid] = "req-uid-1";
-  done.vmi_name = "vm-a";
-  done.phase = "Succeeded";
-  done.migration = migration_state{};
-  done.migration->source_node = "n3";
-  done.migration->target_node = "n4";
-  done.migration->completed = true;
-  vmim_log->push_updated(done, done);
-  sched.run();
+  vmim_succeeded("vm-a", "n4");
 
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->successful, 1); // KubeVirt's success all the same
@@ -441,16 +436,7 @@ BOOST_AUTO_TEST_CASE(a_pruned_pin_is_said_once_and_an_off_replica_landing_is_fla
 
 BOOST_AUTO_TEST_CASE(a_landing_on_a_replica_node_is_not_flagged) {
   auto result = run_kind(request(), false);
-  vmim done;
-  done.metadata.name = "vm-a-schedopt-requid1";
-  done.metadata.namespace_ = "ns1";
-  done.metadata.labels[labels::request_uid] = "req-uid-1";
-  done.vmi_name = "vm-a";
-  done.phase = "Succeeded";
-  done.migration = migration_state{};
-  done.migration->target_node = "n2"; // not the pinned n1, but a replica holder
-  vmim_log->push_updated(done, done);
-  sched.run();
+  vmim_succeeded("vm-a", "n2"); // not the pinned n1, but a replica holder
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->successful, 1);
   for (auto& e : *events) {

@@ -49,6 +49,16 @@ struct watch_fixture : actor_fixture {
     sched.run();
   }
 
+  /// A VMIM KubeVirt took up and ran until `timeout` passed: the watch has deleted it
+  /// and awaits the abort's end.
+  void run_past_timeout(duration timeout = 5min) {
+    start(timeout);
+    vmims->push_updated(migration("Scheduling"), migration("Running"));
+    sched.run();
+    sched.advance_time(timeout);
+    sched.run();
+  }
+
   /// The actors' clock (the test scheduler's time).
   timestamp now() {
     caf::scoped_actor reader{sys};
@@ -312,11 +322,7 @@ BOOST_AUTO_TEST_CASE(time_queued_in_pending_is_not_the_migrations) {
 
 BOOST_AUTO_TEST_CASE(a_migration_that_completes_despite_the_abort_is_successful) {
   // The delete after hand-off only asks KubeVirt to abort; the migration won the race.
-  start(5min);
-  vmims->push_updated(migration("Scheduling"), migration("Running"));
-  sched.run();
-  sched.advance_time(5min);
-  sched.run();
+  run_past_timeout();
   BOOST_REQUIRE_EQUAL(api->calls_of("delete").size(), 1u);
   BOOST_CHECK(results->results.empty()); // the abort's end is awaited
   vmims->push_updated(migration("Running"), migration("Succeeded"));
@@ -326,11 +332,7 @@ BOOST_AUTO_TEST_CASE(a_migration_that_completes_despite_the_abort_is_successful)
 }
 
 BOOST_AUTO_TEST_CASE(an_abort_that_never_ends_is_reported_as_the_timeout) {
-  start(5min);
-  vmims->push_updated(migration("Scheduling"), migration("Running"));
-  sched.run();
-  sched.advance_time(5min);
-  sched.run();
+  run_past_timeout();
   BOOST_CHECK(results->results.empty());
   sched.advance_time(2min);
   sched.run();

@@ -44,6 +44,26 @@ BOOST_AUTO_TEST_CASE(show_round_trips_through_apply) {
   }
 }
 
+// Left unset, migrationTimeout is KubeVirt's bound per VM and maxParallelMigrations is
+// capped by KubeVirt's parallelMigrationsPerCluster: a value given, even the default's
+// own text, is honoured as given.
+BOOST_AUTO_TEST_CASE(a_given_timeout_or_buffer_is_told_from_the_default) {
+  settings s;
+  BOOST_CHECK(!s.migration_timeout_explicit);
+  BOOST_CHECK(!s.max_parallel_migrations_explicit);
+  for (const auto& d : setting_defs()) {
+    if (d.info.key == "migrationTimeout") {
+      BOOST_CHECK_NE(d.apply(s, "0s"), ""); // rejected: still not given
+      BOOST_CHECK(!s.migration_timeout_explicit);
+      BOOST_CHECK_EQUAL(d.apply(s, "30m"), "");
+    } else if (d.info.key == "maxParallelMigrations") {
+      BOOST_CHECK_EQUAL(d.apply(s, "5"), "");
+    }
+  }
+  BOOST_CHECK(s.migration_timeout_explicit);
+  BOOST_CHECK(s.max_parallel_migrations_explicit);
+}
+
 BOOST_AUTO_TEST_CASE(spellings_follow_the_key) {
   const std::vector<std::tuple<std::string, std::string, std::string>> expected = {
     {"coolOffPeriod", "--cool-off-period", "SCHEDOPT_COOL_OFF_PERIOD"},

@@ -349,8 +349,10 @@ BOOST_AUTO_TEST_CASE(json_and_text_carry_the_facts) {
   BOOST_CHECK(j["volumes"][0]["replicaNodes"] == nlohmann::json({"n1", "n2"}));
   BOOST_CHECK_EQUAL(j["nodes"][0]["name"], "n1");
   BOOST_CHECK_EQUAL(j["nodes"][0]["result"], "refused: taint dedicated=vms:NoSchedule not tolerated");
-  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][6]["rule"], "taints");
-  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][6]["passed"], false);
+  // After the node's own state (ready, schedulable, evacuation, kubevirt) and the VMI's
+  // placement rules: the seventh admission rule, behind the replica check.
+  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][7]["rule"], "taints");
+  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][7]["passed"], false);
   BOOST_CHECK_EQUAL(j["nextRequest"]["name"], "so-1");
   BOOST_CHECK(j["coolOff"]["lastMigration"].is_null());
   auto text = render_explanation_text(ex);

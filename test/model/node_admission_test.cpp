@@ -211,4 +211,28 @@ BOOST_AUTO_TEST_CASE(usage_counts_placed_vmis_and_schedopt_migrations_pinned_the
   BOOST_CHECK(usage.count("n3") == 0);
 }
 
+// SPEC §3: a node KubeVirt drains is never a target, even for a VMI tolerating every
+// taint; the cordon KubeVirt's drain comes with is refused first.
+BOOST_AUTO_TEST_CASE(a_node_being_evacuated_is_refused) {
+  auto v = make_vmi("vm", "n0");
+  edit_constraints(v).tolerations = {{"", "Exists", "", ""}};
+  auto tainted = make_node("n1");
+  tainted.taints = {{kubevirt_drain_taint, "draining", "NoSchedule"}};
+  BOOST_CHECK_EQUAL(why(v, tainted), "being evacuated (taint kubevirt.io/drain)");
+  tainted.unschedulable = true;
+  BOOST_CHECK_EQUAL(why(v, tainted), "cordoned");
+
+  std::vector<node> nodes{make_node("n1"), make_node("n2")};
+  auto leaving = make_vmi("other", "n2");
+  leaving.evacuation_node_name = std::string{"n2"};
+  mark_evacuating_nodes(nodes, share_all(std::vector{make_vmi("calm", "n1"), leaving}));
+  BOOST_CHECK(!nodes[0].evacuating);
+  BOOST_CHECK(nodes[1].evacuating);
+  BOOST_CHECK_EQUAL(why(v, nodes[0]), "admitted");
+  BOOST_CHECK_EQUAL(why(v, nodes[1]), "being evacuated (VMIs leaving it)");
+  // The evacuation over: the next evaluation clears it.
+  mark_evacuating_nodes(nodes, share_all(std::vector{make_vmi("other", "n1")}));
+  BOOST_CHECK(!nodes[1].evacuating);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

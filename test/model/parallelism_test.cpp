@@ -92,4 +92,58 @@ BOOST_AUTO_TEST_CASE(zero_capacity_still_admits_one) {
   BOOST_CHECK(q.next_admittable().has_value());
 }
 
+// KubeVirt's parallelOutboundMigrationsPerNode: a full source node's candidates wait in
+// schedopt's queue while those of other nodes go ahead, in FIFO order otherwise.
+BOOST_AUTO_TEST_CASE(a_full_source_node_does_not_block_the_others) {
+  admission_queue q(10);
+  q.set_per_source_limit(2);
+  for (auto k : {"a1", "a2", "a3", "a4"})
+    q.push(k, "node-a");
+  q.push("b1", "node-b");
+  q.push("u1"); // source unknown: never limited
+  BOOST_CHECK_EQUAL(*q.next_admittable(), "a1");
+  BOOST_CHECK_EQUAL(*q.next_admittable(), "a2");
+  BOOST_CHECK_EQUAL(*q.next_admittable(), "b1");
+  BOOST_CHECK_EQUAL(*q.next_admittable(), "u1");
+  BOOST_CHECK(!q.next_admittable()); // a3, a4 wait for node-a
+  BOOST_CHECK_EQUAL(q.in_flight_from("node-a"), 2u);
+  BOOST_CHECK_EQUAL(q.waiting(), 2u);
+  q.finish("b1");
+  BOOST_CHECK(!q.next_admittable());
+  q.finish("a2");
+  BOOST_CHECK_EQUAL(*q.next_admittable(), "a3");
+  BOOST_CHECK(!q.next_admittable());
+}
+
+BOOST_AUTO_TEST_CASE(adopted_migrations_count_against_their_source_node) {
+  admission_queue q(10);
+  q.set_per_source_limit(1);
+  q.mark_in_flight("adopted", "node-a");
+  q.push("next", "node-a");
+  BOOST_CHECK(!q.next_admittable());
+  q.finish("adopted");
+  BOOST_CHECK_EQUAL(*q.next_admittable(), "next");
+}
+
+// KubeVirt's configuration is followed live: a lower cap admits nothing until enough
+// finish; held (KubeVirt's own migrations wait) admits nothing at all.
+BOOST_AUTO_TEST_CASE(capacity_limit_and_hold_change_live) {
+  admission_queue q(3);
+  for (auto k : {"a", "b", "c", "d"})
+    q.push(k, k);
+  BOOST_CHECK(q.next_admittable());
+  BOOST_CHECK(q.next_admittable());
+  q.set_capacity(1);
+  BOOST_CHECK(!q.next_admittable());
+  q.finish("a");
+  BOOST_CHECK(!q.next_admittable()); // b still fills the one slot
+  q.finish("b");
+  q.set_held(true);
+  BOOST_CHECK(!q.next_admittable());
+  q.set_held(false);
+  BOOST_CHECK_EQUAL(*q.next_admittable(), "c");
+  q.set_capacity(0);
+  BOOST_CHECK_EQUAL(q.capacity(), 1u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
