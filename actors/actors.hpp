@@ -209,7 +209,8 @@ using supervisor_actor = caf::typed_actor<
 /// KubeVirt's own VMIMs waiting for a slot, one watch event at a time; tells every
 /// subscribed supervisor when either changes.
 using kubevirt_policy_actor = informer_subscriber_actor<kubevirt_cr>::extend_with<
-  informer_subscriber_actor<virtual_machine_instance_migration>>::extend<
+  informer_subscriber_actor<virtual_machine_instance_migration>>::extend_with<
+  informer_subscriber_actor<node>>::extend<
   // kind/supervisor -> policy: send the current kubevirt_policy now and on every change,
   // until the subscriber is gone.
   caf::reacts_to<atom::subscribe, supervisor_actor>>;

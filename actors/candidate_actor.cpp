@@ -341,6 +341,8 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
         auto& st = self->state;
         st.target = grant.target;
         st.kubevirt = grant.kubevirt;
+        if (!grant.refused.empty())
+          return finish(self, vm_status::skipped, "NoTargetNode: " + grant.refused);
         if (!st.plan.adopted)
           return record_cool_off_and_create(self);
         // Adopted: its phase first, then what is left of migrationTimeout since creation.

@@ -102,6 +102,10 @@ struct kubevirt_policy {
   kubevirt_migration_limits limits;
   /// KubeVirt's own VMIMs (not schedopt's) with no phase yet or Pending.
   int64_t kubevirt_waiting = 0;
+  /// Nodes no migration may target now: cordoned (what `kubectl drain` does first) or
+  /// carrying KubeVirt's drain taint. Sorted. A run's target lists were computed when it
+  /// evaluated; this is what has closed since.
+  std::vector<std::string> closed_nodes;
 };
 
 /// supervisor -> candidate: admitted; the target node ("" unpinned) and KubeVirt's
@@ -109,6 +113,8 @@ struct kubevirt_policy {
 struct admission_grant {
   std::string target;
   kubevirt_policy kubevirt;
+  /// Not admitted after all: every target node closed since evaluation. Says which.
+  std::string refused;
 };
 
 /// candidate -> supervisor: this candidate's migration is final; frees its slot.
@@ -168,11 +174,12 @@ typename Inspector::result_type inspect(Inspector& f, admission_request& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, kubevirt_policy& x) {
-  return f(caf::meta::type_name("kubevirt_policy"), x.cr_seen, x.limits, x.kubevirt_waiting);
+  return f(caf::meta::type_name("kubevirt_policy"), x.cr_seen, x.limits, x.kubevirt_waiting,
+           x.closed_nodes);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admission_grant& x) {
-  return f(caf::meta::type_name("admission_grant"), x.target, x.kubevirt);
+  return f(caf::meta::type_name("admission_grant"), x.target, x.kubevirt, x.refused);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, migration_finished& x) {

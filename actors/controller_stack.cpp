@@ -60,7 +60,7 @@ start_controller_stack(caf::actor_system& sys, const settings& cfg,
   informer_options kubevirt_options;
   kubevirt_options.max_backoff = std::chrono::seconds(60);
   stack.kubevirts = spawn_informer<kubevirt_cr>(sys, *api, kubevirt_options);
-  ctx.kubevirt = spawn_kubevirt_policy(sys, stack.kubevirts, ctx.vmims);
+  ctx.kubevirt = spawn_kubevirt_policy(sys, stack.kubevirts, ctx.vmims, ctx.nodes);
   status_writer_options writer;
   writer.flush_interval = cfg.status_flush_interval;
   writer.heartbeat_interval = cfg.status_heartbeat_interval;

@@ -3,6 +3,7 @@
 #include "actors/kubevirt_policy_actor.hpp"
 
 #include <map>
+#include <set>
 
 #include <caf/actor_cast.hpp>
 #include <caf/stateful_actor.hpp>
@@ -22,6 +23,7 @@ struct kubevirt_policy_state {
   static inline const char* name = "kubevirt-policy";
   std::map<std::string, kubevirt_cr> crs; // by namespace/name; in practice kubevirt/kubevirt
   kubevirt_waiting_migrations waiting;
+  std::set<std::string> closed; // nodes cordoned or carrying KubeVirt's drain taint
   kubevirt_policy current;
   std::vector<supervisor_actor> subscribers;
 };
@@ -41,6 +43,7 @@ kubevirt_policy policy_of(const kubevirt_policy_state& st) {
     p.limits = migration_limits_of(st.crs.begin()->second);
   }
   p.kubevirt_waiting = static_cast<int64_t>(st.waiting.count());
+  p.closed_nodes.assign(st.closed.begin(), st.closed.end());
   return p;
 }
 
@@ -48,6 +51,7 @@ void publish(policy_pointer self) {
   auto& st = self->state;
   auto next = policy_of(st);
   bool limits_changed = next.cr_seen != st.current.cr_seen || next.limits != st.current.limits;
+  bool closed_changed = next.closed_nodes != st.current.closed_nodes;
   bool yielding = next.kubevirt_waiting > 0;
   bool was_yielding = st.current.kubevirt_waiting > 0;
   k8s::default_metrics().gauge_set("schedopt_kubevirt_waiting_migrations", {},
@@ -68,7 +72,10 @@ void publish(policy_pointer self) {
            yielding ? "KubeVirt's own migrations wait for a slot: no new VMIM until they start"
                     : "no KubeVirt migration waits: VMIMs are created again",
            {{"waiting", std::to_string(next.kubevirt_waiting)}});
-  if (!limits_changed && yielding == was_yielding)
+  if (closed_changed)
+    log_kv(spdlog::level::info, "nodes closed to migration targets (cordoned or draining)",
+           {{"nodes", std::to_string(next.closed_nodes.size())}});
+  if (!limits_changed && !closed_changed && yielding == was_yielding)
     return; // the count moved but what a supervisor enforces did not
   for (auto& s : st.subscribers)
     self->send(s, next);
@@ -83,12 +90,15 @@ void describe_metrics(k8s::metrics_registry& m) {
 
 kubevirt_policy_actor::behavior_type kubevirt_policy_behavior(policy_pointer self,
                                                               kubevirt_informer_actor crs,
-                                                              vmim_informer_actor vmims) {
+                                                              vmim_informer_actor vmims,
+                                                              node_informer_actor nodes) {
   k8s::default_metrics().describe_once("schedopt_kubevirt_waiting_migrations", describe_metrics);
   self->send(crs, atom::subscribe_v,
              caf::actor_cast<informer_subscriber_actor<kubevirt_cr>>(self));
   self->send(vmims, atom::subscribe_v,
              caf::actor_cast<informer_subscriber_actor<virtual_machine_instance_migration>>(self));
+  if (nodes)
+    self->send(nodes, atom::subscribe_v, caf::actor_cast<informer_subscriber_actor<node>>(self));
   self->set_down_handler([=](const caf::down_msg& down) {
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),
@@ -98,6 +108,18 @@ kubevirt_policy_actor::behavior_type kubevirt_policy_behavior(policy_pointer sel
   auto vmim_changed = [=](const virtual_machine_instance_migration& m) {
     if (self->state.waiting.observe(key_of(m.metadata), m))
       publish(self);
+  };
+  auto node_changed = [=](const node& n) {
+    auto& closed = self->state.closed;
+    bool was = closed.count(n.metadata.name) > 0;
+    bool is = closed_to_migrations(n);
+    if (is == was)
+      return;
+    if (is)
+      closed.insert(n.metadata.name);
+    else
+      closed.erase(n.metadata.name);
+    publish(self);
   };
   auto cr_changed = [=](const kubevirt_cr& cr) {
     self->state.crs[key_of(cr.metadata)] = cr;
@@ -118,6 +140,13 @@ kubevirt_policy_actor::behavior_type kubevirt_policy_behavior(policy_pointer sel
         publish(self);
     },
     [=](const informer_synced<virtual_machine_instance_migration>&) {},
+    [=](const object_added<node>& x) { node_changed(x.object); },
+    [=](const object_updated<node>& x) { node_changed(x.object); },
+    [=](const object_deleted<node>& x) {
+      if (self->state.closed.erase(x.object.metadata.name))
+        publish(self);
+    },
+    [=](const informer_synced<node>&) {},
     [=](atom::subscribe, const supervisor_actor& s) {
       self->monitor(s);
       self->state.subscribers.push_back(s);
@@ -129,8 +158,8 @@ kubevirt_policy_actor::behavior_type kubevirt_policy_behavior(policy_pointer sel
 } // namespace
 
 kubevirt_policy_actor spawn_kubevirt_policy(caf::actor_system& sys, kubevirt_informer_actor crs,
-                                            vmim_informer_actor vmims) {
-  return sys.spawn(kubevirt_policy_behavior, std::move(crs), std::move(vmims));
+                                            vmim_informer_actor vmims, node_informer_actor nodes) {
+  return sys.spawn(kubevirt_policy_behavior, std::move(crs), std::move(vmims), std::move(nodes));
 }
 
 } // namespace schedopt

@@ -11,6 +11,6 @@ namespace schedopt {
 /// Subscribes to both informers at once (the VMIM informer replays every VMIM once,
 /// then sends only changes, each counted in O(log n)).
 kubevirt_policy_actor spawn_kubevirt_policy(caf::actor_system& sys, kubevirt_informer_actor crs,
-                                            vmim_informer_actor vmims);
+                                            vmim_informer_actor vmims, node_informer_actor nodes);
 
 } // namespace schedopt

@@ -99,6 +99,23 @@ void follow(supervisor_pointer self, const kubevirt_policy& p) {
     say_unpinned(self, "KubeVirt " + limits->version + " is older than 1.6");
 }
 
+/// `targets` without the nodes closed to migrations (both sorted or not: small lists).
+std::vector<std::string> open_targets(const std::vector<std::string>& targets,
+                                      const std::vector<std::string>& closed) {
+  std::vector<std::string> out;
+  for (const auto& t : targets)
+    if (std::find(closed.begin(), closed.end(), t) == closed.end())
+      out.push_back(t);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 void admit_next(supervisor_pointer self) {
   auto& st = self->state;
   if (!st.kubevirt)
@@ -108,8 +125,20 @@ void admit_next(supervisor_pointer self) {
     if (i == st.waiting.end())
       continue;
     std::string target;
-    if (st.options.pin_target_node)
-      target = choose_target(i->second.targets, st.inbound).value_or("");
+    if (st.options.pin_target_node) {
+      auto open = open_targets(i->second.targets, st.kubevirt->closed_nodes);
+      if (open.empty() && !i->second.targets.empty()) {
+        // Every target closed since evaluation (a drain began): KubeVirt would leave the
+        // target pod unschedulable. The candidate ends Skipped; its slot comes back
+        // with its migration_finished.
+        st.admitted_at[*key] = actor_now(self);
+        i->second.promise.deliver(admission_grant{
+          "", *st.kubevirt, "every target node is now cordoned or being drained: " + join(i->second.targets)});
+        st.waiting.erase(i);
+        continue;
+      }
+      target = choose_target(open, st.inbound).value_or("");
+    }
     if (!target.empty())
       ++st.inbound[target];
     st.admitted_at[*key] = actor_now(self);

@@ -685,6 +685,8 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       else if (done.status == vm_status::failed) {
         ++st.result.failed;
         st.failed_vms.push_back(vmi_key(done.vmi_namespace, done.vmi_name));
+      } else if (done.status == vm_status::skipped) {
+        ++st.result.skipped; // its targets closed between evaluation and admission
       } else {
         // Stopped before admission: it goes back to the outstanding list.
         st.result.outstanding.push_back(vmi_key(done.vmi_namespace, done.vmi_name));

@@ -185,6 +185,7 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine_instan
     r.read(cpu, "sockets", sockets);
     r.read(cpu, "cores", cores);
     r.read(cpu, "threads", threads);
+    r.read(cpu, "model", vmi.cpu_model);
     auto at_least_one = [](int64_t v) { return std::clamp<int64_t>(v, 1, 1024); };
     vmi.vcpus = static_cast<int32_t>(at_least_one(sockets) * at_least_one(cores) * at_least_one(threads));
   }

@@ -27,10 +27,10 @@ const std::string& claim_of(const vmi_volume& v) {
 // Rules in the order an operator reads them: the admission rules with "not the current
 // node" after the node's own state.
 std::vector<rule_result> rules_on(const virtual_machine_instance& vmi, const node& n,
-                                  const node_usage& used) {
+                                  const node_usage& used, const node* source) {
   std::vector<rule_result> out;
   for (const auto& rule : admission_rules()) {
-    auto why = rule.check(vmi, n, used);
+    auto why = rule.check(vmi, n, used, source);
     out.push_back({rule.name, !why, why.value_or("")});
     if (out.size() == 2) {
       bool elsewhere = n.metadata.name != vmi.node_name;
@@ -195,6 +195,10 @@ std::vector<node_explanation> explainer::nodes_of(const virtual_machine_instance
   std::vector<node_explanation> out;
   std::set<std::string> listed;
   static const node_usage nothing;
+  const node* source = nullptr;
+  for (const auto& n : in.nodes)
+    if (n.metadata.name == vmi.node_name)
+      source = &n;
   for (const auto& n : in.nodes) {
     node_explanation ne;
     ne.name = n.metadata.name;
@@ -204,7 +208,7 @@ std::vector<node_explanation> explainer::nodes_of(const virtual_machine_instance
     auto u = usage.find(ne.name);
     ne.used = u == usage.end() ? nothing : u->second;
     ne.allocatable = n.allocatable;
-    ne.rules = rules_on(vmi, n, ne.used);
+    ne.rules = rules_on(vmi, n, ne.used, source);
     ne.allowed = std::all_of(ne.rules.begin(), ne.rules.end(),
                              [](const rule_result& r) { return r.passed; });
     ne.target = contains(ex.target_nodes, ne.name);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "model/decode_reader.hpp"
+#include "model/node_admission.hpp"
 #include "model/vmim_outcome.hpp"
 
 namespace schedopt {
@@ -120,6 +121,13 @@ bool kubevirt_waiting_migrations::observe(const std::string& key,
 
 bool kubevirt_waiting_migrations::erase(const std::string& key) {
   return waiting_.erase(key) > 0;
+}
+
+bool closed_to_migrations(const node& n) {
+  if (n.unschedulable)
+    return true;
+  return std::any_of(n.taints.begin(), n.taints.end(),
+                     [](const taint& t) { return t.key == kubevirt_drain_taint; });
 }
 
 } // namespace schedopt

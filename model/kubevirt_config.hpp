@@ -78,6 +78,10 @@ bool is_kubevirt_migration_waiting(const virtual_machine_instance_migration& m);
 
 /// The VMIMs of KubeVirt's own that wait, kept up to date one watch event at a time
 /// (never a scan of every VMIM), keyed by the informer's object key.
+/// A node no migration may target from now on: cordoned (spec.unschedulable, what
+/// `kubectl drain` does first) or carrying KubeVirt's drain taint (nodeDrainTaintKey).
+bool closed_to_migrations(const node& n);
+
 class kubevirt_waiting_migrations {
 public:
   /// An added or updated VMIM; returns whether count() changed.

@@ -177,14 +177,14 @@ std::string describe(const taint& t) {
 namespace {
 
 std::optional<std::string> ready_rule(const virtual_machine_instance&, const node& n,
-                                      const node_usage&) {
+                                      const node_usage&, const node*) {
   if (!n.ready)
     return "not Ready";
   return std::nullopt;
 }
 
 std::optional<std::string> schedulable_rule(const virtual_machine_instance&, const node& n,
-                                            const node_usage&) {
+                                            const node_usage&, const node*) {
   if (n.unschedulable)
     return "cordoned";
   return std::nullopt;
@@ -193,7 +193,7 @@ std::optional<std::string> schedulable_rule(const virtual_machine_instance&, con
 /// A node KubeVirt drains would see the VM evacuated again right after it landed; its
 /// drain taint may be tolerated by the VMI, so it is checked apart from the taint rule.
 std::optional<std::string> evacuation_rule(const virtual_machine_instance&, const node& n,
-                                           const node_usage&) {
+                                           const node_usage&, const node*) {
   for (const auto& t : n.taints)
     if (t.key == kubevirt_drain_taint)
       return "being evacuated (taint " + std::string{kubevirt_drain_taint} + ")";
@@ -205,36 +205,80 @@ std::optional<std::string> evacuation_rule(const virtual_machine_instance&, cons
 /// KubeVirt builds a virt-launcher pod only for a node whose virt-handler is up: its
 /// node selector always holds kubevirt.io/schedulable=true (nodeselectorrenderer.go).
 std::optional<std::string> kubevirt_rule(const virtual_machine_instance&, const node& n,
-                                         const node_usage&) {
+                                         const node_usage&, const node*) {
   auto it = n.metadata.labels.find("kubevirt.io/schedulable");
   if (it == n.metadata.labels.end() || it->second != "true")
     return std::string{"kubevirt.io/schedulable is not true (virt-handler not ready)"};
   return std::nullopt;
 }
 
+/// The node selector KubeVirt's migration controller adds to the target pod for the
+/// VMI's CPU (pkg/virt-controller/watch/migration/migration.go createTargetPod,
+/// prepareNodeSelectorForHostCpuModel; services/template.go for a named model): a
+/// host-model VMI (the default model) needs its source node's host model and required
+/// features; a named model needs that model; host-passthrough needs nothing. The first
+/// label the target lacks, as "key=true".
+std::optional<std::string> missing_cpu_label(const virtual_machine_instance& vmi, const node& n,
+                                             const node* source) {
+  auto has = [&n](const std::string& key) {
+    auto it = n.metadata.labels.find(key);
+    return it != n.metadata.labels.end() && it->second == "true";
+  };
+  const std::string& model = vmi.cpu_model;
+  if (model == "host-passthrough")
+    return std::nullopt;
+  if (!model.empty() && model != "host-model") {
+    auto key = "cpu-model.node.kubevirt.io/" + model;
+    return has(key) ? std::nullopt : std::optional<std::string>{key + "=true"};
+  }
+  if (!source)
+    return std::nullopt; // the source node is unknown: nothing to match
+  static const std::string host_model = "host-model-cpu.node.kubevirt.io/";
+  static const std::string required = "host-model-required-features.node.kubevirt.io/";
+  for (const auto& [key, value] : source->metadata.labels) {
+    if (value != "true")
+      continue;
+    std::string wanted;
+    if (key.compare(0, host_model.size(), host_model) == 0)
+      wanted = "cpu-model-migration.node.kubevirt.io/" + key.substr(host_model.size());
+    else if (key.compare(0, required.size(), required) == 0)
+      wanted = "cpu-feature.node.kubevirt.io/" + key.substr(required.size());
+    if (!wanted.empty() && !has(wanted))
+      return wanted + "=true";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> cpu_model_rule(const virtual_machine_instance& vmi, const node& n,
+                                          const node_usage&, const node* source) {
+  if (auto label = missing_cpu_label(vmi, n, source))
+    return "CPU label " + *label + " missing (the VM's CPU model on its current node)";
+  return std::nullopt;
+}
+
 std::optional<std::string> node_selector_rule(const virtual_machine_instance& vmi,
-                                              const node& n, const node_usage&) {
+                                              const node& n, const node_usage&, const node*) {
   if (auto pair = unmatched_node_selector(constraints_of(vmi).node_selector, n))
     return "nodeSelector " + *pair + " not matched";
   return std::nullopt;
 }
 
 std::optional<std::string> affinity_rule(const virtual_machine_instance& vmi, const node& n,
-                                         const node_usage&) {
+                                         const node_usage&, const node*) {
   if (!matches_required_affinity(constraints_of(vmi).required_node_affinity, n))
     return std::string{"required node affinity not matched"};
   return std::nullopt;
 }
 
 std::optional<std::string> taint_rule(const virtual_machine_instance& vmi, const node& n,
-                                      const node_usage&) {
+                                      const node_usage&, const node*) {
   if (auto* t = untolerated_taint(constraints_of(vmi).tolerations, n))
     return "taint " + describe(*t) + " not tolerated";
   return std::nullopt;
 }
 
 std::optional<std::string> memory_rule(const virtual_machine_instance& vmi, const node& n,
-                                       const node_usage& used) {
+                                       const node_usage& used, const node*) {
   if (n.allocatable.memory_bytes && vmi.requests.memory_bytes) {
     auto free = std::max<int64_t>(0, *n.allocatable.memory_bytes - used.memory_bytes);
     auto overhead = launcher_memory_overhead(vmi);
@@ -247,7 +291,7 @@ std::optional<std::string> memory_rule(const virtual_machine_instance& vmi, cons
 }
 
 std::optional<std::string> cpu_rule(const virtual_machine_instance& vmi, const node& n,
-                                    const node_usage& used) {
+                                    const node_usage& used, const node*) {
   if (n.allocatable.cpu_millis && vmi.requests.cpu_millis) {
     auto free = std::max<int64_t>(0, *n.allocatable.cpu_millis - used.cpu_millis);
     if (free < *vmi.requests.cpu_millis)
@@ -264,6 +308,7 @@ const std::vector<admission_rule>& admission_rules() {
     {"schedulable", schedulable_rule},
     {"evacuation", evacuation_rule},
     {"kubevirt", kubevirt_rule},
+    {"cpuModel", cpu_model_rule},
     {"nodeSelector", node_selector_rule},
     {"requiredNodeAffinity", affinity_rule},
     {"taints", taint_rule},
@@ -274,9 +319,9 @@ const std::vector<admission_rule>& admission_rules() {
 }
 
 std::optional<std::string> refusal(const virtual_machine_instance& vmi, const node& n,
-                                   const node_usage& used) {
+                                   const node_usage& used, const node* source) {
   for (const auto& rule : admission_rules())
-    if (auto why = rule.check(vmi, n, used))
+    if (auto why = rule.check(vmi, n, used, source))
       return why;
   return std::nullopt;
 }

@@ -63,13 +63,14 @@ const taint* untolerated_taint(const std::vector<toleration>& tolerations, const
 /// "key=value:Effect", or "key:Effect" for a taint without value.
 std::string describe(const taint& t);
 
-/// One admission rule: why `vmi` may not run on `n` with `used` already there, or
-/// nullopt when this rule lets it.
+/// One admission rule: why `vmi`, now on `source` (null when unknown), may not run on
+/// `n` with `used` already there, or nullopt when this rule lets it.
 using admission_check = std::optional<std::string> (*)(const virtual_machine_instance& vmi,
-                                                       const node& n, const node_usage& used);
+                                                       const node& n, const node_usage& used,
+                                                       const node* source);
 
 struct admission_rule {
-  const char* name; // "ready", "schedulable", "evacuation", "kubevirt", "nodeSelector",
+  const char* name; // "ready", "schedulable", "evacuation", "kubevirt", "cpuModel", "nodeSelector",
                     // "requiredNodeAffinity", "taints", "memory", "cpu"
   admission_check check;
 };
@@ -79,12 +80,13 @@ const std::vector<admission_rule>& admission_rules();
 
 /// Why `vmi` may not run on `n` with `used` already there, e.g. `not Ready`, `cordoned`,
 /// `being evacuated (taint kubevirt.io/drain)`, `being evacuated (VMIs leaving it)`,
+/// `CPU label cpu-model-migration.node.kubevirt.io/Icelake-Server=true missing (...)`,
 /// `nodeSelector kubernetes.io/arch=arm64 not matched`, `required node affinity not
 /// matched`, `taint dedicated=db:NoSchedule not tolerated`, `2Gi memory free, needs
 /// 8Gi`, `500m CPU free, needs 2` (the first admission_rules() entry that refuses);
 /// nullopt when it may. An allocatable amount the node does not report, or a request
 /// the VMI does not make, is not checked.
 std::optional<std::string> refusal(const virtual_machine_instance& vmi, const node& n,
-                                   const node_usage& used);
+                                   const node_usage& used, const node* source = nullptr);
 
 } // namespace schedopt

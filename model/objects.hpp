@@ -176,6 +176,8 @@ struct virtual_machine_instance {
   /// spec.domain.cpu sockets × cores × threads (each at least 1): KubeVirt's
   /// virt-launcher overhead grows with it.
   int32_t vcpus = 1;
+  /// spec.domain.cpu.model; empty: KubeVirt's default, host-model.
+  shared_string cpu_model;
   shared_string phase;     // status.phase
   shared_string node_name; // status.nodeName
   /// status.evacuationNodeName: KubeVirt is draining this VMI off that node.

@@ -24,6 +24,9 @@ target_set admissible_targets(const virtual_machine_instance& vmi,
 
   target_set out;
   static const node_usage nothing;
+  const node* source = nullptr;
+  if (auto s = nodes.find(vmi.node_name); s != nodes.end())
+    source = s->second;
   bool best = true;
   for (const auto& [score, names] : levels) {
     for (const auto& name : names) {
@@ -33,7 +36,7 @@ target_set admissible_targets(const virtual_machine_instance& vmi,
         why = "not found";
       } else {
         auto u = usage.find(name);
-        why = refusal(vmi, *n->second, u == usage.end() ? nothing : u->second);
+        why = refusal(vmi, *n->second, u == usage.end() ? nothing : u->second, source);
       }
       if (!why)
         out.nodes.push_back(name);

@@ -30,8 +30,10 @@ struct supervisor_fixture : actor_fixture {
     if (follow_kubevirt) {
       crs = std::make_shared<informer_log<kubevirt_cr>>();
       vmims = std::make_shared<informer_log<virtual_machine_instance_migration>>();
+      nodes = std::make_shared<informer_log<node>>();
       policy = track(spawn_kubevirt_policy(sys, track(spawn_mock_informer(sys, crs)),
-                                           track(spawn_mock_informer(sys, vmims))));
+                                           track(spawn_mock_informer(sys, vmims)),
+                                           track(spawn_mock_informer(sys, nodes))));
       opts.kubevirt = policy;
       sched.run(); // the policy subscribed to both informers
     }
@@ -76,6 +78,7 @@ struct supervisor_fixture : actor_fixture {
   kubevirt_policy_actor policy;
   std::shared_ptr<informer_log<kubevirt_cr>> crs;
   std::shared_ptr<informer_log<virtual_machine_instance_migration>> vmims;
+  std::shared_ptr<informer_log<node>> nodes;
 };
 
 } // namespace
@@ -271,6 +274,40 @@ BOOST_AUTO_TEST_CASE(kubevirt_before_1_6_starts_the_run_unpinned) {
   BOOST_REQUIRE(a->value);
   BOOST_CHECK_EQUAL(a->value->target, "");
   BOOST_CHECK_EQUAL(a->value->kubevirt.limits.version, "v1.5.2");
+}
+
+// A drain that begins after evaluation closes nodes the run meant to target: an open one
+// is chosen, and a candidate whose every target closed ends Skipped, never pinned there.
+BOOST_AUTO_TEST_CASE(nodes_cordoned_since_evaluation_are_never_targets) {
+  start(5, true, true);
+  kubevirt_says(5, 5);
+  node n1;
+  n1.metadata.name = "n1";
+  n1.unschedulable = true; // kubectl drain cordons first
+  nodes->push_added(n1);
+  node n2;
+  n2.metadata.name = "n2";
+  n2.taints.push_back({"kubevirt.io/drain", "", "NoSchedule"});
+  nodes->push_added(n2);
+  sched.run();
+  auto a = admit("a", {"n1", "n3"}, "s1");
+  auto b = admit("b", {"n1", "n2"}, "s2");
+  sched.run();
+  BOOST_REQUIRE(a->value);
+  BOOST_CHECK_EQUAL(a->value->target, "n3");
+  BOOST_CHECK(a->value->refused.empty());
+  BOOST_REQUIRE(b->value);
+  BOOST_CHECK_EQUAL(b->value->target, "");
+  BOOST_CHECK_EQUAL(b->value->refused, "every target node is now cordoned or being drained: n1, n2");
+  // Uncordoned: a target again.
+  auto open = n1;
+  open.unschedulable = false;
+  nodes->push_updated(n1, open);
+  sched.run();
+  auto c = admit("c", {"n1"}, "s3");
+  sched.run();
+  BOOST_REQUIRE(c->value);
+  BOOST_CHECK_EQUAL(c->value->target, "n1");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -154,7 +154,7 @@ BOOST_AUTO_TEST_CASE(refusal_is_the_first_failing_admission_rule) {
   node_usage used;
   std::vector<std::string> failing;
   for (const auto& rule : admission_rules())
-    if (auto why = rule.check(v, n, used))
+    if (auto why = rule.check(v, n, used, nullptr))
       failing.push_back(*why);
   BOOST_REQUIRE_EQUAL(failing.size(), 3u);
   BOOST_CHECK_EQUAL(failing[0], "cordoned");
@@ -351,8 +351,8 @@ BOOST_AUTO_TEST_CASE(json_and_text_carry_the_facts) {
   BOOST_CHECK_EQUAL(j["nodes"][0]["result"], "refused: taint dedicated=vms:NoSchedule not tolerated");
   // After the node's own state (ready, schedulable, evacuation, kubevirt) and the VMI's
   // placement rules: the seventh admission rule, behind the replica check.
-  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][7]["rule"], "taints");
-  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][7]["passed"], false);
+  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][8]["rule"], "taints");
+  BOOST_CHECK_EQUAL(j["nodes"][0]["rules"][8]["passed"], false);
   BOOST_CHECK_EQUAL(j["nextRequest"]["name"], "so-1");
   BOOST_CHECK(j["coolOff"]["lastMigration"].is_null());
   auto text = render_explanation_text(ex);

@@ -236,3 +236,46 @@ BOOST_AUTO_TEST_CASE(a_node_being_evacuated_is_refused) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// KubeVirt's target pod for a host-model VM (the default) asks for the source node's host
+// model and required features; a named model asks for that model; host-passthrough for
+// nothing (migration.go prepareNodeSelectorForHostCpuModel, template.go).
+BOOST_AUTO_TEST_SUITE(cpu_model)
+
+BOOST_AUTO_TEST_CASE(a_host_model_vm_needs_a_node_accepting_its_source_nodes_model) {
+  auto source = make_node("n0");
+  source.metadata.labels["host-model-cpu.node.kubevirt.io/Cascadelake-Server"] = "true";
+  source.metadata.labels["host-model-required-features.node.kubevirt.io/avx512f"] = "true";
+  auto v = make_vmi("vm", "n0");
+  auto other = make_node("n1");
+  other.metadata.labels["cpu-model-migration.node.kubevirt.io/Icelake-Server"] = "true";
+  BOOST_CHECK_EQUAL(refusal(v, other, {}, &source).value_or("admitted"),
+                    "CPU label cpu-model-migration.node.kubevirt.io/Cascadelake-Server=true missing "
+                    "(the VM's CPU model on its current node)");
+  other.metadata.labels["cpu-model-migration.node.kubevirt.io/Cascadelake-Server"] = "true";
+  BOOST_CHECK_EQUAL(refusal(v, other, {}, &source).value_or("admitted"),
+                    "CPU label cpu-feature.node.kubevirt.io/avx512f=true missing "
+                    "(the VM's CPU model on its current node)");
+  other.metadata.labels["cpu-feature.node.kubevirt.io/avx512f"] = "true";
+  BOOST_CHECK_EQUAL(refusal(v, other, {}, &source).value_or("admitted"), "admitted");
+  // Without the source node nothing can be matched, so nothing is refused for it.
+  auto bare = make_node("n2");
+  BOOST_CHECK_EQUAL(refusal(v, bare, {}, nullptr).value_or("admitted"), "admitted");
+}
+
+BOOST_AUTO_TEST_CASE(a_named_model_needs_that_model_and_passthrough_needs_none) {
+  auto source = make_node("n0");
+  source.metadata.labels["host-model-cpu.node.kubevirt.io/Cascadelake-Server"] = "true";
+  auto v = make_vmi("vm", "n0");
+  v.cpu_model = "Skylake-Server";
+  auto n = make_node("n1");
+  BOOST_CHECK_EQUAL(refusal(v, n, {}, &source).value_or("admitted"),
+                    "CPU label cpu-model.node.kubevirt.io/Skylake-Server=true missing "
+                    "(the VM's CPU model on its current node)");
+  n.metadata.labels["cpu-model.node.kubevirt.io/Skylake-Server"] = "true";
+  BOOST_CHECK_EQUAL(refusal(v, n, {}, &source).value_or("admitted"), "admitted");
+  v.cpu_model = "host-passthrough";
+  BOOST_CHECK_EQUAL(refusal(v, make_node("n2"), {}, &source).value_or("admitted"), "admitted");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
