@@ -58,6 +58,14 @@ inline uint64_t chaos_seed(uint64_t scenario_default) {
   return scenario_default;
 }
 
+/// SCHEDOPT_CHAOS_KUBEVIRT names the KubeVirt release the simulator answers as (default
+/// 1.6; before 1.6 migrations go unpinned, so some land off their replicas and stay
+/// candidates, cooling off, for the next request).
+inline std::string chaos_kubevirt_version() {
+  const char* v = std::getenv("SCHEDOPT_CHAOS_KUBEVIRT");
+  return v != nullptr && *v != '\0' ? std::string(v) : std::string("1.6");
+}
+
 // ---- time -------------------------------------------------------------------------
 
 inline long long now_ms() {

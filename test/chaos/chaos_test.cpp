@@ -26,7 +26,7 @@ std::vector<std::string> fleet_flags(int vmis, uint64_t seed, std::vector<std::s
                                    "--migration-duration", sized<std::string>("400ms", "1s"),
                                    "--parallel-migrations-per-cluster",
                                    "12", "--parallel-outbound-migrations-per-node", "3", "--seed",
-                                   std::to_string(seed)};
+                                   std::to_string(seed), "--kubevirt-version", chaos_kubevirt_version()};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
