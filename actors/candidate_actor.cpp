@@ -131,6 +131,8 @@ void finish(candidate_pointer self, const std::string& status, const std::string
     record_vmi_event(self, "Warning", "MigrationFailed",
                      "live migration" + (st.vmim.empty() ? std::string{} : " " + st.vmim)
                        + " for request " + st.plan.request_name + " failed: " + reason);
+  } else if (status == vm_status::skipped) {
+    log_kv(spdlog::level::info, "skipped at admission", vm_fields(st, {{"reason", reason}}));
   } else {
     auto where = landed_on.empty() ? st.target : landed_on;
     log_kv(spdlog::level::info,
@@ -343,6 +345,7 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
         st.kubevirt = grant.kubevirt;
         if (!grant.refused.empty())
           return finish(self, vm_status::skipped, "NoTargetNode: " + grant.refused);
+
         if (!st.plan.adopted)
           return record_cool_off_and_create(self);
         // Adopted: its phase first, then what is left of migrationTimeout since creation.

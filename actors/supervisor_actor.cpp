@@ -2,6 +2,7 @@
 // choose_target (model/target_choice) where; the actor only keeps promises.
 #include "actors/supervisor_actor.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -27,6 +28,7 @@ namespace {
 struct waiting_candidate {
   caf::typed_response_promise<admission_grant> promise;
   std::vector<std::string> targets;
+  std::string source; // the node the VMI ran on at evaluation
 };
 
 struct supervisor_state {
@@ -124,6 +126,18 @@ void admit_next(supervisor_pointer self) {
     auto i = st.waiting.find(*key);
     if (i == st.waiting.end())
       continue;
+    auto& closed = st.kubevirt->closed_nodes;
+    if (!i->second.source.empty()
+        && std::find(closed.begin(), closed.end(), i->second.source) != closed.end()) {
+      // Its node closed since evaluation: a drain's evacuation moves it (and a VMIM of
+      // ours, planned from where it was, could chase it onto its own node). Left to
+      // KubeVirt; a later request places it.
+      st.admitted_at[*key] = actor_now(self);
+      i->second.promise.deliver(admission_grant{
+        "", *st.kubevirt, "its node " + i->second.source + " is now cordoned or being drained"});
+      st.waiting.erase(i);
+      continue;
+    }
     std::string target;
     if (st.options.pin_target_node) {
       auto open = open_targets(i->second.targets, st.kubevirt->closed_nodes);
@@ -176,7 +190,7 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self, supervisor_o
       if (!st.queue->push(key, ask.source_node))
         return to_caf_error(ec::invalid_request, "already admitted");
       auto promise = self->make_response_promise<admission_grant>();
-      st.waiting[key] = waiting_candidate{promise, std::move(ask.target_nodes)};
+      st.waiting[key] = waiting_candidate{promise, std::move(ask.target_nodes), ask.source_node};
       admit_next(self);
       return promise;
     },

@@ -308,6 +308,12 @@ BOOST_AUTO_TEST_CASE(nodes_cordoned_since_evaluation_are_never_targets) {
   sched.run();
   BOOST_REQUIRE(c->value);
   BOOST_CHECK_EQUAL(c->value->target, "n1");
+  // A VM whose own node is being drained is KubeVirt's to move.
+  auto d = admit("d", {"n3"}, "n2");
+  sched.run();
+  BOOST_REQUIRE(d->value);
+  BOOST_CHECK_EQUAL(d->value->target, "");
+  BOOST_CHECK_EQUAL(d->value->refused, "its node n2 is now cordoned or being drained");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
