@@ -41,6 +41,9 @@ struct supervisor_state {
   /// KubeVirt's configuration as last told; nothing is admitted before the first word
   /// (a run must not start above KubeVirt's caps).
   std::optional<kubevirt_policy> kubevirt;
+  /// Nodes already closed when the run's first policy arrived: its evaluation saw them
+  /// (refused as targets; a VM on a cordoned node is still moved off it).
+  std::vector<std::string> closed_at_start;
   bool stopped = false;
 };
 
@@ -91,6 +94,8 @@ void follow(supervisor_pointer self, const kubevirt_policy& p) {
   st.queue->set_per_source_limit(
     static_cast<std::size_t>(std::max<int64_t>(0, p.limits.parallel_outbound_migrations_per_node)));
   st.queue->set_held(p.kubevirt_waiting > 0);
+  if (first)
+    st.closed_at_start = p.closed_nodes;
   st.kubevirt = p;
   if (first || before != st.queue->capacity())
     log_kv(spdlog::level::info,
@@ -127,8 +132,10 @@ void admit_next(supervisor_pointer self) {
     if (i == st.waiting.end())
       continue;
     auto& closed = st.kubevirt->closed_nodes;
+    auto& seen = st.closed_at_start;
     if (!i->second.source.empty()
-        && std::find(closed.begin(), closed.end(), i->second.source) != closed.end()) {
+        && std::find(closed.begin(), closed.end(), i->second.source) != closed.end()
+        && std::find(seen.begin(), seen.end(), i->second.source) == seen.end()) {
       // Its node closed since evaluation: a drain's evacuation moves it (and a VMIM of
       // ours, planned from where it was, could chase it onto its own node). Left to
       // KubeVirt; a later request places it.

@@ -35,7 +35,10 @@ struct supervisor_fixture : actor_fixture {
                                            track(spawn_mock_informer(sys, vmims)),
                                            track(spawn_mock_informer(sys, nodes))));
       opts.kubevirt = policy;
-      sched.run(); // the policy subscribed to both informers
+      sched.run(); // the policy subscribed to its informers
+      for (auto& n : nodes_before_run)
+        nodes->push_added(n);
+      sched.run();
     }
     aut = track(spawn_supervisor(parent.ptr(), opts));
   }
@@ -79,6 +82,7 @@ struct supervisor_fixture : actor_fixture {
   std::shared_ptr<informer_log<kubevirt_cr>> crs;
   std::shared_ptr<informer_log<virtual_machine_instance_migration>> vmims;
   std::shared_ptr<informer_log<node>> nodes;
+  std::vector<node> nodes_before_run; // known to the policy before the supervisor starts
 };
 
 } // namespace
@@ -278,6 +282,22 @@ BOOST_AUTO_TEST_CASE(kubevirt_before_1_6_starts_the_run_unpinned) {
 
 // A drain that begins after evaluation closes nodes the run meant to target: an open one
 // is chosen, and a candidate whose every target closed ends Skipped, never pinned there.
+// A node cordoned before the run began was seen by its evaluation: VMs on it are still
+// moved off it, as for any candidate.
+BOOST_AUTO_TEST_CASE(a_vm_on_a_node_cordoned_before_the_run_is_still_moved) {
+  node cordoned;
+  cordoned.metadata.name = "n2";
+  cordoned.unschedulable = true;
+  nodes_before_run.push_back(cordoned);
+  start(5, true, true);
+  kubevirt_says(5, 5);
+  auto d = admit("d", {"n3"}, "n2");
+  sched.run();
+  BOOST_REQUIRE(d->value);
+  BOOST_CHECK_EQUAL(d->value->target, "n3");
+  BOOST_CHECK(d->value->refused.empty());
+}
+
 BOOST_AUTO_TEST_CASE(nodes_cordoned_since_evaluation_are_never_targets) {
   start(5, true, true);
   kubevirt_says(5, 5);
@@ -308,12 +328,19 @@ BOOST_AUTO_TEST_CASE(nodes_cordoned_since_evaluation_are_never_targets) {
   sched.run();
   BOOST_REQUIRE(c->value);
   BOOST_CHECK_EQUAL(c->value->target, "n1");
-  // A VM whose own node is being drained is KubeVirt's to move.
-  auto d = admit("d", {"n3"}, "n2");
+  // A VM whose node closed during the run (a drain) is KubeVirt's to move.
+  node n4;
+  n4.metadata.name = "n4";
+  nodes->push_added(n4);
+  auto closing = n4;
+  closing.unschedulable = true;
+  nodes->push_updated(n4, closing);
   sched.run();
-  BOOST_REQUIRE(d->value);
-  BOOST_CHECK_EQUAL(d->value->target, "");
-  BOOST_CHECK_EQUAL(d->value->refused, "its node n2 is now cordoned or being drained");
+  auto e = admit("e", {"n3"}, "n4");
+  sched.run();
+  BOOST_REQUIRE(e->value);
+  BOOST_CHECK_EQUAL(e->value->target, "");
+  BOOST_CHECK_EQUAL(e->value->refused, "its node n4 is now cordoned or being drained");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
