@@ -19,10 +19,10 @@ json kubevirt_ref(const char* kind, const std::string& ns, const std::string& na
 }
 
 void record_event(object_store& store, const json& involved, const std::string& type, const std::string& reason,
-                  const std::string& message, const std::string& component) {
+                  const std::string& message, const std::string& component, const std::string& stamp) {
   if (!store.find_type("events"))
     return;
-  auto when = format_rfc3339(std::chrono::system_clock::now());
+  auto when = stamp.empty() ? format_rfc3339(std::chrono::system_clock::now()) : stamp;
   auto name = involved.value("name", std::string{});
   json event = {{"apiVersion", "v1"},
                 {"kind", "Event"},

@@ -14,9 +14,10 @@ class object_store;
 nlohmann::json kubevirt_ref(const char* kind, const std::string& ns, const std::string& name,
                             const std::string& uid = {});
 
-/// Creates an Event about `involved`; nothing when the store serves no events (a bare
-/// store in unit tests).
+/// Creates an Event about `involved`, stamped `when` (RFC 3339; empty: now); nothing when
+/// the store serves no events (a bare store in unit tests).
 void record_event(object_store& store, const nlohmann::json& involved, const std::string& type,
-                  const std::string& reason, const std::string& message, const std::string& component);
+                  const std::string& reason, const std::string& message, const std::string& component,
+                  const std::string& when = {});
 
 } // namespace schedopt::sim

@@ -17,6 +17,7 @@
 
 #include "model/quantity.hpp"
 #include "model/timestamp.hpp"
+#include "sim/event_recorder.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/migration_transfer.hpp"
 #include "sim/object_store.hpp"
@@ -259,24 +260,7 @@ struct kubevirt_controller::impl {
   void emit_event(const json& involved, const std::string& type, const std::string& reason,
                   const std::string& message, const std::string& when,
                   const std::string& component = "virtualmachine-controller") {
-    if (!store.find_type("events"))
-      return; // a bare store (unit tests) keeps no events
-    auto ns = involved.value("namespace", std::string{});
-    json event = {{"apiVersion", "v1"},
-                  {"kind", "Event"},
-                  {"metadata", {{"generateName", involved.value("name", std::string{}) + "."}, {"namespace", ns}}},
-                  {"involvedObject", involved},
-                  {"type", type},
-                  {"reason", reason},
-                  {"message", message},
-                  {"count", 1},
-                  {"firstTimestamp", when},
-                  {"lastTimestamp", when},
-                  {"source", {{"component", component}}},
-                  {"reportingComponent", component}};
-    if (auto made = store.create("events", std::move(event)); !made)
-      spdlog::warn("kubevirt: {} event for {}/{}: {}", reason, ns, involved.value("name", std::string{}),
-                   made.err().message);
+    record_event(store, involved, type, reason, message, component, when);
   }
 
   static json vmim_ref(const json& m) {
