@@ -5,11 +5,9 @@
 #include "sim/evacuation_controller.hpp"
 
 #include <algorithm>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +16,7 @@
 #include "sim/event_recorder.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
+#include "sim/tick_thread.hpp"
 
 namespace schedopt::sim {
 
@@ -130,10 +129,7 @@ struct evacuation_controller::impl {
   std::map<std::string, clock_type::time_point> requeued; // Queue.AddAfter
   std::mutex tick_mutex;
 
-  std::thread thread;
-  std::mutex stop_mutex;
-  std::condition_variable stop_cv;
-  bool stopping = false;
+  tick_thread ticker;
 
   impl(object_store& s, evacuation_controller_options o) : store(s), options(std::move(o)) {
     auto idx = index;
@@ -320,14 +316,6 @@ struct evacuation_controller::impl {
                  "Created Migration " + text_at(*made, "/metadata/name"_json_pointer), component);
   }
 
-  void run() {
-    for (;;) {
-      tick(clock_type::now());
-      std::unique_lock<std::mutex> lock{stop_mutex};
-      if (stop_cv.wait_for(lock, options.tick_interval, [this] { return stopping; }))
-        return;
-    }
-  }
 };
 
 evacuation_controller::evacuation_controller(object_store& store, evacuation_controller_options options)
@@ -338,24 +326,12 @@ evacuation_controller::~evacuation_controller() {
 }
 
 void evacuation_controller::start() {
-  if (impl_->thread.joinable())
-    return;
-  {
-    std::lock_guard<std::mutex> guard{impl_->stop_mutex};
-    impl_->stopping = false;
-  }
-  impl_->thread = std::thread{[this] { impl_->run(); }};
+  impl_->ticker.start(impl_->options.tick_interval, [this](clock_type::time_point now) { impl_->tick(now); });
 }
 
 void evacuation_controller::stop() {
-  if (!impl_ || !impl_->thread.joinable())
-    return;
-  {
-    std::lock_guard<std::mutex> guard{impl_->stop_mutex};
-    impl_->stopping = true;
-  }
-  impl_->stop_cv.notify_all();
-  impl_->thread.join();
+  if (impl_)
+    impl_->ticker.stop();
 }
 
 void evacuation_controller::tick(std::chrono::system_clock::time_point now) {

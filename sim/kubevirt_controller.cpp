@@ -6,12 +6,10 @@
 #include <atomic>
 #include <cmath>
 #include <optional>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <random>
 #include <set>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -21,6 +19,7 @@
 #include "sim/kubevirt_names.hpp"
 #include "sim/migration_transfer.hpp"
 #include "sim/object_store.hpp"
+#include "sim/tick_thread.hpp"
 #include "sim/target_pod_scheduler.hpp"
 #include "sim/vmi_usage_index.hpp"
 
@@ -122,10 +121,7 @@ struct kubevirt_controller::impl {
   };
   std::vector<pending_end> pending_ends;
 
-  std::thread thread;
-  std::mutex stop_mutex;
-  std::condition_variable stop_cv;
-  bool stopping = false;
+  tick_thread ticker;
 
   impl(object_store& s, kubevirt_controller_options o)
     : store(s), options(std::move(o)), rng(options.seed ^ 0x6b75626576697274ULL),
@@ -834,14 +830,6 @@ struct kubevirt_controller::impl {
     }
   }
 
-  void run() {
-    for (;;) {
-      tick(clock_type::now());
-      std::unique_lock<std::mutex> lock{stop_mutex};
-      if (stop_cv.wait_for(lock, options.tick_interval, [this] { return stopping; }))
-        return;
-    }
-  }
 };
 
 kubevirt_controller::kubevirt_controller(object_store& store, kubevirt_controller_options options)
@@ -852,24 +840,12 @@ kubevirt_controller::~kubevirt_controller() {
 }
 
 void kubevirt_controller::start() {
-  if (impl_->thread.joinable())
-    return;
-  {
-    std::lock_guard<std::mutex> guard{impl_->stop_mutex};
-    impl_->stopping = false;
-  }
-  impl_->thread = std::thread{[this] { impl_->run(); }};
+  impl_->ticker.start(impl_->options.tick_interval, [this](clock_type::time_point now) { impl_->tick(now); });
 }
 
 void kubevirt_controller::stop() {
-  if (!impl_ || !impl_->thread.joinable())
-    return;
-  {
-    std::lock_guard<std::mutex> guard{impl_->stop_mutex};
-    impl_->stopping = true;
-  }
-  impl_->stop_cv.notify_all();
-  impl_->thread.join();
+  if (impl_)
+    impl_->ticker.stop();
 }
 
 void kubevirt_controller::tick(std::chrono::system_clock::time_point now) {

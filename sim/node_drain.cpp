@@ -4,10 +4,8 @@
 // pod objects: a virt-launcher pod is its VMI's (source) or a migration's (target).
 #include "sim/node_drain.hpp"
 
-#include <condition_variable>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +13,7 @@
 
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
+#include "sim/tick_thread.hpp"
 #include "sim/pod_eviction_admitter.hpp"
 #include "sim/vmi_usage_index.hpp"
 
@@ -56,10 +55,7 @@ struct node_drain::impl {
   mutable std::mutex mutex; // drains; tick and drain() may run on different threads
   std::map<std::string, node_state> drains;
 
-  std::thread thread;
-  std::mutex stop_mutex;
-  std::condition_variable stop_cv;
-  bool stopping = false;
+  tick_thread ticker;
 
   impl(object_store& s, node_drain_options o) : store(s), options(std::move(o)) { vmis->attach(store); }
 
@@ -183,14 +179,6 @@ struct node_drain::impl {
     }
   }
 
-  void run() {
-    for (;;) {
-      tick(clock_type::now());
-      std::unique_lock<std::mutex> lock{stop_mutex};
-      if (stop_cv.wait_for(lock, options.tick_interval, [this] { return stopping; }))
-        return;
-    }
-  }
 };
 
 node_drain::node_drain(object_store& store, node_drain_options options)
@@ -211,24 +199,12 @@ bool node_drain::drained(const std::string& node) const {
 }
 
 void node_drain::start() {
-  if (impl_->thread.joinable())
-    return;
-  {
-    std::lock_guard<std::mutex> guard{impl_->stop_mutex};
-    impl_->stopping = false;
-  }
-  impl_->thread = std::thread{[this] { impl_->run(); }};
+  impl_->ticker.start(impl_->options.tick_interval, [this](clock_type::time_point now) { impl_->tick(now); });
 }
 
 void node_drain::stop() {
-  if (!impl_ || !impl_->thread.joinable())
-    return;
-  {
-    std::lock_guard<std::mutex> guard{impl_->stop_mutex};
-    impl_->stopping = true;
-  }
-  impl_->stop_cv.notify_all();
-  impl_->thread.join();
+  if (impl_)
+    impl_->ticker.stop();
 }
 
 void node_drain::tick(std::chrono::system_clock::time_point now) {

@@ -7,12 +7,10 @@
 #include "sim/vmi_churn.hpp"
 
 #include <cmath>
-#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -21,6 +19,7 @@
 #include "model/timestamp.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
+#include "sim/tick_thread.hpp"
 
 namespace schedopt::sim {
 
@@ -125,10 +124,7 @@ struct vmi_churn::impl {
   uint64_t writes = 0;
   std::mutex tick_mutex;
 
-  std::thread thread;
-  std::mutex stop_mutex;
-  std::condition_variable stop_cv;
-  bool stopping = false;
+  tick_thread ticker;
 
   impl(object_store& s, vmi_churn_options o) : store(s), options(o), rng(o.seed ^ 0x636875726e000000ULL) {
     if (options.per_second <= 0)
@@ -183,14 +179,6 @@ struct vmi_churn::impl {
     return written;
   }
 
-  void run() {
-    for (;;) {
-      tick(clock_type::now());
-      std::unique_lock<std::mutex> lock{stop_mutex};
-      if (stop_cv.wait_for(lock, options.tick_interval, [this] { return stopping; }))
-        return;
-    }
-  }
 };
 
 vmi_churn::vmi_churn(object_store& store, vmi_churn_options options)
@@ -201,24 +189,14 @@ vmi_churn::~vmi_churn() {
 }
 
 void vmi_churn::start() {
-  if (impl_->options.per_second <= 0 || impl_->thread.joinable())
+  if (impl_->options.per_second <= 0)
     return;
-  {
-    std::lock_guard<std::mutex> guard{impl_->stop_mutex};
-    impl_->stopping = false;
-  }
-  impl_->thread = std::thread{[this] { impl_->run(); }};
+  impl_->ticker.start(impl_->options.tick_interval, [this](clock_type::time_point now) { impl_->tick(now); });
 }
 
 void vmi_churn::stop() {
-  if (!impl_ || !impl_->thread.joinable())
-    return;
-  {
-    std::lock_guard<std::mutex> guard{impl_->stop_mutex};
-    impl_->stopping = true;
-  }
-  impl_->stop_cv.notify_all();
-  impl_->thread.join();
+  if (impl_)
+    impl_->ticker.stop();
 }
 
 std::size_t vmi_churn::tick(std::chrono::system_clock::time_point now) {
