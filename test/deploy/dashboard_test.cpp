@@ -21,7 +21,7 @@ namespace {
 
 const std::string dashboard_file = "deploy/grafana/schedopt-dashboard.json";
 
-json dashboard() { return json::parse(slurp(source_dir + "/" + dashboard_file)); }
+json shipped_dashboard() { return json::parse(slurp(source_dir + "/" + dashboard_file)); }
 
 /// Every panel, those inside collapsed rows included; rows themselves are not.
 std::vector<json> panels_of(const json& dash) {
@@ -84,7 +84,7 @@ std::string variable_metric(const json& variable) {
 BOOST_AUTO_TEST_SUITE(dashboard)
 
 BOOST_AUTO_TEST_CASE(dashboard_is_grafana_10_json_with_a_prometheus_datasource_variable) {
-  json dash = dashboard();
+  json dash = shipped_dashboard();
   // 39 is the schema Grafana 10.3 to 11 write; older 10.x read it too, and newer migrate it.
   BOOST_TEST(dash.value("schemaVersion", 0) == 39);
   BOOST_TEST(!dash.value("uid", "").empty());
@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(dashboard_is_grafana_10_json_with_a_prometheus_datasource_v
 
 BOOST_AUTO_TEST_CASE(every_panel_query_parses_with_promtool, *utf::timeout(60)) {
   const std::string promtool = require_promtool();
-  json dash = dashboard();
+  json dash = shipped_dashboard();
   auto queries = panel_queries(dash);
   BOOST_REQUIRE(!queries.empty());
   // Each query as a recording rule, the way promtool parses PromQL offline.
@@ -165,7 +165,7 @@ BOOST_AUTO_TEST_CASE(queries_and_alerts_name_only_series_the_controller_exports,
   const auto exported = exposed_series_names(page.body);
   BOOST_REQUIRE(exported.count("schedopt_migration_duration_seconds_bucket") == 1u);
 
-  json dash = dashboard();
+  json dash = shipped_dashboard();
   std::size_t named = 0;
   auto check = [&](const std::string& where, const std::set<std::string>& names) {
     BOOST_TEST_CONTEXT(where) {
