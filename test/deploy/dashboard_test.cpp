@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_SUITE(dashboard)
 
 BOOST_AUTO_TEST_CASE(dashboard_is_grafana_10_json_with_a_prometheus_datasource_variable) {
   json dash = shipped_dashboard();
-  // 39 is the schema Grafana 10.3 to 11 write; older 10.x read it too, and newer migrate it.
+  // 39: the schema of Grafana 10.4 and 11.0; later versions migrate it when they load it.
   BOOST_TEST(dash.value("schemaVersion", 0) == 39);
   BOOST_TEST(!dash.value("uid", "").empty());
   std::map<std::string, json> variables;
