@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -44,10 +45,11 @@ std::string dir_of(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// loader.go ResolvePaths: filepath.Join, which also cleans "./" and "dir/.." away.
 std::string resolve(const std::string& base_dir, const std::string& p) {
   if (p.empty() || p.front() == '/')
     return p;
-  return base_dir + "/" + p;
+  return std::filesystem::path{base_dir + "/" + p}.lexically_normal().string();
 }
 
 std::string str(const YAML::Node& map, const char* key) {

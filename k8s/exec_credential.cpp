@@ -4,10 +4,13 @@
 // pkg/apis/clientauthentication/v1/types.go.
 #include "k8s/exec_credential.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <thread>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -24,7 +27,6 @@ namespace schedopt::k8s {
 namespace {
 
 const char* v1 = "client.authentication.k8s.io/v1";
-const char* v1beta1 = "client.authentication.k8s.io/v1beta1";
 
 std::string who(const exec_config& cfg) {
   return "exec plugin \"" + cfg.command + "\" (user \"" + cfg.user + "\")";
@@ -104,7 +106,12 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::st
   auto t = timegm(&tm);
   if (t == static_cast<std::time_t>(-1))
     return std::nullopt;
-  return std::chrono::system_clock::from_time_t(t - offset);
+  t -= offset;
+  // system_clock counts nanoseconds on glibc and overflows past 2262: later is "never".
+  constexpr std::time_t latest = 9'000'000'000; // year 2255
+  if (t > latest)
+    return std::chrono::system_clock::time_point::max();
+  return std::chrono::system_clock::from_time_t(t);
 }
 
 // The environment handed to the plugin: ours, the user's env over it, then
@@ -245,13 +252,23 @@ expected<run_output> spawn_and_read(const exec_config& cfg, const exec_limits& l
                   + std::to_string(limits.max_output) + " bytes";
     }
   }
-  if (!failure.empty())
-    ::kill(pid, SIGKILL);
+  // A plugin may close its output and linger: the deadline holds for its exit too.
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (failure.empty()) {
+    auto done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR))
+      break;
+    if (std::chrono::steady_clock::now() >= deadline)
+      failure = "did not finish within " + std::to_string(limits.timeout.count()) + " ms";
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds{5});
   }
-  if (!failure.empty())
+  if (!failure.empty()) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
     return plugin_error(cfg, failure);
+  }
   result.status = status;
   return result;
 }

@@ -257,7 +257,7 @@ BOOST_AUTO_TEST_CASE(exec_plugin_token_authenticates_against_the_simulator) {
   auto cfg = k8s::load_cluster_config(path);
   BOOST_REQUIRE_MESSAGE(cfg.has_value(), why(cfg));
   BOOST_REQUIRE(cfg->exec.has_value());
-  BOOST_CHECK_EQUAL(cfg->exec->command, d.path + "/./plugin/rotate.sh");
+  BOOST_CHECK_EQUAL(cfg->exec->command, d.path + "/plugin/rotate.sh");
 
   schedopt::test::actor_env env;
   auto client = schedopt::spawn_api_client(*env.sys, *cfg, {});
