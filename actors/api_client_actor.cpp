@@ -19,6 +19,7 @@
 #include "actors/system_config.hpp"
 #include "k8s/api_errors.hpp"
 #include "k8s/backoff.hpp"
+#include "k8s/exec_credential.hpp"
 #include "k8s/http_engine.hpp"
 #include "k8s/metrics.hpp"
 #include "k8s/paths.hpp"
@@ -39,6 +40,17 @@ void note_api_answer() {
 
 using clock_type = std::chrono::steady_clock;
 
+// The credentials one request went out with.
+struct request_auth {
+  std::string token;
+  std::string client_cert_data; // from an exec plugin; empty: the engine's own
+  std::string client_key_data;
+  bool operator==(const request_auth& o) const {
+    return token == o.token && client_cert_data == o.client_cert_data
+           && client_key_data == o.client_key_data;
+  }
+};
+
 struct pending_request {
   uint64_t id = 0;
   k8s::http_call call;
@@ -58,6 +70,8 @@ struct pending_request {
   bool is_watch = false;
   caf::actor_addr sink; // weak: a dead informer must not be kept alive by its watch
   caf::typed_response_promise<uint64_t> watch_promise;
+  request_auth auth_used;    // of the latest attempt
+  bool reauthenticated = false; // sent again once after a 401 with fresh credentials
 };
 
 struct api_client_state {
@@ -70,6 +84,7 @@ struct api_client_state {
   std::mt19937_64 rng{std::random_device{}()};
   std::string token;
   clock_type::time_point token_read{};
+  std::shared_ptr<k8s::exec_credential_source> exec; // set when the user has only an exec plugin
   uint64_t next_id = 1;
   std::map<uint64_t, pending_request> requests;
   std::deque<uint64_t> queue;
@@ -105,6 +120,39 @@ std::string auth_token(api_client_state& st) {
   return st.token;
 }
 
+// A static token or tokenFile wins over an exec plugin, as client-go's exec roundTripper
+// leaves an Authorization header that is already set alone. The plugin runs here, on the
+// actor's thread, only when its credential has expired (or after a 401): requests wait for
+// it as they do in client-go, and the engine's thread never runs it.
+expected<request_auth> current_auth(api_client_state& st) {
+  request_auth auth;
+  auth.token = auth_token(st);
+  if (!auth.token.empty() || !st.exec)
+    return auth;
+  auto cred = st.exec->get();
+  if (!cred)
+    return cred.err();
+  return request_auth{cred->token, cred->client_cert_data, cred->client_key_data};
+}
+
+// After a 401: fresh credentials for what follows (an exec plugin run again unless another
+// request rotated them already, client-go's maybeRefreshCreds; a tokenFile re-read now).
+// True when they differ from those the request carried, so sending it again may succeed.
+expected<bool> reauthenticate(api_client_state& st, const pending_request& p) {
+  if (st.exec) {
+    auto cred = st.exec->refresh_after_unauthorized(p.auth_used.token);
+    if (!cred)
+      return cred.err();
+    return !(request_auth{cred->token, cred->client_cert_data, cred->client_key_data}
+             == p.auth_used);
+  }
+  if (!st.cfg.token_file.empty()) {
+    st.token_read = {};
+    return auth_token(st) != p.auth_used.token;
+  }
+  return false;
+}
+
 void schedule_tick(api_client_pointer self, clock_type::time_point when) {
   auto& st = self->state;
   if (when >= st.next_tick && st.next_tick > clock_type::now())
@@ -120,8 +168,15 @@ void schedule_tick(api_client_pointer self, clock_type::time_point when) {
 
 void fail(api_client_pointer self, pending_request& p, const caf::error& err);
 
-void dispatch(api_client_pointer self, pending_request& p) {
+// False when the request cannot go out (its credentials could not be had); it has failed.
+bool dispatch(api_client_pointer self, pending_request& p) {
   auto& st = self->state;
+  auto auth = current_auth(st);
+  if (!auth) {
+    fail(self, p, to_caf_error(auth.err()));
+    return false;
+  }
+  p.auth_used = *auth;
   k8s::http_request req;
   req.method = p.call.method;
   req.url = st.cfg.server + p.call.target;
@@ -131,8 +186,10 @@ void dispatch(api_client_pointer self, pending_request& p) {
   req.headers.push_back("User-Agent: " + st.opts.user_agent);
   if (!p.call.content_type.empty())
     req.headers.push_back("Content-Type: " + p.call.content_type);
-  if (auto tok = auth_token(st); !tok.empty())
-    req.headers.push_back("Authorization: Bearer " + tok);
+  if (!p.auth_used.token.empty())
+    req.headers.push_back("Authorization: Bearer " + p.auth_used.token);
+  req.client_cert_data = p.auth_used.client_cert_data;
+  req.client_key_data = p.auth_used.client_key_data;
   if (p.is_watch) {
     req.streaming = true;
     // The server ends the watch after timeoutSeconds; a silent connection is dead.
@@ -166,6 +223,7 @@ void dispatch(api_client_pointer self, pending_request& p) {
   p.transfer = st.engine->submit(std::move(req), std::move(on_data), std::move(on_done));
   if (p.is_watch && p.watch_promise.pending())
     p.watch_promise.deliver(p.id);
+  return true;
 }
 
 // A list takes one token of the rate limit however many pages it has: its later pages
@@ -211,7 +269,8 @@ void pump(api_client_pointer self) {
       st.requests.erase(r);
       continue;
     }
-    dispatch(self, p);
+    if (!dispatch(self, p))
+      st.requests.erase(r);
   }
   if (earliest != clock_type::time_point::max())
     schedule_tick(self, earliest);
@@ -286,6 +345,22 @@ void complete(api_client_pointer self, http_completion& c,
   record_metrics(p, c.http_status, took.count());
   if (c.http_status > 0 && c.http_status < 500)
     note_api_answer();
+  if (c.http_status == 401) {
+    auto fresh = reauthenticate(st, p);
+    if (!fresh) { // the plugin's own error says more than a bare 401
+      fail(self, p, to_caf_error(fresh.err()));
+      st.requests.erase(i);
+      return;
+    }
+    if (*fresh && !p.is_watch && !p.reauthenticated) {
+      // Unauthenticated means unprocessed: sending it again cannot repeat a write.
+      p.reauthenticated = true;
+      p.not_before = {};
+      st.queue.push_front(p.id);
+      pump(self);
+      return;
+    }
+  }
   if (p.is_watch) {
     caf::error err;
     if (c.transport_error == "cancelled")
@@ -371,9 +446,11 @@ void on_completion(api_client_pointer self, http_completion& c) {
 
 api_client_actor::behavior_type api_client(api_client_pointer self,
                                            std::shared_ptr<k8s::http_engine> engine,
-                                           k8s::cluster_config cfg, api_client_options opts) {
+                                           k8s::cluster_config cfg, api_client_options opts,
+                                           std::shared_ptr<k8s::exec_credential_source> exec) {
   auto& st = self->state;
   st.engine = std::move(engine);
+  st.exec = std::move(exec);
   st.cfg = std::move(cfg);
   st.opts = opts;
   st.bucket = std::make_unique<k8s::token_bucket>(opts.qps, opts.burst);
@@ -461,10 +538,17 @@ caf::expected<api_client_actor> spawn_api_client(caf::actor_system& sys,
   for (auto* file : {&cfg.ca_file, &cfg.client_cert_file, &cfg.client_key_file})
     if (!file->empty() && !std::ifstream{*file})
       return to_caf_error(ec::config_error, "cluster config: cannot read " + *file);
+  std::shared_ptr<k8s::exec_credential_source> exec;
+  if (cfg.exec && cfg.token.empty() && cfg.token_file.empty()) {
+    exec = std::make_shared<k8s::exec_credential_source>(*cfg.exec);
+    // Run once now: a plugin that cannot give a credential stops the start, in one line.
+    if (auto first = exec->get(); !first)
+      return to_caf_error(first.err());
+  }
   auto engine = std::make_shared<k8s::http_engine>(tls_of(cfg));
   if (last_answer_ticks.load() == 0)
     note_api_answer(); // the window starts now, not at the epoch
-  return sys.spawn(api_client, std::move(engine), cfg, options);
+  return sys.spawn(api_client, std::move(engine), cfg, options, std::move(exec));
 }
 
 } // namespace schedopt

@@ -2,8 +2,11 @@
 // from the pod's service account (in cluster).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "k8s/exec_credential.hpp"
 #include "model/error.hpp"
 
 namespace schedopt::k8s {
@@ -19,13 +22,23 @@ struct cluster_config {
   std::string client_cert_data;      // PEM text
   std::string client_key_file;       // PEM
   std::string client_key_data;       // PEM text
+  std::optional<exec_config> exec;   // credentials from a plugin, run by the API client
   std::string namespace_ = "default"; // context namespace or the pod's namespace
   std::string source;                // "kubeconfig /path (context x)" or "in-cluster", for logs
 };
 
 /// Reads a kubeconfig; `context` empty = current-context. Errors (ec::config_error) are
 /// one line naming the file and the field, e.g. `kubeconfig /x: cluster "c": server missing`.
+/// Users that authenticate in ways schedopt does not support (auth-provider, basic auth,
+/// an exec plugin that needs a terminal) are refused here, in one line naming them.
 expected<cluster_config> load_kubeconfig(const std::string& path, const std::string& context = {});
+
+/// A $KUBECONFIG list merged as kubectl merges it: files that do not exist are skipped;
+/// the first file to name a cluster, user or context wins it whole; current-context comes
+/// from the first file that sets one; relative paths hang off the file that defined the
+/// entry. Every file missing is an error, and so is any file that does not parse.
+expected<cluster_config> load_kubeconfig_list(const std::vector<std::string>& paths,
+                                              const std::string& context = {});
 
 /// load_kubeconfig after the file is read: `text` is its content, `path` names it in
 /// errors and anchors relative paths (certificate-authority, tokenFile, client-*). For
@@ -38,8 +51,9 @@ expected<cluster_config> parse_kubeconfig(const std::string& text, const std::st
 expected<cluster_config> load_in_cluster(
   const std::string& root = "/var/run/secrets/kubernetes.io/serviceaccount");
 
-/// client-go's order: explicit --kubeconfig, else $KUBECONFIG (first existing entry),
-/// else in cluster when KUBERNETES_SERVICE_HOST is set, else ~/.kube/config.
+/// client-go's order: explicit --kubeconfig, else $KUBECONFIG (a colon-separated list,
+/// merged by load_kubeconfig_list), else in cluster when KUBERNETES_SERVICE_HOST is set,
+/// else ~/.kube/config.
 expected<cluster_config> load_cluster_config(const std::string& kubeconfig_flag = {},
                                              const std::string& context = {});
 

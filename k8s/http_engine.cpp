@@ -172,17 +172,18 @@ struct http_engine::impl {
     } else if (!tls.ca_file.empty()) {
       curl_easy_setopt(e, CURLOPT_CAINFO, tls.ca_file.c_str());
     }
-    if (!tls.client_cert_data.empty()) {
-      curl_blob blob{const_cast<char*>(tls.client_cert_data.data()), tls.client_cert_data.size(),
-                     CURL_BLOB_COPY};
+    bool own_cert = !r.client_cert_data.empty() && !r.client_key_data.empty();
+    const auto& cert_data = own_cert ? r.client_cert_data : tls.client_cert_data;
+    const auto& key_data = own_cert ? r.client_key_data : tls.client_key_data;
+    if (!cert_data.empty()) {
+      curl_blob blob{const_cast<char*>(cert_data.data()), cert_data.size(), CURL_BLOB_COPY};
       curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &blob);
       curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
     } else if (!tls.client_cert_file.empty()) {
       curl_easy_setopt(e, CURLOPT_SSLCERT, tls.client_cert_file.c_str());
     }
-    if (!tls.client_key_data.empty()) {
-      curl_blob blob{const_cast<char*>(tls.client_key_data.data()), tls.client_key_data.size(),
-                     CURL_BLOB_COPY};
+    if (!key_data.empty()) {
+      curl_blob blob{const_cast<char*>(key_data.data()), key_data.size(), CURL_BLOB_COPY};
       curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &blob);
       curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
     } else if (!tls.client_key_file.empty()) {

@@ -40,6 +40,10 @@ struct http_request {
   /// own when a reused connection dies before any answer byte (Curl_retry_request), a
   /// POST included; a request whose replay could repeat a write must never be resent.
   bool no_resend = false;
+  /// Client certificate and key (PEM) for this request in place of the engine's: an exec
+  /// credential plugin hands out certificates that rotate while the engine lives.
+  std::string client_cert_data;
+  std::string client_key_data;
 };
 
 struct http_result {

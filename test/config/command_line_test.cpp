@@ -177,6 +177,18 @@ BOOST_AUTO_TEST_CASE(flag_spellings) {
   BOOST_CHECK(!ok({"run", "--leader-elect=false"}).config.leader_elect);
 }
 
+// Every command that reads a kubeconfig picks its context from --context or
+// SCHEDOPT_CONTEXT, the flag winning; load_cluster_config gets it from settings::context.
+BOOST_AUTO_TEST_CASE(context_for_every_kubeconfig_command) {
+  for (const char* cmd : {"run", "plan"})
+    BOOST_CHECK_EQUAL(ok({cmd, "--kubeconfig", "/tmp/kc", "--context", "prod"}).config.context,
+                      "prod");
+  BOOST_CHECK_EQUAL(ok({"explain", "--all", "--context", "prod"}).config.context, "prod");
+  vars["SCHEDOPT_CONTEXT"] = "from-env";
+  BOOST_CHECK_EQUAL(ok({"plan"}).config.context, "from-env");
+  BOOST_CHECK_EQUAL(ok({"plan", "--context=flag"}).config.context, "flag");
+}
+
 BOOST_AUTO_TEST_CASE(env_booleans_and_empty_env) {
   vars["SCHEDOPT_LEADER_ELECT"] = "1";
   vars["SCHEDOPT_DRIVER"] = ""; // set but empty: ignored
