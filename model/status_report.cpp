@@ -18,10 +18,12 @@ std::string count(const std::optional<vm_hyperconvergence_status>& vh,
 
 std::string progress_line(const scheduling_optimization& so, const request_progress& p) {
   std::string stage = so.status.stage.empty() ? "not yet picked up" : so.status.stage;
+  std::string moving = p.migrations_listed ? std::to_string(p.in_flight) + " in flight, "
+                                                + std::to_string(p.pending) + " pending"
+                                          : std::string("in flight and pending unknown");
   return so.metadata.name + " (" + stage + "): " + std::to_string(p.migrated)
          + " migrated, " + std::to_string(p.failed) + " failed, " + std::to_string(p.skipped)
-         + " skipped, " + std::to_string(p.in_flight) + " in flight, "
-         + std::to_string(p.pending) + " pending\n";
+         + " skipped, " + moving + "\n";
 }
 
 } // namespace
@@ -118,12 +120,14 @@ std::string render_status_json(const std::vector<status_entry>& entries) {
     o["creationTimestamp"] = so.metadata.creation_timestamp;
     o["startTimestamp"] = so.status.start_timestamp;
     o["finishTimestamp"] = so.status.finish_timestamp;
-    if (e.progress)
-      o["progress"] = {{"migrated", e.progress->migrated},
-                       {"failed", e.progress->failed},
-                       {"skipped", e.progress->skipped},
-                       {"inFlight", e.progress->in_flight},
-                       {"pending", e.progress->pending}};
+    if (const auto& p = e.progress) {
+      auto known = [&](int64_t n) { return p->migrations_listed ? nlohmann::json(n) : nullptr; };
+      o["progress"] = {{"migrated", p->migrated},
+                       {"failed", p->failed},
+                       {"skipped", p->skipped},
+                       {"inFlight", known(p->in_flight)},
+                       {"pending", known(p->pending)}};
+    }
     arr.push_back(std::move(o));
   }
   return arr.dump(2) + "\n";

@@ -24,6 +24,9 @@ struct request_progress {
   int64_t skipped = 0;
   int64_t in_flight = 0;
   int64_t pending = 0;
+  /// False when the VMIMs could not be listed: in flight and pending are then unknown,
+  /// and shown so rather than as zero.
+  bool migrations_listed = true;
 };
 
 /// Progress of `request` from its status and `migrations`, the VMIMs labelled with its
@@ -43,12 +46,13 @@ std::string human_age(const std::string& created, timestamp now);
 /// NAME, STAGE, STATUS, SUCCESSFUL, FAILED, SKIPPED, AGE (the CRD's printer columns), one
 /// row per request in the given order, "-" for an empty cell; then, per request with
 /// progress, one line `<name> (<stage>): N migrated, N failed, N skipped, N in flight,
-/// N pending`. "No SchedulingOptimizations found." when there is none.
+/// N pending` (`in flight and pending unknown` when the VMIMs were not listed). "No SchedulingOptimizations found." when there is none.
 std::string render_status_table(const std::vector<status_entry>& entries, timestamp now);
 
 /// `[{"name","uid","stage","status","reason","successful","failed","skipped",
 /// "creationTimestamp","startTimestamp","finishTimestamp","progress"?}...]`, progress
-/// `{"migrated","failed","skipped","inFlight","pending"}` only while not Final.
+/// `{"migrated","failed","skipped","inFlight","pending"}` only while not Final (the last
+/// two null when unknown).
 std::string render_status_json(const std::vector<status_entry>& entries);
 
 } // namespace schedopt

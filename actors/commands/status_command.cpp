@@ -95,12 +95,14 @@ int status_command(const settings& cfg, const status_options& options) {
           mine.res = k8s::resources::vmims;
           mine.label_selector = request_migrations_selector(e.request.metadata.uid);
           auto vmims = list_all<virtual_machine_instance_migration>(self, *api, mine);
-          if (!vmims) {
+          if (vmims) {
+            e.progress = progress_of(e.request, *vmims);
+          } else {
             // The counters still say most of it; the VMs moving now are unknown.
             spdlog::warn("{}", vmims.err().message);
-            vmims = std::vector<virtual_machine_instance_migration>{};
+            e.progress = progress_of(e.request, {});
+            e.progress->migrations_listed = false;
           }
-          e.progress = progress_of(e.request, *vmims);
         }
         entries.push_back(std::move(e));
       }

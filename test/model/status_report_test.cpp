@@ -119,4 +119,19 @@ BOOST_AUTO_TEST_CASE(json_carries_progress_only_while_not_final) {
   BOOST_CHECK_EQUAL(j[1]["progress"]["skipped"], 12);
 }
 
+// VMIMs that could not be listed leave in flight and pending unknown, not zero.
+BOOST_AUTO_TEST_CASE(unlisted_migrations_are_unknown_not_zero) {
+  auto running = request("so-new", "2026-11-30T13:59:20Z", stage::migrating,
+                         run_status::in_progress, 3, 0, 12);
+  request_progress p{3, 0, 12, 0, 0, false};
+  auto table = render_status_table({{running, p}}, at("2026-11-30T14:00:00Z"));
+  BOOST_CHECK(table.find("so-new (Migrating): 3 migrated, 0 failed, 12 skipped, in flight and "
+                         "pending unknown\n")
+              != std::string::npos);
+  auto j = nlohmann::json::parse(render_status_json({{running, p}}));
+  BOOST_CHECK(j[0]["progress"]["inFlight"].is_null());
+  BOOST_CHECK(j[0]["progress"]["pending"].is_null());
+  BOOST_CHECK_EQUAL(j[0]["progress"]["migrated"], 3);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
