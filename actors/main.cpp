@@ -1,6 +1,7 @@
 // schedopt: the storage-aware workload placement controller (run), a one-shot
-// evaluation (plan), why a VM is or is not moved (explain) and a self-contained
-// demonstration (demo).
+// evaluation (plan), why a VM is or is not moved (explain), the requests and their
+// progress (status) and a self-contained demonstration (demo). Installed as
+// kubectl-schedopt it is also the kubectl plugin `kubectl schedopt`.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -49,11 +50,13 @@ int main(int argc, char** argv) {
       return plan_command(parsed->config, parsed->plan);
     case command::explain:
       return explain_command(parsed->config, parsed->explain);
+    case command::status:
+      return status_command(parsed->config, parsed->status);
     case command::demo:
       return demo_command(parsed->config, parsed->demo, args[0]);
     case command::none:
       break;
   }
-  std::fputs(help_text(command::none).c_str(), stderr);
+  std::fputs(help_text(command::none, program_name(args[0])).c_str(), stderr);
   return 2;
 }

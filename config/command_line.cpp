@@ -55,12 +55,14 @@ demo_fraction(double demo_options::*field) {
 
 std::vector<option_def> command_options(command c) {
   std::vector<option_def> out;
-  if (c == command::plan || c == command::explain) {
+  if (c == command::plan || c == command::explain || c == command::status) {
     out.push_back({"--output", "-o", "FORMAT", "table", "output format: table or json",
                    [c](parse_result& r, const std::string& text) -> std::string {
                      if (text != "table" && text != "json")
                        return "must be table or json";
-                     (c == command::plan ? r.plan.output : r.explain.output) = text;
+                     (c == command::plan      ? r.plan.output
+                      : c == command::explain ? r.explain.output
+                                              : r.status.output) = text;
                      return {};
                    }});
   }
@@ -122,6 +124,9 @@ const char* summary(command c) {
       return "Explain why a VMI is or is not moved: volumes, replica nodes, node scores, "
              "each target's admission rule by rule, cool-off, in-flight migrations and "
              "the per-run cap; read-only.";
+    case command::status:
+      return "List the SchedulingOptimization requests as kubectl get does, with the "
+             "progress of each one still running; read-only.";
     case command::demo:
       return "Start a simulated cluster, fail over a storage pool, run the controller "
              "against the request it creates and print the final status.";
@@ -134,6 +139,7 @@ std::optional<command> command_from(const std::string& name) {
   if (name == "run") return command::run;
   if (name == "plan") return command::plan;
   if (name == "explain") return command::explain;
+  if (name == "status") return command::status;
   if (name == "demo") return command::demo;
   return std::nullopt;
 }
@@ -175,11 +181,11 @@ std::string pod_namespace(const std::string& file) {
   return config_detail::trim(ns);
 }
 
-parse_result help_for(command c) {
+parse_result help_for(command c, const std::string& program) {
   parse_result r;
   r.cmd = c;
   r.help_requested = true;
-  r.help_text = help_text(c);
+  r.help_text = help_text(c, program);
   return r;
 }
 
@@ -191,6 +197,7 @@ const char* to_string(command c) {
     case command::run: return "run";
     case command::plan: return "plan";
     case command::explain: return "explain";
+    case command::status: return "status";
     case command::demo: return "demo";
   }
   return "";
@@ -204,9 +211,15 @@ environment process_environment() {
   };
 }
 
-std::string help_text(command c) {
+std::string program_name(const std::string& argv0) {
+  auto slash = argv0.find_last_of('/');
+  auto base = slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
+  return base == "kubectl-schedopt" ? "kubectl schedopt" : "schedopt";
+}
+
+std::string help_text(command c, const std::string& program) {
   if (c == command::none)
-    return "Usage: schedopt <command> [flags]\n"
+    return "Usage: " + program + " <command> [flags]\n"
            "\n"
            "schedopt converges KubeVirt VMs back onto nodes holding their volumes' "
            "replicas,\nserving SchedulingOptimization requests.\n"
@@ -215,9 +228,11 @@ std::string help_text(command c) {
            "  run      " + std::string(summary(command::run)) + "\n"
            "  plan     " + summary(command::plan) + "\n"
            "  explain  " + summary(command::explain) + "\n"
+           "  status   " + summary(command::status) + "\n"
            "  demo     " + summary(command::demo) + "\n"
            "\n"
-           "Run `schedopt <command> --help` for a command's flags; `schedopt --version` prints\n"
+           "Run `" + program + " <command> --help` for a command's flags; `" + program
+           + " --version` prints\n"
            "the version and git revision.\n"
            "Precedence: flags > SCHEDOPT_* environment > --config file > defaults.\n";
   struct row {
@@ -241,7 +256,7 @@ std::string help_text(command c) {
   for (const auto& r : rows)
     width = std::max(width, r.left.size());
   std::string usage = c == command::explain ? " (NAMESPACE/VMI | --all)" : "";
-  std::string out = "Usage: schedopt " + std::string(to_string(c)) + usage + " [flags]\n\n"
+  std::string out = "Usage: " + program + " " + std::string(to_string(c)) + usage + " [flags]\n\n"
                     + summary(c) + "\n\nFlags:\n";
   for (const auto& r : rows)
     out += "  " + r.left + std::string(width - r.left.size() + 2, ' ') + r.right + "\n";
@@ -253,36 +268,38 @@ std::string help_text(command c) {
 expected<parse_result> parse_command_line(const std::vector<std::string>& args,
                                           const environment& env,
                                           const load_paths& paths) {
+  const std::string program = program_name(args.empty() ? std::string{} : args[0]);
   if (args.size() < 2)
-    return fail("missing command: want run, plan, explain or demo (see schedopt --help)");
+    return fail("missing command: want run, plan, explain, status or demo (see " + program
+                + " --help)");
   const std::string& first = args[1];
   if (first == "-h" || first == "--help")
-    return help_for(command::none);
+    return help_for(command::none, program);
   if (first == "help") {
     if (args.size() < 3)
-      return help_for(command::none);
+      return help_for(command::none, program);
     auto c = command_from(args[2]);
     if (!c)
-      return fail("unknown command " + quoted(args[2]) + ": want run, plan, explain or demo");
-    return help_for(*c);
+      return fail("unknown command " + quoted(args[2]) + ": want run, plan, explain, status or demo");
+    return help_for(*c, program);
   }
   auto cmd = command_from(first);
   if (!cmd) {
     if (!first.empty() && first[0] == '-')
-      return fail("missing command before " + first + ": want run, plan, explain or demo");
-    return fail("unknown command " + quoted(first) + ": want run, plan, explain or demo");
+      return fail("missing command before " + first + ": want run, plan, explain, status or demo");
+    return fail("unknown command " + quoted(first) + ": want run, plan, explain, status or demo");
   }
 
   parse_result r;
   r.cmd = *cmd;
   auto options = command_options(*cmd);
   std::vector<pending_setting> flagged;
-  std::string see = " (see schedopt " + first + " --help)";
+  std::string see = " (see " + program + " " + first + " --help)";
 
   for (std::size_t i = 2; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help")
-      return help_for(*cmd);
+      return help_for(*cmd, program);
     if (r.cmd == command::explain && !a.empty() && a[0] != '-') {
       if (!r.explain.name.empty())
         return fail("explain takes one NAMESPACE/VMI, got " + quoted(a) + " too" + see);

@@ -1,4 +1,4 @@
-// `schedopt run|plan|explain|demo` command lines (SPEC §8) plus environment and config file,
+// `schedopt run|plan|explain|status|demo` command lines (SPEC §8) plus environment and config file,
 // merged with precedence flags > SCHEDOPT_* environment > config file > defaults.
 #pragma once
 
@@ -13,7 +13,7 @@
 
 namespace schedopt {
 
-enum class command { none, run, plan, explain, demo };
+enum class command { none, run, plan, explain, status, demo };
 
 const char* to_string(command c);
 
@@ -27,6 +27,11 @@ struct explain_options {
   std::string namespace_;       // of NAMESPACE/VMI
   std::string name;
   bool all = false; // every misplaced VMI
+};
+
+/// `schedopt status [-o table|json]`.
+struct status_options {
+  std::string output = "table"; // -o table|json
 };
 
 /// `schedopt demo`: the embedded scenario's size and knobs.
@@ -48,6 +53,7 @@ struct parse_result {
   settings config;
   plan_options plan;
   explain_options explain;
+  status_options status;
   demo_options demo;
   bool help_requested = false;
   std::string help_text; // filled when help_requested
@@ -67,6 +73,11 @@ struct load_paths {
   std::function<expected<std::string>(const std::string& path)> config_file_text;
 };
 
+/// How the user typed the program, for usage lines: "kubectl schedopt" when argv[0] is
+/// the kubectl-schedopt plugin (kubectl runs a plugin with its path as argv[0]), else
+/// "schedopt".
+std::string program_name(const std::string& argv0);
+
 /// argv[0] is the program name. Errors are one line (caller prints and exits 2), e.g.
 /// `--cool-off-period "abc": invalid duration "abc": ...`,
 /// `SCHEDOPT_MAX_PARALLEL_MIGRATIONS "x": not an integer`,
@@ -75,7 +86,8 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
                                           const environment& env,
                                           const load_paths& paths = {});
 
-/// `--help` text of one command (command::none: the top-level usage).
-std::string help_text(command c);
+/// `--help` text of one command (command::none: the top-level usage), its usage lines
+/// naming `program` (program_name()).
+std::string help_text(command c, const std::string& program = "schedopt");
 
 } // namespace schedopt

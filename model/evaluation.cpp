@@ -345,7 +345,6 @@ void evaluator::state::judge(const virtual_machine_instance& vmi) {
   ev.best_nodes = std::move(pv.best_nodes);
   ev.best_score = pv.best_score;
   ev.current_score = pv.current_score;
-  ev.target_nodes = std::move(pv.target_nodes); // not a candidate: informational only
   target_set targets;
   if (candidate) {
     for (auto& set : replica_sets)

@@ -132,8 +132,9 @@ struct vmi_evaluation {
   std::string node;    // where it runs now (source node)
   std::string verdict; // "hyperconverged", "semi", "non", "none" (no driver volume), "error"
   std::vector<std::string> best_nodes;
-  /// SPEC §2.5: nodes of the best score level the VMI may run on, else of the next
-  /// level above its current node's (target_choice.hpp admissible_targets)
+  /// Candidates only (semi, non): nodes of the best score level the VMI may run on, else
+  /// of the next level above its current node's (target_choice.hpp admissible_targets).
+  /// Empty for a VMI that stays, so plan and explain, both reading it, show no target.
   std::vector<std::string> target_nodes;
   disposition disp = disposition::not_candidate;
   std::string reason; // "<Enum>: <detail>" when skipped, else empty

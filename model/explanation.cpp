@@ -113,10 +113,8 @@ vmi_explanation explainer::summary(const std::string& key,
     ex.best_nodes = ev.best_nodes;
     ex.best_score = ev.best_score;
     ex.current_score = ev.current_score;
-    if (ev.disp != disposition::not_candidate) { // a VM that stays has no targets
-      ex.target_nodes = ev.target_nodes;
-      ex.target_score = ev.target_score;
-    }
+    ex.target_nodes = ev.target_nodes; // empty for a VM that stays, as plan shows it
+    ex.target_score = ev.target_score;
   }
   const vmi_volumes* owned = nullptr;
   if (auto v = volumes_.find(key); v != volumes_.end()) {

@@ -2,6 +2,7 @@
 # Builds the schedopt container image offline from an already built binary: no base image
 # is pulled (`buildah from scratch`). The root filesystem holds exactly
 #   /usr/local/bin/schedopt               the binary, stripped
+#   /usr/local/bin/kubectl-schedopt       a symlink to it: the kubectl plugin name
 #   /usr/lib/x86_64-linux-gnu/...         the shared libraries ldd resolves, with their
 #                                         symlinks, plus the dynamic loader (/lib, /lib64
 #                                         are the merged-/usr symlinks Debian has)
@@ -75,6 +76,9 @@ copy_chain() {
 cp "$binary" "$root/usr/local/bin/schedopt"
 strip --strip-unneeded "$root/usr/local/bin/schedopt" 2>/dev/null || true
 chmod 0755 "$root/usr/local/bin/schedopt"
+# The same binary under its kubectl plugin name (`kubectl schedopt status` from a shell in
+# the image, or copied out of it with `podman cp`).
+ln -s schedopt "$root/usr/local/bin/kubectl-schedopt"
 # ldd lines: "libx.so => /path (addr)", "/lib64/ld-linux-x86-64.so.2 (addr)", vdso (no path).
 libs=$(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | sort -u)
 [[ -n $libs ]] || { echo "build.sh: ldd found no libraries for $binary" >&2; exit 1; }

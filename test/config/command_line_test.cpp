@@ -244,11 +244,43 @@ BOOST_AUTO_TEST_CASE(explain_takes_one_vmi_or_all) {
   BOOST_CHECK(help_text(command::none).find("  explain  ") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(status_takes_an_output_format) {
+  auto r = ok({"status", "-o", "json", "--kubeconfig", "/k", "--context", "c"});
+  BOOST_CHECK(r.cmd == command::status);
+  BOOST_CHECK_EQUAL(r.status.output, "json");
+  BOOST_CHECK_EQUAL(r.config.kubeconfig, "/k");
+  BOOST_CHECK_EQUAL(r.config.context, "c");
+  BOOST_CHECK_EQUAL(ok({"status"}).status.output, "table");
+  BOOST_CHECK_EQUAL(fails({"status", "-o", "wide"}), "-o \"wide\": must be table or json");
+  BOOST_CHECK_EQUAL(fails({"status", "so-1"}),
+                    "unexpected argument \"so-1\" (see schedopt status --help)");
+  BOOST_CHECK(help_text(command::status).rfind("Usage: schedopt status [flags]", 0) == 0);
+  BOOST_CHECK(help_text(command::none).find("  status   ") != std::string::npos);
+}
+
+// kubectl runs a plugin with its own path as argv[0]: usage and errors then name the
+// command as the user typed it.
+BOOST_AUTO_TEST_CASE(as_kubectl_schedopt_usage_says_kubectl_schedopt) {
+  BOOST_CHECK_EQUAL(program_name("/usr/local/bin/kubectl-schedopt"), "kubectl schedopt");
+  BOOST_CHECK_EQUAL(program_name("kubectl-schedopt"), "kubectl schedopt");
+  BOOST_CHECK_EQUAL(program_name("/usr/local/bin/schedopt"), "schedopt");
+  BOOST_CHECK_EQUAL(program_name(""), "schedopt");
+  auto help = parse_command_line({"/x/kubectl-schedopt", "status", "--help"}, env(), paths);
+  BOOST_REQUIRE(help);
+  BOOST_CHECK(help->help_text.rfind("Usage: kubectl schedopt status [flags]", 0) == 0);
+  auto top = parse_command_line({"/x/kubectl-schedopt", "--help"}, env(), paths);
+  BOOST_REQUIRE(top);
+  BOOST_CHECK(top->help_text.rfind("Usage: kubectl schedopt <command> [flags]", 0) == 0);
+  auto bad = parse_command_line({"/x/kubectl-schedopt", "plan", "--bogus"}, env(), paths);
+  BOOST_REQUIRE(!bad);
+  BOOST_CHECK_EQUAL(bad.err().message, "unknown flag --bogus (see kubectl schedopt plan --help)");
+}
+
 BOOST_AUTO_TEST_CASE(bad_input_messages) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> rows = {
-    {{}, "missing command: want run, plan, explain or demo (see schedopt --help)"},
-    {{"frobnicate"}, "unknown command \"frobnicate\": want run, plan, explain or demo"},
-    {{"--leader-elect"}, "missing command before --leader-elect: want run, plan, explain or demo"},
+    {{}, "missing command: want run, plan, explain, status or demo (see schedopt --help)"},
+    {{"frobnicate"}, "unknown command \"frobnicate\": want run, plan, explain, status or demo"},
+    {{"--leader-elect"}, "missing command before --leader-elect: want run, plan, explain, status or demo"},
     {{"run", "--foo"}, "unknown flag --foo (see schedopt run --help)"},
     {{"run", "--no-driver"}, "unknown flag --no-driver (see schedopt run --help)"},
     {{"run", "--no-dry-run=true"}, "--no-dry-run takes no value (see schedopt run --help)"},
@@ -303,7 +335,7 @@ BOOST_AUTO_TEST_CASE(bad_input_messages) {
     {{"demo", "--failure-rate", "2"}, "--failure-rate \"2\": must be between 0 and 1"},
     {{"demo", "--nodes", "2", "--replicas", "3"}, "--replicas 3 exceeds --nodes 2"},
     {{"demo", "--seed", "-4"}, "--seed \"-4\": must be >= 0"},
-    {{"help", "nope"}, "unknown command \"nope\": want run, plan, explain or demo"},
+    {{"help", "nope"}, "unknown command \"nope\": want run, plan, explain, status or demo"},
     {{"explain"}, "missing NAMESPACE/VMI (or --all) (see schedopt explain --help)"},
     {{"explain", "vm-1"}, "want NAMESPACE/VMI, got \"vm-1\" (see schedopt explain --help)"},
     {{"explain", "ns/"}, "want NAMESPACE/VMI, got \"ns/\" (see schedopt explain --help)"},

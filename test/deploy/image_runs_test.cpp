@@ -147,7 +147,7 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
                  + rootfs.string() + "'");
     BOOST_REQUIRE_MESSAGE(x.first == 0, x.second);
   }
-  for (const char* f : {"usr/local/bin/schedopt", "etc/ssl/certs/ca-certificates.crt", "etc/passwd", "etc/group",
+  for (const char* f : {"usr/local/bin/schedopt", "usr/local/bin/kubectl-schedopt", "etc/ssl/certs/ca-certificates.crt", "etc/passwd", "etc/group",
                         "lib64/ld-linux-x86-64.so.2"})
     BOOST_TEST(fs::exists(rootfs / f), f);
   BOOST_TEST(slurp(rootfs / "etc/passwd").find("nonroot:x:65532:65532:") != std::string::npos);

@@ -9,6 +9,7 @@
 #include "model/evaluation_world.hpp"
 #include "model/explanation_report.hpp"
 #include "model/reason.hpp"
+#include "model/text_table.hpp"
 #include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
@@ -267,6 +268,39 @@ BOOST_AUTO_TEST_CASE(the_per_run_cap_defers_candidates_past_it) {
   BOOST_CHECK_EQUAL(c.cap.position, 0);
   BOOST_CHECK_EQUAL(c.verdict, "hyperconverged");
   BOOST_CHECK(c.target_nodes.empty()); // it stays: no node is offered as its target
+}
+
+// plan's TARGETS column and explain's "Target nodes:" come from the same evaluation
+// field: a hyperconverged VMI whose replicas sit on other nodes too shows "-" in both.
+BOOST_AUTO_TEST_CASE(plan_and_explain_show_the_same_targets) {
+  explained_world w;
+  w.add("hc", "n1", {"n1", "n2", "n3"});
+  w.add("semi", "n3", {"n1", "n2"}).volumes.push_back({"extra-vol", "claim-extra", ""});
+  w.pvcs["ns/claim-extra"] = pvc("ns", "claim-extra", "pv-extra");
+  w.pvs["pv-extra"] = pv("pv-extra");
+  w.in.replicas.nodes["pv-extra"] = {"n1", "n3"};
+  w.add("non", "n3", {"n1", "n2"});
+  auto& why = w.explain_all();
+  BOOST_REQUIRE_EQUAL(w.result.vmis.size(), 3u);
+  for (const auto& ev : w.result.vmis)
+    BOOST_TEST_CONTEXT(ev.name) {
+      auto ex = why.explain("ns/" + ev.name);
+      BOOST_REQUIRE(ex);
+      BOOST_CHECK_EQUAL(join(ex->target_nodes), join(ev.target_nodes));
+    }
+  auto hc = w.of("hc");
+  BOOST_CHECK_EQUAL(hc.verdict, "hyperconverged");
+  BOOST_CHECK(hc.target_nodes.empty());
+  auto text = render_explanation_text(hc);
+  auto line = text.find("Target nodes:");
+  BOOST_REQUIRE(line != std::string::npos);
+  auto value = text.substr(line + 13, text.find('\n', line) - line - 13);
+  BOOST_CHECK_EQUAL(value.substr(value.find_first_not_of(' ')), "-");
+  for (const auto& n : hc.nodes)
+    BOOST_CHECK_MESSAGE(!n.target, n.name << " offered as a target of a VM that stays");
+  BOOST_CHECK_EQUAL(w.of("semi").verdict, "semi");
+  BOOST_CHECK_EQUAL(join(w.of("semi").target_nodes), "n1");
+  BOOST_CHECK_EQUAL(join(w.of("non").target_nodes), "n1,n2");
 }
 
 BOOST_AUTO_TEST_CASE(unknown_and_not_running_vmis) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/evaluation_world.hpp"
 #include "model/plan_report.hpp"
 
 using namespace schedopt;
@@ -76,6 +77,22 @@ BOOST_AUTO_TEST_CASE(json_array_of_objects) {
   BOOST_CHECK_EQUAL(j[2]["skipReason"], "NoTargetNode: none");
   BOOST_CHECK_EQUAL(j[3]["disposition"], "outstanding");
   BOOST_CHECK_EQUAL(nlohmann::json::parse(render_plan_json({})).size(), 0u);
+}
+
+// A hyperconverged VMI stays where it is, so it has no target, even when other nodes hold
+// its replicas as well as its own node does: the row says "-", as explain does.
+BOOST_AUTO_TEST_CASE(a_hyperconverged_vmi_has_no_targets) {
+  schedopt::test::world w;
+  w.add("hc", "n1", {"n1", "n2", "n3"});
+  auto r = w.run();
+  BOOST_REQUIRE_EQUAL(r.vmis.size(), 1u);
+  BOOST_CHECK_EQUAL(r.vmis[0].verdict, "hyperconverged");
+  BOOST_CHECK(r.vmis[0].target_nodes.empty());
+  BOOST_CHECK_EQUAL(render_plan_table(r),
+                    "NAMESPACE   NAME   NODE   VERDICT          TARGETS   SKIP REASON\n"
+                    "ns          hc     n1     hyperconverged   -         -\n");
+  auto j = nlohmann::json::parse(render_plan_json(r));
+  BOOST_CHECK(j[0]["targetNodes"].empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
