@@ -297,7 +297,8 @@ std::vector<candidate_plan> adopted_plans(const kind_state& st) {
   return plans;
 }
 
-/// Plans for the candidates judged eligible since the last call, in SPEC order.
+/// Plans for the candidates judged eligible since the last call, in (namespace, name) order
+/// (docs/design.md §2.7).
 std::vector<candidate_plan> new_eligible_plans(kind_state& st) {
   std::vector<candidate_plan> plans;
   auto& eligible = st.eval->result().eligible;
@@ -575,7 +576,7 @@ void list_vm_annotations(kind_pointer self, std::string continue_token = {}) {
           if (!list)
             return fail_run(self, "cannot read VirtualMachines: " + list.err().message);
           for (auto& bad : list->skipped) {
-            // Its cool-off record is unknown; the VMIMs still count for it (SPEC §4).
+            // Its cool-off record is unknown; the VMIMs still count for it (docs/design.md §4.1).
             log_kv(spdlog::level::warn, "virtualmachine does not decode; skipped",
                    {{"request", self->state.request.metadata.name}, {"namespace", bad.namespace_},
                     {"vm", bad.name}, {"error", bad.why.message}});
@@ -638,7 +639,7 @@ void gather(kind_pointer self) {
           snapshot<node>(self, self->state.ctx.nodes, [=](auto nodes) {
             auto& st = self->state;
             st.in.nodes = values_of(nodes);
-            mark_evacuating_nodes(st.in.nodes, st.in.vmis); // never a target (SPEC §3)
+            mark_evacuating_nodes(st.in.nodes, st.in.vmis); // never a target (docs/design.md §3.3)
             st.times.snapshots_ms = phase_times::since(st.times.started);
             read_vm_annotations(self);
             ask_driver(self);

@@ -1,4 +1,4 @@
-// `schedopt run|plan|explain|demo` command lines (SPEC §8) plus environment and config file,
+// `schedopt run|plan|explain|demo` command lines (docs/cli.md) plus environment and config file,
 // merged with precedence flags > SCHEDOPT_* environment > config file > defaults.
 #pragma once
 

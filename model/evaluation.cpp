@@ -1,4 +1,4 @@
-// SPEC §2 evaluation: volumes → replica scores → verdict → filters → cap.
+// docs/design.md §2 evaluation: volumes → replica scores → verdict → filters → cap.
 #include "model/evaluation.hpp"
 
 #include <algorithm>

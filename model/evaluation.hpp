@@ -1,4 +1,4 @@
-// SPEC §2: classify every running VMI (hyperconverged / semi / non), filter the
+// docs/design.md §2: classify every running VMI (hyperconverged / semi / non), filter the
 // candidates and pick this run's eligible set. Pure: the caller fetches, we decide.
 #pragma once
 
@@ -25,7 +25,7 @@ namespace schedopt {
 /// "<namespace>/<name>", the key every per-VMI map below uses.
 std::string vmi_key(std::string_view namespace_, std::string_view name);
 
-/// SPEC §2.1: status.phase == Running and status.nodeName set.
+/// docs/design.md §2.1: status.phase == Running and status.nodeName set.
 bool is_considered(const virtual_machine_instance& vmi);
 
 /// Step 1 result for one considered VMI. At 10,000 VMIs there are 10,000 of them, held
@@ -71,7 +71,7 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
                                            const sorted_objects<persistent_volume>& pvs,
                                            const pv_owned_predicate& owned);
 
-/// What the storage driver answered (SPEC §2.3), by PV name.
+/// What the storage driver answered (docs/design.md §2.3), by PV name.
 struct replica_map {
   replicas_by_pv nodes; // PV -> Kubernetes node names (normalized)
   /// Or, from a driver that answered by position: the nodes of the query's i-th PV
@@ -132,7 +132,7 @@ struct vmi_evaluation {
   std::string node;    // where it runs now (source node)
   std::string verdict; // "hyperconverged", "semi", "non", "none" (no driver volume), "error"
   std::vector<std::string> best_nodes;
-  /// SPEC §2.5: nodes of the best score level the VMI may run on, else of the next
+  /// docs/design.md §2.5: nodes of the best score level the VMI may run on, else of the next
   /// level above its current node's (target_choice.hpp admissible_targets)
   std::vector<std::string> target_nodes;
   disposition disp = disposition::not_candidate;
@@ -173,8 +173,8 @@ struct evaluation_result {
 void hold_room(std::map<std::string, node_usage>& usage, const virtual_machine_instance& vmi,
                const std::vector<std::string>& targets);
 
-/// Step 2: verdicts, filters in SPEC order (NotLiveMigratable, MigrationInProgress,
-/// CoolingOff, NoTargetNode), the cap, and the counts.
+/// Step 2: verdicts, filters in the order of docs/design.md §2.6 (NotLiveMigratable,
+/// MigrationInProgress, CoolingOff, NoTargetNode), the cap, and the counts.
 evaluation_result evaluate(const evaluation_input& in);
 
 /// Step 2 a batch of VMIs at a time, in the order evaluate() judges them and to the same

@@ -1,4 +1,4 @@
-// SPEC §2.4–2.5: where should a VMI run, given where its volumes' replicas live?
+// docs/design.md §2.4–2.5: where should a VMI run, given where its volumes' replicas live?
 #pragma once
 
 #include <map>

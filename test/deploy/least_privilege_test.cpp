@@ -312,7 +312,7 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
     int code = ctl.wait_exit(std::chrono::seconds(5));
     std::string stopped = code == -1 ? "SIGTERM ignored for 5 s, killed" : "exit " + std::to_string(code);
     ctl.kill_hard();
-    // SPEC (Shutdown): exit 0 within 5 s of SIGTERM. Not this test's subject, so a warning.
+    // docs/design.md §4.2: exit 0 within 5 s of SIGTERM. Not this test's subject, so a warning.
     BOOST_WARN_MESSAGE(code != -1, "schedopt ignored SIGTERM for 5 s without " + cut.label);
 
     std::string what;

@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(hostile_specs_fail_alone) {
   BOOST_TEST(s.controller().terminate() == 0);
 }
 
-// Out-of-range parallelism is clamped (SPEC §3), not a failure: the user gets a Warning
+// Out-of-range parallelism is clamped (docs/design.md §3.4), not a failure: the user gets a Warning
 // ParallelismClamped event and the run goes on with the clamped worker count. Zero and
 // negative values pass only a lax CRD (the CRD of deploy/ has minimum: 1).
 BOOST_AUTO_TEST_CASE(out_of_range_parallelism_is_clamped_with_a_warning) {

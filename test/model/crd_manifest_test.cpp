@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(scheduling_optimization_schema_has_every_reference_field) {
     {"status.vmHyperconvergence.failed", "integer"},
     {"status.vmHyperconvergence.skipped", "integer"},
     {"status.vmHyperconvergence.successful", "integer"},
-    {"status.observedGeneration", "integer"}, // added by SPEC §1
+    {"status.observedGeneration", "integer"}, // docs/design.md §1
   };
   crd_file crd(so_crd);
   const yaml_node* schema_wrapper = crd.in_version("schema");
