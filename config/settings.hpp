@@ -1,5 +1,5 @@
 // Every cluster-wide default (docs/design.md §5) and process setting of schedopt as one value.
-// Sources and precedence live in config/load.hpp; this file only says what exists.
+// Sources and precedence live in config/command_line.hpp; this file only says what exists.
 #pragma once
 
 #include <chrono>

@@ -94,8 +94,8 @@ struct evaluation_input {
   shared_list<virtual_machine_instance> vmis; // shared with the informer: never copied
   /// Step 1 output, sorted (ns, name): an explanation keeps it to show each VMI's volumes.
   std::vector<vmi_volumes> volumes;
-  /// Set instead of `volumes`: step 1 is done VMI by VMI as each is judged (README
-  /// "Candidates stream to the engine"), not for all of them before the first.
+  /// Set instead of `volumes`: step 1 is done VMI by VMI as each is judged (docs/design.md
+  /// "Data path"), not for all of them before the first.
   std::shared_ptr<volume_mapper> mapper;
   replica_map replicas;
   std::vector<node> nodes;

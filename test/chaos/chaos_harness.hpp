@@ -723,7 +723,7 @@ private:
   std::size_t samples_ = 0;
 };
 
-/// One line per scenario, in the shape of a README table row.
+/// One line per scenario, in the shape of a Markdown table row.
 inline void print_summary(const std::string& scenario, uint64_t seed, const std::string& injected,
                           const end_state& end, std::size_t violation_count, long long started_ms) {
   std::ostringstream line;

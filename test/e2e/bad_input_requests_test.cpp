@@ -1,4 +1,4 @@
-// README "Hostile input", requests: malformed SchedulingOptimization specs the API server
+// Hostile input (docs/testing.md), requests: malformed SchedulingOptimization specs the API server
 // let in (old CRDs validate nothing: the simulator serves a lax CRD here, as the CRD of
 // deploy/ refuses these specs with a 422). Each row is Final with its reason and a Warning
 // event, and a good request created after all of them still migrates every candidate.
@@ -11,7 +11,7 @@ using namespace schedopt::e2e;
 namespace {
 
 struct spec_row {
-  const char* name;    // the request's name; also the row's label in README
+  const char* name;    // the request's name; also the row's label in docs/testing.md
   json spec;
   const char* status;  // the Final status
   std::string reason;  // exactly, or as a prefix when `prefix`
