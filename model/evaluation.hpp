@@ -28,14 +28,14 @@ std::string vmi_key(std::string_view namespace_, std::string_view name);
 /// docs/design.md §2.1: status.phase == Running and status.nodeName set.
 bool is_considered(const virtual_machine_instance& vmi);
 
-/// Step 1 result for one considered VMI. At 10,000 VMIs there are 10,000 of them, held
+/// Step 1 result for one considered VMI. There is one per running VMI, held
 /// from the driver query through the evaluation: they point into the objects instead of
 /// copying their names.
 struct vmi_volumes {
   std::string_view namespace_; // views into the VMI (the caller's shared_list holds it)
   std::string_view name;
   /// Driver-owned PVs it needs, sorted by name, unique. Two inline (a VM has a root disk
-  /// and a data disk or two): 100,000 heap blocks fewer, ~4 MB at 100,000 VMIs.
+  /// and a data disk or two): a heap block fewer per VMI.
   boost::container::small_vector<std::shared_ptr<const persistent_volume>, 2> pvs;
   std::string error;                  // non-empty: Kubernetes-style lookup error, e.g.
                                       // `persistentvolumeclaims "foo" not found`
@@ -112,8 +112,8 @@ struct evaluation_input {
   int64_t max_non_hyperconverged_per_run = 100;
   /// Whether the result lists the VMIs that are no candidate and not skipped too. A
   /// plan, an explanation or a dry run shows them; a controller run reports nothing of
-  /// them, and at 100,000 VMIs (99 % of them well placed) they would be ~40 MB held
-  /// through the run's start.
+  /// them, and in a large fleet (nearly all of it well placed) they would be a large
+  /// allocation held through the run's start.
   bool every_vmi = true;
 };
 
@@ -179,8 +179,8 @@ evaluation_result evaluate(const evaluation_input& in);
 
 /// Step 2 a batch of VMIs at a time, in the order evaluate() judges them and to the same
 /// result: a controller hands the first eligible candidates to the migration engine while
-/// the rest are still judged (at 100,000 VMIs the whole loop is ~200 ms). `in` must
-/// outlive it.
+/// the rest are still judged (in a large fleet the whole loop takes a noticeable time).
+/// `in` must outlive it.
 class evaluator {
 public:
   explicit evaluator(const evaluation_input& in);

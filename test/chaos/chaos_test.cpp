@@ -41,14 +41,14 @@ std::vector<std::string> controller_flags(int per_run_cap, std::vector<std::stri
 
 const std::vector<std::string> short_lease = {"--leader-elect", "--lease-duration", "3s",
                                               "--renew-deadline", "2s", "--retry-period", "500ms"};
-/// Bound on the wait for Final once the chaos is over (a healthy short run needs ~20 s;
-/// wait_all_final gives up sooner when the controllers stall).
+/// Bound on the wait for Final once the chaos is over (well above what a healthy short
+/// run needs; wait_all_final gives up sooner when the controllers stall).
 std::chrono::seconds final_timeout() { return std::chrono::seconds(sized(90, 600)); }
 
 // The bound of docs/design.md §4.3 is leaseDuration + retryPeriod after the leader's last renewal.
 // The kill lands up to one retryPeriod after that renewal, and the follower observes it up to one
 // retryPeriod later still (client-go measures expiry from its own observation), so from
-// the kill the bound is leaseDuration + 2 retryPeriods. Measured takeovers: 2.5-3.3 s.
+// the kill the bound is leaseDuration + 2 retryPeriods.
 constexpr long long lease_bound_ms = 3000 + 2 * 500;
 
 /// Creates `names` in order, a little apart so creationTimestamps order them too.

@@ -1,4 +1,4 @@
-// Least privilege, proven both ways (issue 10). The simulator enforces RBAC with the
+// Least privilege, proven both ways. The simulator enforces RBAC with the
 // objects of deploy/ (kubectl apply -k deploy/default when kubectl exists, else
 // deploy/rbac posted as JSON) and the controller runs as the schedopt ServiceAccount: a
 // kubeconfig with the token and CA the simulator mounted for it, context namespace
