@@ -160,7 +160,7 @@ using status_writer_actor = caf::typed_actor<
   // internal: writer -> itself: flush what is due.
   caf::reacts_to<atom::tick>>;
 
-/// A storage driver: replica nodes of volumes (SPEC §6). One file per driver.
+/// A storage driver: replica nodes of volumes (docs/design.md §6). One file per driver.
 using storage_driver_actor = caf::typed_actor<
   // kind -> driver: replicas of these PVs; an error is a run-level driver failure.
   caf::replies_to<replica_query>::with<replica_answer>,
@@ -237,7 +237,7 @@ using request_actor = caf::typed_actor<
   caf::reacts_to<atom::stop>>;
 
 /// The controller root: watches SchedulingOptimizations and runs them one at a time,
-/// oldest first (SPEC §1), one request actor each.
+/// oldest first (docs/design.md §1.2), one request actor each.
 using controller_actor = informer_subscriber_actor<scheduling_optimization>::extend<
   // main/leader election -> controller: informers are synced (and we lead): start.
   caf::reacts_to<atom::run>>;

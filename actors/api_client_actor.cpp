@@ -230,8 +230,8 @@ bool dispatch(api_client_pointer self, pending_request& p) {
 // ride on the first. client-go's informers list with resourceVersion=0, which the API
 // server answers whole from its watch cache (limit ignored), one request per list;
 // schedopt pages (500 objects) to bound the memory a page takes, and paced page by page
-// its informers took 5 s to sync at 10,000 VMIs and 60 s at 100,000 (~1,200 pages at
-// apiQps 20), spending the burst a request's first VMIM then waited for. A list has one
+// its informers' sync grew with the page count and spent the burst a request's first
+// VMIM then waited for. A list has one
 // page in flight at a time, so its pages come no faster than the server answers them.
 bool is_list_continuation(const pending_request& p) {
   return p.is_list && !p.list.continue_token.empty();

@@ -36,8 +36,8 @@ struct api_client_options {
   double qps = 20;                  // client-side rate limit (token bucket)
   int burst = 30;
   std::size_t max_pending = 1000;   // queued requests beyond this are rejected (too_many_requests)
-  /// List pages on the wire at once, across lists: each is a body of up to ~1.5 MB
-  /// (500 VMIs) held until decoded, and the informers' first lists all start together.
+  /// List pages on the wire at once, across lists: each is a body of megabytes (500
+  /// VMIs) held until decoded, and the informers' first lists all start together.
   std::size_t max_list_pages_in_flight = 2;
   int max_retries = 5;              // for 429, 5xx and transport errors (k8s/retry_policy.hpp)
   std::chrono::milliseconds initial_backoff{200};

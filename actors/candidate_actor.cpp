@@ -144,7 +144,7 @@ void finish(candidate_pointer self, const std::string& status, const std::string
 }
 
 /// migrationTimeout when set explicitly, else the bound KubeVirt's migration monitor
-/// puts on this VM (SPEC §3), else (no KubeVirt CR read) the setting's default.
+/// puts on this VM (docs/design.md §3.2), else (no KubeVirt CR read) the setting's default.
 duration migration_timeout(const candidate_state& st) {
   auto& cfg = st.ctx.config;
   std::optional<duration> configured;

@@ -25,7 +25,7 @@ struct controller_state {
   controller_context ctx;
   scheduling_optimization_informer_actor informer;
   /// Every request the informer shows, by uid: a request deleted and re-created with the
-  /// same name is a new request (SPEC §1).
+  /// same name is a new request (docs/design.md §1.3).
   std::map<std::string, scheduling_optimization> requests;
   std::map<std::string, std::string> uid_by_name; // to spot a re-create seen as an update
   std::string active;                   // uid of the running request, "" when idle

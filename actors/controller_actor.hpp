@@ -1,4 +1,4 @@
-// The controller root (SPEC §1): one request at a time, oldest first; the others are
+// The controller root (docs/design.md §1.2): one request at a time, oldest first; the others are
 // marked Pending; a deleted request is stopped. Queue order is model/request_queue.
 #pragma once
 

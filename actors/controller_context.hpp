@@ -21,8 +21,8 @@ struct controller_context {
   pvc_informer_actor pvcs;
   pv_informer_actor pvs;
   node_informer_actor nodes;
-  /// KubeVirt's migration configuration and its own waiting migrations (SPEC §3); unset
-  /// (tests, one-shot commands): no KubeVirt limit is followed.
+  /// KubeVirt's migration configuration and its own waiting migrations (docs/design.md §3.2, §3.3);
+  /// unset (tests, one-shot commands): no KubeVirt limit is followed.
   kubevirt_policy_actor kubevirt;
   status_writer_actor status;
   event_recorder_actor events;

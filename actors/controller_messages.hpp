@@ -69,11 +69,11 @@ struct replica_query {
 
 /// storage driver -> kind: Kubernetes node names holding a replica, per PV name, and
 /// per-volume errors (a volume the driver does not know). Already the replica map's
-/// shape, so the kind takes it over instead of rebuilding 20,000 entries of it.
+/// shape, so the kind takes it over instead of rebuilding an entry per PV.
 struct replica_answer {
   replicas_by_pv replicas;
   /// Or, for a query asked by position: entry i answers the query's i-th PV (one that
-  /// has an error has no nodes), so no PV name is copied (200,000 at 100,000 VMIs).
+  /// has an error has no nodes), so no PV name is copied (two or so per VMI).
   std::vector<replica_nodes> by_position;
   std::vector<std::pair<std::string, std::string>> errors;
 };

@@ -137,7 +137,7 @@ void start_watch(Self self);
 
 // An object that does not decode is skipped, said and counted rather than failing the
 // list or the watch: otherwise one bad object relists or rewatches forever and the
-// informer never sees the thousands of good ones (SPEC: it never stops an informer).
+// informer never sees the thousands of good ones (docs/design.md "Data path").
 template <class T, class Self>
 void skip_undecodable(Self self, const char* where, const undecodable_object& bad) {
   auto& st = self->state;

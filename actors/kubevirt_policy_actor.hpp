@@ -1,5 +1,5 @@
-// SPEC §3 "KubeVirt's own configuration" and "KubeVirt's own migrations come first": one
-// actor per process follows the KubeVirt CR and KubeVirt's waiting VMIMs for every run.
+// docs/design.md §3.2 and §3.3: one actor per process follows the KubeVirt CR and
+// KubeVirt's waiting VMIMs for every run.
 #pragma once
 
 #include <caf/actor_system.hpp>

@@ -17,8 +17,8 @@ namespace {
 // glibc gives every thread that allocates an arena of its own (up to 8 per core), and
 // memory freed in one arena is not reused by threads of another: the CAF workers, the
 // HTTP engine and the logger each kept a share of the peak. One arena keeps it shared
-// (scale_bench at 10,000 VMIs: 110-112 MiB peak with two arenas, 102-103 MiB with one,
-// the first VMIM no later); MALLOC_ARENA_MAX in the environment still decides when set.
+// (a lower peak in scale_bench, the first VMIM no later; docs/benchmarks.md);
+// MALLOC_ARENA_MAX in the environment still decides when set.
 void limit_malloc_arenas() {
   if (!std::getenv("MALLOC_ARENA_MAX"))
     mallopt(M_ARENA_MAX, 1);

@@ -1,4 +1,4 @@
-// /metrics (Prometheus text), /healthz and /readyz on --metrics-listen (SPEC §4).
+// /metrics (Prometheus text), /healthz and /readyz on --metrics-listen (docs/design.md §4.6).
 #pragma once
 
 #include <atomic>

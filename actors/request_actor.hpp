@@ -1,5 +1,5 @@
 // One actor per running SchedulingOptimization: promotes it (Evaluating), runs each
-// enabled optimization kind, and writes the terminal outcome (SPEC §1).
+// enabled optimization kind, and writes the terminal outcome (docs/design.md §1.4, §1.5).
 #pragma once
 
 #include "actors/controller_context.hpp"

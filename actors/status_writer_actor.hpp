@@ -1,5 +1,5 @@
 // The status writer: every request's status updates coalesced into JSON patches on
-// the /status subresource (SPEC §3 "Status writer"); the policy is model/status_coalescer.
+// the /status subresource (docs/design.md §3.8); the policy is model/status_coalescer.
 // Requests are keyed by uid; every patch first tests metadata.uid, the one guard a
 // PATCH can carry.
 #pragma once

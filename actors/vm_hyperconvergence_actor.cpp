@@ -67,8 +67,8 @@ struct phase_times {
   }
 };
 
-/// VMIs judged per message: ~2 ms of work, so the first candidates are handed on
-/// at once and stage writes or a stop wait at most that long.
+/// VMIs judged per message: a few milliseconds of work, so the first candidates are
+/// handed on at once and stage writes or a stop wait at most that long.
 constexpr std::size_t vmis_per_batch = 1024;
 
 enum class engine_state {
@@ -162,7 +162,7 @@ std::map<std::string, timestamp> last_migrations(kind_state& st,
     const string_map& annotations = holder_annotations(st, vmi);
     auto vmims = by_vmi.find(key);
     // Neither a record nor a VMI migration: nothing to know (nearly every VMI). Skipped
-    // before anything is built for it: at 100,000 VMIs this loop took 45 ms.
+    // before anything is built for it: this loop runs over every VMI of the cluster.
     if (annotations.count(annotation) == 0 && vmims == by_vmi.end())
       continue;
     std::optional<timestamp> record;
@@ -297,7 +297,8 @@ std::vector<candidate_plan> adopted_plans(const kind_state& st) {
   return plans;
 }
 
-/// Plans for the candidates judged eligible since the last call, in SPEC order.
+/// Plans for the candidates judged eligible since the last call, in (namespace, name) order
+/// (docs/design.md §2.7).
 std::vector<candidate_plan> new_eligible_plans(kind_state& st) {
   std::vector<candidate_plan> plans;
   auto& eligible = st.eval->result().eligible;
@@ -312,7 +313,7 @@ std::vector<candidate_plan> new_eligible_plans(kind_state& st) {
 }
 
 // Everything the evaluation needs that does not depend on the driver's answer, worked
-// out while the driver is still asked (at 100,000 VMIs that is most of a second).
+// out while the driver is still asked (at scale the driver's answer takes a while).
 void prepare_evaluation(kind_pointer self) {
   auto& st = self->state;
   auto& cfg = st.ctx.config;
@@ -476,9 +477,9 @@ void input_step_done(kind_pointer self) {
 }
 
 // The driver is asked first, about every PV it owns (its bulk lookup answers for every
-// volume anyway). Its answer takes a 2-core machine's CPU while it downloads (168 MB at
-// 100,000 VMIs), so the VMIs are mapped to their volumes as they are judged, after it:
-// done here, beside the download, the mapping (~0.5 s of CPU at 100,000) held back both.
+// volume anyway). Decoding its answer while it downloads takes a core, so the VMIs are
+// mapped to their volumes as they are judged, after it: done here, beside the download,
+// the mapping competed for the same CPU and held back both.
 void ask_driver(kind_pointer self) {
   auto& st = self->state;
   auto owns = st.ctx.driver.owns;
@@ -488,9 +489,9 @@ void ask_driver(kind_pointer self) {
     if (owns(*v, cfg))
       q.volumes.push_back(v);
   q.nodes = st.in.nodes;
-  // By position, so the answer copies no PV names and the judging hashes none: at
-  // 100,000 VMIs building and hashing 200,000 named entries held the first candidate
-  // back ~0.1 s. An explanation looks its volumes up by name.
+  // By position, so the answer copies no PV names and the judging hashes none: building
+  // and hashing an entry per PV held the first candidate back at scale. An explanation
+  // looks its volumes up by name.
   q.by_position = !st.ctx.explain;
   if (q.by_position)
     st.in.replicas.positions = replica_map::positions_of(q.volumes);
@@ -558,8 +559,8 @@ void keep_vm_record(kind_state& st, const virtual_machine& vm) {
 }
 
 // Without a synced VM informer, VirtualMachines are listed once per run, page by page
-// (each page decoded as it arrives), keeping only the cool-off annotation: at 10,000
-// VMs whole pages and every annotation would cost tens of MB for one string per VM.
+// (each page decoded as it arrives), keeping only the cool-off annotation: whole pages
+// and every annotation would cost far more memory than one string per VM.
 void list_vm_annotations(kind_pointer self, std::string continue_token = {}) {
   k8s::list_request req;
   req.res = k8s::resources::vms;
@@ -575,7 +576,7 @@ void list_vm_annotations(kind_pointer self, std::string continue_token = {}) {
           if (!list)
             return fail_run(self, "cannot read VirtualMachines: " + list.err().message);
           for (auto& bad : list->skipped) {
-            // Its cool-off record is unknown; the VMIMs still count for it (SPEC §4).
+            // Its cool-off record is unknown; the VMIMs still count for it (docs/design.md §4.1).
             log_kv(spdlog::level::warn, "virtualmachine does not decode; skipped",
                    {{"request", self->state.request.metadata.name}, {"namespace", bad.namespace_},
                     {"vm", bad.name}, {"error", bad.why.message}});
@@ -602,8 +603,8 @@ void list_vm_annotations(kind_pointer self, std::string continue_token = {}) {
 }
 
 // Cool-off records of VirtualMachines come from the VM informer once it has listed
-// (its store has this controller's own record writes too, fed from their answers): at
-// 10,000 VMs a per-run list was 20 pages and most of the way to the first VMIM.
+// (its store has this controller's own record writes too, fed from their answers): a
+// paged list per run, paced by the rate limit, was most of the way to the first VMIM.
 void read_vm_annotations(kind_pointer self) {
   auto vms = self->state.ctx.vms;
   if (!vms)
@@ -638,7 +639,7 @@ void gather(kind_pointer self) {
           snapshot<node>(self, self->state.ctx.nodes, [=](auto nodes) {
             auto& st = self->state;
             st.in.nodes = values_of(nodes);
-            mark_evacuating_nodes(st.in.nodes, st.in.vmis); // never a target (SPEC §3)
+            mark_evacuating_nodes(st.in.nodes, st.in.vmis); // never a target (docs/design.md §3.3)
             st.times.snapshots_ms = phase_times::since(st.times.started);
             read_vm_annotations(self);
             ask_driver(self);

@@ -1,4 +1,4 @@
-// The vmHyperconvergence optimization kind (SPEC §2–§3): evaluate every running VMI,
+// The vmHyperconvergence optimization kind (docs/design.md §2–§3): evaluate every running VMI,
 // then run the eligible candidates through the supervisor, one candidate actor each.
 #pragma once
 

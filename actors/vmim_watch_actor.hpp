@@ -1,5 +1,5 @@
 // One actor per schedopt VMIM: follows it through the shared VMIM informer and tells
-// its candidate the outcome (SPEC §3 "Watching").
+// its candidate the outcome (docs/design.md §3.6).
 #pragma once
 
 #include "actors/controller_context.hpp"

@@ -1,5 +1,5 @@
-// `schedopt run|plan|explain|status|demo` command lines (SPEC §8) plus environment and config file,
-// merged with precedence flags > SCHEDOPT_* environment > config file > defaults.
+// `schedopt run|plan|explain|status|demo` command lines (docs/cli.md) plus environment and
+// config file, merged with precedence flags > SCHEDOPT_* environment > config file > defaults.
 #pragma once
 
 #include <cstdint>

@@ -182,7 +182,7 @@ std::string apply_annotation(settings& s, const std::string& text) {
 
 std::vector<setting_def> build_table() {
   std::vector<setting_def> t;
-  // SPEC §5 cluster-wide defaults.
+  // docs/design.md §5 cluster-wide defaults.
   t.push_back(make("coolOffPeriod", &settings::cool_off_period, "DURATION", "1h",
                    "minimum time between schedopt migrations of the same VM",
                    duration_field(&settings::cool_off_period, lower_bound::zero)));

@@ -1,5 +1,5 @@
-// Every cluster-wide default (SPEC §5) and process setting of schedopt as one value.
-// Sources and precedence live in config/load.hpp; this file only says what exists.
+// Every cluster-wide default (docs/design.md §5) and process setting of schedopt as one value.
+// Sources and precedence live in config/command_line.hpp; this file only says what exists.
 #pragma once
 
 #include <chrono>
@@ -13,7 +13,7 @@
 namespace schedopt {
 
 struct settings {
-  // -- cluster-wide defaults (SPEC §5) --
+  // -- cluster-wide defaults (docs/design.md §5) --
   duration cool_off_period = std::chrono::hours(1);
   int64_t max_parallel_migrations = 5;
   /// Set by a flag, the environment or the config file: honoured as given; the built-in

@@ -9,7 +9,7 @@
 #                         and promtool, which test_deploy checks the alerts and the
 #                         dashboard with. (--image is still accepted and changes nothing.)
 #   deploy/bootstrap.sh --fuzz   also clang and libFuzzer, for the `fuzz` preset
-#                         (test/fuzz, README "Hostile input"); opt-in.
+#                         (test/fuzz, docs/testing.md); opt-in.
 set -euo pipefail
 image=1 # the test suite builds and runs the image: always
 fuzz=0

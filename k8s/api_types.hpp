@@ -109,7 +109,7 @@ struct delete_request {
   std::string propagation_policy; // "", "Background", "Foreground", "Orphan"
 };
 
-/// A watch stream (`?watch=1`); see watch_chunk / watch_closed in actors/messages.hpp.
+/// A watch stream (`?watch=1`); see watch_chunk / watch_closed in actors/k8s_messages.hpp.
 struct watch_request {
   resource res;
   std::string namespace_;

@@ -64,7 +64,7 @@ std::optional<std::string_view> header_value(std::string_view line, std::string_
 }
 
 // A body that grows by doubling peaks at up to three times its size while it is copied
-// to the next buffer (a 20 MB bulk SDK answer); knowing the length, it is sized once.
+// to the next buffer (a bulk SDK answer is large); knowing the length, it is sized once.
 // Bounded, since the length is the server's word; compressed bodies still grow.
 void reserve_body(transfer& t, std::string_view length) {
   constexpr unsigned long long most = 512ull << 20;

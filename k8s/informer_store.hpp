@@ -66,9 +66,9 @@ inline key_ref split_store_key(std::string_view key) {
 /// evaluation reads the whole store without copying it, and an update stores a new
 /// object while any snapshot keeps the one it had. The objects are their own keys, in a
 /// vector sorted as their "<ns>/<name>" strings would be (model/sorted_objects.hpp): a
-/// std::set of them cost a 48-byte tree node per object (2.9 MB at 10,000 VMIs), the
-/// vector 16 bytes. An add or delete moves the pointers after it (1.6 MB at most for
-/// 100,000 objects); watch events mostly modify objects in place.
+/// std::set of them cost a 48-byte tree node per object, the vector 16 bytes. An add or
+/// delete moves the pointers after it (a memmove of 16 bytes per object at most); watch
+/// events mostly modify objects in place.
 template <class T>
 class informer_store {
 public:

@@ -68,7 +68,7 @@ http_call to_http(const watch_request& r) {
 
 expected<list_metadata> read_list_metadata(std::string_view body) {
   // Only the list's metadata is read here: parsing the page whole would index every
-  // item (a 500-VMI page is ~2 MB, and simdjson's index ~4 bytes a byte), so the items
+  // item (a page of 500 VMIs is megabytes, and simdjson indexes every byte), so the items
   // are cut out first; a page not shaped so is parsed whole.
   auto split = split_top_level_array(body, "items");
   simdjson::padded_string copy = split ? simdjson::padded_string{split->envelope}

@@ -1,4 +1,4 @@
-// SPEC §3 cool-off: the durable "last schedopt migration" record of a VM, kept as an
+// docs/design.md §3.5 cool-off: the durable "last schedopt migration" record of a VM, kept as an
 // annotation so it survives restarts and KubeVirt's garbage collection of old VMIMs.
 #pragma once
 
@@ -48,7 +48,7 @@ nlohmann::json cool_off_patch(const std::string& key, timestamp when,
 string_map cool_off_record_of(const string_map& annotations, const std::string& key);
 
 /// Merge patch that puts the record back as `before` held it (absent keys removed): a
-/// create that failed for good must not leave the VM cooling off (SPEC §3).
+/// create that failed for good must not leave the VM cooling off (docs/design.md §3.5).
 nlohmann::json cool_off_restore_patch(const std::string& key, const string_map& before);
 
 /// Was the record written by this request?

@@ -19,7 +19,7 @@ nlohmann::json to_json(const scheduling_optimization_status& status);
 nlohmann::json to_json(const lease& l);
 nlohmann::json to_json(const event& e);
 
-/// The VMIM schedopt creates (SPEC §3): apiVersion kubevirt.io/v1, kind, metadata
+/// The VMIM schedopt creates (docs/design.md §3.1): apiVersion kubevirt.io/v1, kind, metadata
 /// (generateName, labels, annotations), spec.vmiName, spec.addedNodeSelector if set.
 nlohmann::json to_json(const virtual_machine_instance_migration& m);
 

@@ -1,4 +1,4 @@
-// SPEC §2 evaluation: volumes → replica scores → verdict → filters → cap.
+// docs/design.md §2 evaluation: volumes → replica scores → verdict → filters → cap.
 #include "model/evaluation.hpp"
 
 #include <algorithm>
@@ -53,7 +53,7 @@ considered_sorted(const shared_list<virtual_machine_instance>& vmis) {
       out.push_back(v.get());
   // A store's snapshot is nearly always in this order already (its key order differs
   // only where one namespace is a prefix of another): checked in one pass, not sorted
-  // again in n log n string comparisons (~2 million at 100,000 VMIs).
+  // again in n log n string comparisons.
   auto order = [](auto* a, auto* b) { return by_namespace_name(*a, *b); };
   if (!std::is_sorted(out.begin(), out.end(), order))
     std::sort(out.begin(), out.end(), order);
@@ -163,7 +163,7 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
                                            const pv_owned_predicate& owned) {
   auto considered = considered_sorted(vmis);
   std::vector<vmi_volumes> out;
-  out.reserve(considered.size()); // 10,000 of them: growing would hold 1.5 times as many
+  out.reserve(considered.size()); // one per VMI: growing would hold up to 1.5 times as many
   volume_mapper mapper{pvcs, pvs, owned};
   for (auto* vmi : considered)
     out.push_back(mapper.map(*vmi));
@@ -212,8 +212,8 @@ struct evaluator::state {
   int64_t cap;
   std::vector<const virtual_machine_instance*> considered;
   std::size_t next = 0; // the next of `considered` to judge
-  // The driver's answer found by PV name through a hash: 200,000 entries at 100,000 VMIs,
-  // where a binary search of the flat map read a key's heap block per probe.
+  // The driver's answer found by PV name through a hash, one entry per PV, where a
+  // binary search of the flat map read a key's heap block per probe.
   hashed_names answered;
   std::vector<const replica_nodes*> found_sets; // reused: no allocation per VMI
   vmi_volumes mapped;                           // in.mapper's answer for the VMI judged
@@ -310,8 +310,8 @@ void evaluator::state::judge(const virtual_machine_instance& vmi) {
       found_sets.push_back(set);
     }
   }
-  // A controller run reports nothing of a VMI already on a best node (99 % of them at
-  // 100,000 VMIs): it is counted without building its scores and strings.
+  // A controller run reports nothing of a VMI already on a best node (nearly all of them
+  // in a large fleet): it is counted without building its scores and strings.
   if (!in.every_vmi && error.empty() && !found_sets.empty()
       && on_a_best_node(found_sets, vmi.node_name)) {
     ++counts.hyperconverged;

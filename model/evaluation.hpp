@@ -1,4 +1,4 @@
-// SPEC §2: classify every running VMI (hyperconverged / semi / non), filter the
+// docs/design.md §2: classify every running VMI (hyperconverged / semi / non), filter the
 // candidates and pick this run's eligible set. Pure: the caller fetches, we decide.
 #pragma once
 
@@ -25,17 +25,17 @@ namespace schedopt {
 /// "<namespace>/<name>", the key every per-VMI map below uses.
 std::string vmi_key(std::string_view namespace_, std::string_view name);
 
-/// SPEC §2.1: status.phase == Running and status.nodeName set.
+/// docs/design.md §2.1: status.phase == Running and status.nodeName set.
 bool is_considered(const virtual_machine_instance& vmi);
 
-/// Step 1 result for one considered VMI. At 10,000 VMIs there are 10,000 of them, held
+/// Step 1 result for one considered VMI. There is one per running VMI, held
 /// from the driver query through the evaluation: they point into the objects instead of
 /// copying their names.
 struct vmi_volumes {
   std::string_view namespace_; // views into the VMI (the caller's shared_list holds it)
   std::string_view name;
   /// Driver-owned PVs it needs, sorted by name, unique. Two inline (a VM has a root disk
-  /// and a data disk or two): 100,000 heap blocks fewer, ~4 MB at 100,000 VMIs.
+  /// and a data disk or two): a heap block fewer per VMI.
   boost::container::small_vector<std::shared_ptr<const persistent_volume>, 2> pvs;
   std::string error;                  // non-empty: Kubernetes-style lookup error, e.g.
                                       // `persistentvolumeclaims "foo" not found`
@@ -71,7 +71,7 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
                                            const sorted_objects<persistent_volume>& pvs,
                                            const pv_owned_predicate& owned);
 
-/// What the storage driver answered (SPEC §2.3), by PV name.
+/// What the storage driver answered (docs/design.md §2.3), by PV name.
 struct replica_map {
   replicas_by_pv nodes; // PV -> Kubernetes node names (normalized)
   /// Or, from a driver that answered by position: the nodes of the query's i-th PV
@@ -94,8 +94,8 @@ struct evaluation_input {
   shared_list<virtual_machine_instance> vmis; // shared with the informer: never copied
   /// Step 1 output, sorted (ns, name): an explanation keeps it to show each VMI's volumes.
   std::vector<vmi_volumes> volumes;
-  /// Set instead of `volumes`: step 1 is done VMI by VMI as each is judged (README
-  /// "Candidates stream to the engine"), not for all of them before the first.
+  /// Set instead of `volumes`: step 1 is done VMI by VMI as each is judged (docs/design.md
+  /// "Data path"), not for all of them before the first.
   std::shared_ptr<volume_mapper> mapper;
   replica_map replicas;
   std::vector<node> nodes;
@@ -112,8 +112,8 @@ struct evaluation_input {
   int64_t max_non_hyperconverged_per_run = 100;
   /// Whether the result lists the VMIs that are no candidate and not skipped too. A
   /// plan, an explanation or a dry run shows them; a controller run reports nothing of
-  /// them, and at 100,000 VMIs (99 % of them well placed) they would be ~40 MB held
-  /// through the run's start.
+  /// them, and in a large fleet (nearly all of it well placed) they would be a large
+  /// allocation held through the run's start.
   bool every_vmi = true;
 };
 
@@ -132,9 +132,9 @@ struct vmi_evaluation {
   std::string node;    // where it runs now (source node)
   std::string verdict; // "hyperconverged", "semi", "non", "none" (no driver volume), "error"
   std::vector<std::string> best_nodes;
-  /// Candidates only (semi, non): nodes of the best score level the VMI may run on, else
-  /// of the next level above its current node's (target_choice.hpp admissible_targets).
-  /// Empty for a VMI that stays, so plan and explain, both reading it, show no target.
+  /// Candidates only (semi, non), docs/design.md §2.5: nodes of the best score level the
+  /// VMI may run on, else of the next level above its current node's (target_choice.hpp
+  /// admissible_targets). Empty for a VMI that stays, so plan and explain show no target.
   std::vector<std::string> target_nodes;
   disposition disp = disposition::not_candidate;
   std::string reason; // "<Enum>: <detail>" when skipped, else empty
@@ -174,14 +174,14 @@ struct evaluation_result {
 void hold_room(std::map<std::string, node_usage>& usage, const virtual_machine_instance& vmi,
                const std::vector<std::string>& targets);
 
-/// Step 2: verdicts, filters in SPEC order (NotLiveMigratable, MigrationInProgress,
-/// CoolingOff, NoTargetNode), the cap, and the counts.
+/// Step 2: verdicts, filters in the order of docs/design.md §2.6 (NotLiveMigratable,
+/// MigrationInProgress, CoolingOff, NoTargetNode), the cap, and the counts.
 evaluation_result evaluate(const evaluation_input& in);
 
 /// Step 2 a batch of VMIs at a time, in the order evaluate() judges them and to the same
 /// result: a controller hands the first eligible candidates to the migration engine while
-/// the rest are still judged (at 100,000 VMIs the whole loop is ~200 ms). `in` must
-/// outlive it.
+/// the rest are still judged (in a large fleet the whole loop takes a noticeable time).
+/// `in` must outlive it.
 class evaluator {
 public:
   explicit evaluator(const evaluation_input& in);

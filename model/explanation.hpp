@@ -1,4 +1,4 @@
-// SPEC §8 `schedopt explain`: why one VM is or is not moved, assembled from the inputs
+// docs/cli.md `schedopt explain`: why one VM is or is not moved, assembled from the inputs
 // and the result of the evaluation that decides (evaluation.hpp) and from the rules
 // that admit a node (node_admission.hpp), so the explanation cannot disagree with the
 // decision. Pure: the caller gathers, this file only reads.
@@ -75,7 +75,7 @@ struct vmi_explanation {
   std::string name;
   std::string phase;
   std::string node;
-  bool considered = false; // Running with a node (SPEC §2.1)
+  bool considered = false; // Running with a node (docs/design.md §2.1)
   std::string verdict;     // vmi_evaluation::verdict, "not-considered" when not considered
   std::string disposition; // to_string(disposition)
   std::string reason;      // the skip reason the evaluation gave, or ""

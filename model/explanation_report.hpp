@@ -1,4 +1,4 @@
-// SPEC §8 `schedopt explain` output, as kubectl shapes its own: `-o json` for machines
+// docs/cli.md `schedopt explain` output, as kubectl shapes its own: `-o json` for machines
 // (one object, or a List of them for --all), text for people (a describe-style page
 // for one VMI, a table with one row per misplaced VMI for --all).
 #pragma once

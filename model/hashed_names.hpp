@@ -1,9 +1,9 @@
 // Positions of names, found through a hash of the name: an open-addressing table of
 // 8-byte slots (a 32-bit piece of the hash and the position), at most 3/4 full. Names
 // like a PV's "pvc-<uid>" or a Portworx volume id come in no order a lookup could follow:
-// a binary search over 200,000 of them missed the cache on most of its ~18 probes (each
-// probe reads a string's heap block), and sorting them for it took 3.6 million such
-// comparisons. Here building is one pass and a lookup reads one or two slots, then only
+// a binary search over them missed the cache on most of its probes (each probe reads a
+// string's heap block), and sorting them for it cost n log n such comparisons. Here
+// building is one pass and a lookup reads one or two slots, then only
 // the candidate's name.
 #pragma once
 

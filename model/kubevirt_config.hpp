@@ -1,6 +1,6 @@
-// SPEC §3 "KubeVirt's own configuration": the KubeVirt CR as schedopt reads it, the
-// migration limits it implies (KubeVirt's defaults for what it leaves out), the per-VM
-// timeout KubeVirt's migration monitor would allow, and which VMIMs are KubeVirt's own
+// docs/design.md §3.2: the KubeVirt CR as schedopt reads it, the migration limits it
+// implies (KubeVirt's defaults for what it leaves out), the per-VM timeout
+// KubeVirt's migration monitor would allow, and which VMIMs are KubeVirt's own
 // migrations waiting for a slot.
 #pragma once
 

@@ -1,4 +1,4 @@
-// SPEC §2.5: may a VMI run on a node? The scheduler's rules schedopt mirrors, one check
+// docs/design.md §2.5: may a VMI run on a node? The scheduler's rules schedopt mirrors, one check
 // each (readiness, cordon, nodeSelector, required node affinity, taints, room), and the
 // first refusal worded for a NoTargetNode detail.
 #pragma once

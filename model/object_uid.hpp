@@ -1,6 +1,6 @@
 // metadata.uid as the stores keep it. Kubernetes makes every uid an RFC 4122 UUID, 36
 // characters of text: a std::string holding one is 32 bytes and a 48-byte heap block,
-// paid by each of the 20,000 VMIs and VirtualMachines at 10,000 VMIs. Its 16 bytes are
+// paid by every VMI and VirtualMachine the stores hold. Its 16 bytes are
 // kept instead; a uid of any other form (a test's, another API server's) is kept as text.
 #pragma once
 

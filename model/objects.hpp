@@ -52,8 +52,8 @@ struct owner_reference {
 };
 
 /// The identity every stored object keeps: the store keys on name and namespace and
-/// diffs a relist by resourceVersion. PVCs and PVs keep nothing more; at 10,000 VMIs the
-/// stores hold 43,000 of them, so every byte of metadata is paid 43,000 times. Their uid
+/// diffs a relist by resourceVersion. PVCs and PVs keep nothing more; there are a few of
+/// them per VMI, so every byte of metadata is paid many times over. Their uid
 /// is not kept: no decision tells a recreated PVC from an updated one, and its
 /// resourceVersion changes either way.
 struct object_identity {
@@ -217,7 +217,7 @@ bool is_final_phase(const std::string& phase);
 // -- core -------------------------------------------------------------------
 
 /// A PVC as a decision reads it: which PV it is bound to (none: not bound). Its storage
-/// class and phase are not kept; 21,000 PVCs at 10,000 VMIs would carry them.
+/// class and phase are not kept: no decision reads them, and every PVC would carry them.
 struct persistent_volume_claim {
   object_identity metadata;
   std::string volume_name; // spec.volumeName

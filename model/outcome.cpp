@@ -1,4 +1,4 @@
-// SPEC §1 terminal outcome: which final status a run earns and the reason a user reads.
+// docs/design.md §1.5 terminal outcome: which final status a run earns and the reason a user reads.
 #include "model/outcome.hpp"
 
 #include "model/objects.hpp"

@@ -1,4 +1,4 @@
-// SPEC §1 "Terminal outcome" as a pure function of what a run did.
+// docs/design.md §1.5 "Terminal outcome" as a pure function of what a run did.
 #pragma once
 
 #include <cstdint>

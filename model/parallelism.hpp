@@ -1,4 +1,4 @@
-// SPEC §3 parallelism: the effective in-flight buffer size and the FIFO that admits
+// docs/design.md §3.4 parallelism: the effective in-flight buffer size and the FIFO that admits
 // candidates into it.
 #pragma once
 

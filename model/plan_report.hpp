@@ -1,4 +1,4 @@
-// SPEC §8 `schedopt plan`: an evaluation rendered for people (aligned table) or
+// docs/cli.md `schedopt plan`: an evaluation rendered for people (aligned table) or
 // machines (JSON array).
 #pragma once
 

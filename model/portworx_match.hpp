@@ -1,6 +1,6 @@
 // Which Portworx volume backs each PV asked about, and on which Portworx nodes its
 // replicas are. The bulk answer is matched volume by volume as it decodes, so neither the
-// answer's volumes (200,000 at 100,000 VMIs) nor their node-id strings are ever held: a
+// answer's volumes (every volume of the cluster) nor their node-id strings are ever held: a
 // matched PV keeps small indices into one table of the (few) distinct node ids.
 #pragma once
 
@@ -28,8 +28,8 @@ public:
   /// that names the volume takes it only if no volume has that id (as one lookup by id,
   /// then by name, over the whole answer would).
   void offer(const sdk_volume& volume);
-  /// The answer has been offered whole: frees what offer() searches (~7 MB at 200,000
-  /// PVs) before visit() builds the driver's answer beside what is kept.
+  /// The answer has been offered whole: frees what offer() searches (an entry per PV)
+  /// before visit() builds the driver's answer beside what is kept.
   void end_of_offers();
   /// A per-volume inspect's answer for PV `index` (the fallback for old gateways).
   void record(std::size_t index, const std::vector<std::string>& replica_node_ids);
@@ -62,7 +62,7 @@ private:
   /// answered volume, on the thread that downloads the answer).
   std::vector<std::string_view> handles_;
   /// PV indices by handle: searched for each answered volume's id and name, as the answer
-  /// streams in (a sorted vector cost ~0.4 s to sort at 200,000 PVs, before the call went out).
+  /// streams in (sorting a vector of them held the call back before it went out).
   hashed_names by_handle_;
   std::vector<std::string> node_ids_;
   std::unordered_map<std::string, uint32_t> node_index_;

@@ -37,7 +37,7 @@ expected<sdk_volume> read_volume_inspect(decode_reader& r, const json_object& re
   }
   // Every set's nodes, sorted and once each: read into one vector (read() appends) and
   // sorted after, where a std::set and a vector per set cost heap blocks per node
-  // (~1,000,000 at 100,000 VMIs, on the thread that downloads the bulk answer).
+  // (several per volume, on the thread that downloads the bulk answer).
   auto& ids = out.replica_node_ids;
   auto collect = [&](const json_object& set) { r.read(set, "nodes", ids); };
   r.for_each(vol, "replica_sets", collect);

@@ -40,7 +40,7 @@ expected<sdk_volume> decode_sdk_volume_inspect(std::string_view json);
 expected<std::vector<sdk_volume>> decode_sdk_volume_inspect_with_filters(std::string_view json);
 /// The same answer decoded while it downloads: feed() each piece of the body as it
 /// arrives, then finish(). Only the volume being read is held as text, never the body
-/// (17 MB at 10,000 VMIs, 168 MB at 100,000); the result and its errors are those of
+/// (which grows with every volume of the cluster); the result and its errors are those of
 /// decode_sdk_volume_inspect_with_filters on the whole body, which is what a body not
 /// shaped `{"volumes":[...` gets anyway.
 class sdk_volume_stream {

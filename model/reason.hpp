@@ -10,7 +10,7 @@ namespace schedopt {
 
 constexpr std::size_t max_reason_bytes = 256;
 
-/// The enums of SPEC §2.6 and §3.
+/// The enums of docs/design.md §2.6 and §3.6.
 namespace reason_kind {
 constexpr const char* not_live_migratable = "NotLiveMigratable";
 constexpr const char* migration_in_progress = "MigrationInProgress";

@@ -1,4 +1,4 @@
-// SPEC §1 ordering: requests run one at a time, oldest first; a request already
+// docs/design.md §1.2 ordering: requests run one at a time, oldest first; a request already
 // Evaluating/Migrating is resumed; the others wait in Pending.
 #pragma once
 

@@ -1,4 +1,4 @@
-// SPEC §4 resume accounting: what a request's recorded status already accounts for, so
+// docs/design.md §4.1 resume accounting: what a request's recorded status already accounts for, so
 // a resumed run counts every candidate exactly once (successful, failed, skipped or
 // outstanding) and adopted VMs use one slot of maxNonHyperconvergedPerRun.
 #pragma once

@@ -1,4 +1,4 @@
-// SPEC §2.4–2.5 placement scoring. When no node holds any replica (best score 0) there
+// docs/design.md §2.4–2.5 placement scoring. When no node holds any replica (best score 0) there
 // is nowhere better to go, so the VMI counts as hyperconverged and is no candidate.
 #include "model/scoring.hpp"
 

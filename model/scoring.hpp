@@ -1,4 +1,4 @@
-// SPEC §2.4–2.5: where should a VMI run, given where its volumes' replicas live?
+// docs/design.md §2.4–2.5: where should a VMI run, given where its volumes' replicas live?
 #pragma once
 
 #include <map>
@@ -30,8 +30,8 @@ struct placement_verdict {
 };
 
 /// The Kubernetes nodes holding a replica of one volume, sorted, each once (the storage
-/// driver's answer is kept in this form: a vector, not a set, since 20,000 of them are
-/// held through an evaluation at 10,000 VMIs).
+/// driver's answer is kept in this form: a vector, not a set, since one per PV is held
+/// through an evaluation).
 using replica_nodes = std::vector<shared_string>;
 
 /// PV name -> its replica nodes, as a driver answers and an evaluation reads it. A sorted

@@ -1,8 +1,8 @@
 // A string many stored objects repeat — a namespace, a node name, a CSI driver's name —
 // held once per distinct value (Boost.Flyweight: a hashed, refcounted, locked factory)
-// and 8 bytes in each object that names it. At 10,000 VMIs the stores hold 60,000
-// namespaces of maybe a hundred distinct values, and a replica map 60,000 node names of
-// 50. Equality compares the shared copies' addresses; ordering compares the values.
+// and 8 bytes in each object that names it. The stores hold a namespace per object but
+// few distinct namespaces, and a replica map names the same few nodes over and over.
+// Equality compares the shared copies' addresses; ordering compares the values.
 #pragma once
 
 #include <functional>

@@ -1,7 +1,7 @@
 // Objects of a snapshot found by namespace and name without building an index. An
 // informer's snapshot comes sorted by its store key ("<namespace>/<name>"), so a binary
-// search finds an object; a map beside it cost 5 MB of keys and nodes for the 43,000
-// PVCs and PVs of 10,000 VMIs.
+// search finds an object; a map beside it held every key a second time, plus a tree
+// node per object.
 #pragma once
 
 #include <algorithm>
@@ -42,7 +42,7 @@ inline int compare_joined_bytes(std::string_view a_ns, std::string_view a_name,
 /// Where one namespace ends inside the other, its '/' meets a character of the longer
 /// one and decides (unless that is a '/' too, which no real namespace holds); with equal
 /// namespaces the names decide. Character by character this was the hottest loop of an
-/// evaluation at 100,000 VMIs (~7 million comparisons by binary search).
+/// evaluation at scale (binary searches compare many keys per lookup).
 inline int compare_joined(std::string_view a_ns, std::string_view a_name, std::string_view b_ns,
                           std::string_view b_name) {
   auto common = std::min(a_ns.size(), b_ns.size());
@@ -87,8 +87,8 @@ public:
 
   /// The same, searched outward from `hint` (where the last lookup landed; 0 to start),
   /// which it then holds. Lookups made in near key order (a VMI's claims, VMI after VMI)
-  /// touch a few neighbouring objects instead of a binary search's ~18 spread over the
-  /// heap: at 100,000 VMIs those cache misses were most of the 0.6 s step 1 took.
+  /// touch a few neighbouring objects instead of a binary search's probes spread over
+  /// the heap: those cache misses dominated step 1 at scale.
   const T* find_near(std::size_t& hint, std::string_view ns, std::string_view name) const {
     auto before = [&](std::size_t i) { return is_before(items_[i], ns, name); };
     std::size_t n = items_.size();

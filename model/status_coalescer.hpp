@@ -1,4 +1,4 @@
-// SPEC §1/§3 status writer policy: one request's status, updated in memory by the run
+// docs/design.md §1.6/§3.8 status writer policy: one request's status, updated in memory by the run
 // and turned into at most one status patch per flush interval (stage changes at once,
 // a heartbeat while in progress). Time is an argument; the actor owns the timer.
 #pragma once
@@ -17,7 +17,7 @@
 
 namespace schedopt {
 
-/// What the status writer does with a failed status patch (SPEC §3 "Status writer").
+/// What the status writer does with a failed status patch (docs/design.md §3.8).
 enum class patch_failure {
   transient, // 5xx, 429, 401, 408, timeout, transport: re-sent with backoff, never dropped
   too_large, // 413, or a message saying the request/object is too large: shrink, re-send

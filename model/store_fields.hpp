@@ -1,5 +1,5 @@
-// What an informer's store keeps of an object: the fields schedopt decides on. At
-// 10,000 VMIs the stores hold 50,000 objects. The stored kinds' structs already leave out
+// What an informer's store keeps of an object: the fields schedopt decides on. The
+// stores hold several objects per VMI. The stored kinds' structs already leave out
 // the metadata no decision reads (objects.hpp: object_identity, lean_meta), so their
 // decoders skip it; what is trimmed here depends on an object's content or on the
 // configuration (which annotations, which volumes, which conditions).

@@ -1,5 +1,5 @@
-// SPEC §2.5 target nodes (best-scoring nodes the VMI may run on, else the next score
-// level above its current node's) and SPEC §3 target pinning: spread schedopt
+// docs/design.md §2.5 target nodes (best-scoring nodes the VMI may run on, else the next score
+// level above its current node's) and docs/design.md §3.1 target pinning: spread schedopt
 // migrations over those nodes.
 #pragma once
 

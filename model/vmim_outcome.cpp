@@ -1,4 +1,4 @@
-// VMIM create body and VMIM state -> per-VM outcome (SPEC §3 "Watching").
+// VMIM create body and VMIM state -> per-VM outcome (docs/design.md §3.6).
 #include "model/vmim_outcome.hpp"
 
 #include <cctype>

@@ -1,5 +1,5 @@
-// SPEC §3: the VMIM schedopt creates, and how a VMIM's state maps onto a per-VM outcome
-// and its "<Enum>: vmim=<ns>/<name>: ..." reason.
+// docs/design.md §3.1, §3.6: the VMIM schedopt creates, and how a VMIM's state maps onto a per-VM
+// outcome and its "<Enum>: vmim=<ns>/<name>: ..." reason.
 #pragma once
 
 #include <optional>
@@ -78,7 +78,7 @@ migration_outcome classify_migration(const virtual_machine_instance_migration& m
 std::string failure_from_events(const std::vector<event>& events);
 
 /// Whether KubeVirt has taken the migration up: it left Pending, where it waits for a slot
-/// under parallelMigrationsPerCluster. migrationTimeout runs from then (SPEC §3).
+/// under parallelMigrationsPerCluster. migrationTimeout runs from then (docs/design.md §3.6).
 bool handed_off(const virtual_machine_instance_migration& m);
 
 /// When it left Pending: the earliest phaseTransitionTimestamp of a later phase. nullopt

@@ -1,4 +1,4 @@
-// Malformed answers on demand (README "Hostile input"): the next N requests matching a
+// Malformed answers on demand (docs/testing.md): the next N requests matching a
 // server, method and path prefix get an HTML page, a body that is not JSON, a body cut off
 // mid-way, a watch event cut off or longer than any client buffers, or (Portworx gateway)
 // a replica on a node nobody knows; or a write is stored and its answer lost. Set through POST /admin/answer-faults, so one running

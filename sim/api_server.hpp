@@ -1,4 +1,4 @@
-// The simulator's HTTPS Kubernetes API server (SPEC §7): bearer-token auth (admin and
+// The simulator's HTTPS Kubernetes API server (docs/simulator.md): bearer-token auth (admin and
 // ServiceAccount tokens), authorization (always-allow or RBAC), discovery,
 // CRUD with list paging and selectors, watch streams, PATCH flavours, /status, Tables,
 // injected faults, storage compaction, and the admin endpoints POST /admin/failover,

@@ -365,8 +365,8 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
       table["rows"].push_back(table_row(*t.resource, *item->parsed()));
     return send_json(res, 200, table);
   }
-  // Stream the cached texts straight from the snapshot: a 10k-item list is neither
-  // re-serialized nor copied into one 30 MB string (which cost more than the TLS).
+  // Stream the cached texts straight from the snapshot: a large list is neither
+  // re-serialized nor copied into one string (which cost more than the TLS).
   struct list_body {
     std::string head;
     std::vector<stored_ptr> items;

@@ -30,8 +30,8 @@ std::string encode_continue(const continue_token& token);
 expected<continue_token> decode_continue(const std::string& text);
 
 /// A list's snapshot, shared between the pages cut from it: a page costs its own items,
-/// not a copy of every pointer in the list (at 100,000 VMIs, 200 pages of 500 each copied
-/// the whole list's 100,000 pointers).
+/// not a copy of every pointer in the list (copied per page, a paged list cost the square
+/// of its length).
 using shared_snapshot = std::shared_ptr<const object_store::snapshot>;
 
 class list_pager {

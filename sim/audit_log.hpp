@@ -1,4 +1,4 @@
-// The cluster's own record for tests to judge a controller by (SPEC §7 "Audit"): every
+// The cluster's own record for tests to judge a controller by (docs/simulator.md): every
 // VMIM ever created, followed through its phases past KubeVirt's garbage collection and
 // deletion, and every mutating HTTP request with the User-Agent that sent it.
 #pragma once

@@ -1,4 +1,4 @@
-// Reads CustomResourceDefinition manifests (deploy/crds/*.yaml) into served resources.
+// Reads CustomResourceDefinition manifests (sim/crds/*.yaml) into served resources.
 #pragma once
 
 #include <functional>

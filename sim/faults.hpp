@@ -1,4 +1,4 @@
-// Injected API faults (SPEC §7 "Faults"): 5xx and 429 rates, watch drops, latency.
+// Injected API faults (docs/simulator.md): 5xx and 429 rates, watch drops, latency.
 // Applied only to /api and /apis requests, never to admin or health endpoints.
 #pragma once
 

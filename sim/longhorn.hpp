@@ -1,4 +1,4 @@
-// Longhorn as the simulator plays it (SPEC §7 Storage, driver longhorn): a Volume CR
+// Longhorn as the simulator plays it (docs/simulator.md, driver longhorn): a Volume CR
 // per volume and a Replica CR per replica in longhorn-system, rebuilt on another node
 // after a pool failover the way Longhorn's volume controller does it.
 #pragma once

@@ -48,8 +48,8 @@ struct watch_event {
 
 /// One stored object version, immutable once stored. Its JSON text is what list and
 /// watch serve without re-serializing; the parsed tree is kept beside it unless the
-/// type is held as text only (object_store::keep_as_text), because at 100,000 VMIs the
-/// trees cost six times the text.
+/// type is held as text only (object_store::keep_as_text), because for the bulk kinds
+/// the trees cost several times the text.
 struct stored_object {
   std::string text;
   uint64_t resource_version = 0;

@@ -35,7 +35,7 @@ void send_error(httplib::Response& res, int grpc_code, int http_status, const st
 
 // Through a sized content provider, which httplib does not compress: as body text it
 // would brotli every answer for a client offering br (curl with CURLOPT_ACCEPT_ENCODING
-// ""), 3 s for a 1.6 MB inspectwithfilters, where grpc-gateway sends plain JSON.
+// ""), which took longer than serving it, where grpc-gateway sends plain JSON.
 void send_uncompressed(httplib::Response& res, std::string body) {
   res.status = 200;
   auto shared = std::make_shared<std::string>(std::move(body));
@@ -240,7 +240,7 @@ struct portworx_gateway::impl {
         return send_error(res, grpc_not_found, 404, "Volume id " + id + " not found");
       send_uncompressed(res, volume_inspect_text(*v, px_node_directory_of(storage), rewrite_of(req)));
     });
-    // One answer for many volumes; at 200,000 volumes the body is ~150 MB, so it is
+    // One answer for every volume; at scale the body is hundreds of MB, so it is
     // written in chunks of volumes as the client reads (never built whole): the client
     // decodes the first volumes while the later ones are written.
     server.Post("/v1/volumes/inspectwithfilters", [this](const httplib::Request& req,

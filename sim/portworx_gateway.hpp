@@ -1,5 +1,6 @@
 // The OpenStorage SDK REST gateway (grpc-gateway v1, snake_case JSON) as Portworx serves
-// it, answering from the simulated storage backend. Endpoints: /work/notes/portworx-sdk.md.
+// it, answering from the simulated storage backend. Endpoints: the /v1/nodes and
+// /v1/volumes routes of openstorage's api/server/sdk gateway, listed in the .cpp.
 #pragma once
 
 #include <memory>

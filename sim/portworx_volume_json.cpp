@@ -22,7 +22,8 @@ void put(std::string& out, std::string_view text) {
 // Names and ids are plain printable ASCII: those are written as they are; anything else
 // (a quote, a backslash, a control or non-ASCII byte) goes through nlohmann's escaping.
 // append() rather than resize() + copy: resize first zero-fills what it adds, and this
-// ran for ~1,000,000 strings per 100,000-VMI answer (perf: a third of the writer).
+// runs for several strings per volume of the answer, where the zero-fill showed up
+// as a large share of the writer.
 void append_string(std::string& out, std::string_view s) {
   for (unsigned char c : s)
     if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {

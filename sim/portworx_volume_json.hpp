@@ -1,9 +1,8 @@
 // One SdkVolumeInspectResponse as the gateway writes it, appended to a body. The bulk
-// InspectWithFilters answers every volume at once (200,000 at the 100,000-VMI rung):
-// building an nlohmann tree per volume and dumping it cost ~19 µs a volume (0.38 s of
-// the 10,000-VMI answer), so the constant parts are written as text and only the
-// strings go through nlohmann's escaping. The bytes are the ones `dump()` of the tree
-// would give (keys in sorted order), which test_sim checks against such a tree.
+// InspectWithFilters answers every volume at once: building an nlohmann tree per volume
+// and dumping it dominated writing the answer, so the constant parts are written as text
+// and only the strings go through nlohmann's escaping. The bytes are the ones `dump()` of
+// the tree would give (keys in sorted order), which test_sim checks against such a tree.
 #pragma once
 
 #include <optional>

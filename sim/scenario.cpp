@@ -164,7 +164,8 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
     spdlog::warn("{}; clamping", ok.err().message);
   auto o = clamped(requested);
   register_world_types(store);
-  // The bulk of a scenario; held as text, they fit 100,000 VMIs in the SPEC's 2 GiB.
+  // The bulk of a scenario; held as text, they keep the simulator within its memory
+  // budget at the largest scale (docs/simulator.md).
   for (const char* key : {kubevirt::vmi_key, kubevirt::vm_key, "persistentvolumeclaims", "persistentvolumes"})
     store.keep_as_text(key);
 

@@ -1,5 +1,5 @@
 // A generated cluster: nodes, namespaces, VMs/VMIs, PVCs, PVs and volume replicas,
-// reproducible for a seed (SPEC §7 "Scenarios").
+// reproducible for a seed (docs/simulator.md).
 #pragma once
 
 #include <chrono>

@@ -149,7 +149,7 @@ planned_vmi scenario_planner::plan_vmi(int i) {
   bool extra = coin(rng_, 0.15);
   std::string extra_pv = "pvc-" + uuid(rng_);
 
-  // Placement per SPEC §2.4: best-scoring node, or (misplaced) one scoring below best,
+  // Placement per docs/design.md §2.4: best-scoring node, or (misplaced) one scoring below best,
   // among the nodes a virt-launcher pod can run on (kubevirt.io/schedulable=true, which
   // only virt-handler sets).
   std::vector<std::string> runnable;

@@ -1,4 +1,4 @@
-// Command line of schedopt-sim (SPEC §8): `serve` with scenario and fault flags, --help.
+// Command line of schedopt-sim (docs/simulator.md): `serve` with scenario and fault flags, --help.
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// The sub-commands of `schedopt` (SPEC §8). Each returns the process exit code.
+// The sub-commands of `schedopt` (docs/cli.md). Each returns the process exit code.
 #pragma once
 
 #include "config/command_line.hpp"

@@ -56,7 +56,7 @@ leadership_subscriber_actor::behavior_type leadership_gate(controller_actor cont
   };
 }
 
-/// SIGTERM (SPEC §4): create no more VMIMs, flush status (the stage stays Migrating so
+/// SIGTERM (docs/design.md §4.2): create no more VMIMs, flush status (the stage stays Migrating so
 /// the successor adopts the migrations still in flight), release the Lease, exit 0 —
 /// all within 5 s, as the kubelet's grace period expects.
 void shut_down(caf::actor_system& sys, const controller_stack& stack, controller_actor controller,
@@ -154,7 +154,7 @@ int run_command(const settings& cfg) {
   }
   auto controller = spawn_controller(sys, stack->ctx, stack->requests);
   if (metrics) {
-    // Ready = informers synced and healthy, on every replica (SPEC §4); healthy = the
+    // Ready = informers synced and healthy, on every replica (docs/design.md §4.6); healthy = the
     // controller actor lives and the API server answered within the window.
     auto controller_alive = std::make_shared<std::atomic<bool>>(true);
     controller->attach_functor([controller_alive](const caf::error&) { *controller_alive = false; });

@@ -9,7 +9,7 @@ namespace schedopt {
 
 /// Work sharing instead of CAF's default work stealing: a controller is idle most of the
 /// time (waiting on watches and migrations), and work-stealing workers poll with short
-/// sleeps while idle, which cost ~17 % of a core on a 2-core machine with nothing to do.
+/// sleeps while idle, which kept a sizeable share of a core busy with nothing to do.
 /// Sharing workers block on a condition variable; the actors' throughput is unchanged at
 /// this load (tens of messages per migration).
 /// Workers: `workers_setting` when > 0, else the cgroup v2 CPU quota (/sys/fs/cgroup/

@@ -1,6 +1,6 @@
 // longhorn: PVs of CSI driver driver.longhorn.io; the volume handle is the Longhorn
 // volume name; its replica nodes are the spec.nodeID of its replicas.longhorn.io
-// objects whose status.currentState is running (SPEC §6). The replicas come from one
+// objects whose status.currentState is running (docs/design.md §6). The replicas come from one
 // informer (list+watch in longhorn-system) the driver subscribes to; a volume without
 // a running replica is looked up in volumes.longhorn.io to tell "not found" from "no
 // replica running" — both are per-volume errors, so only that VM is skipped.

@@ -1,9 +1,10 @@
 // portworx: replica nodes from the OpenStorage SDK REST gateway of Portworx — one
 // inspectwithfilters for every volume's replica sets and one nodes/filters enumerate to
 // map Portworx node ids onto Kubernetes node names; a gateway without them (404/501)
-// gets per-volume inspects and enumerate + per-node inspects. Calls go through one k8s::http_engine, at most
-// `max_concurrent` at a time. Transient failures (429, 5xx, transport) are retried with
-// backoff; a run fails only when a call's retries are spent or a 4xx says it is hopeless.
+// gets per-volume inspects and enumerate + per-node inspects. Calls go through one
+// k8s::http_engine, at most `max_concurrent` at a time. Transient failures (429, 5xx,
+// transport) are retried with backoff; a run fails only when a call's retries are spent
+// or a 4xx says it is hopeless.
 #include <deque>
 #include <fstream>
 #include <map>
@@ -167,7 +168,8 @@ void call(portworx_pointer self, const std::shared_ptr<lookup>& owner, std::stri
   start_queued(self);
 }
 
-/// A bulk POST: at 200,000 volumes the answer is ~150 MB, so it gets a longer timeout.
+/// A bulk POST: its answer grows with every volume of the cluster (hundreds of MB at the
+/// largest scale), so it gets a longer timeout.
 void post(portworx_pointer self, const std::shared_ptr<lookup>& owner, std::string what,
           std::string path, std::string body,
           std::function<void(const http_completion&, int)> handler,

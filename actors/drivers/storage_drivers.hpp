@@ -1,4 +1,4 @@
-// The storage drivers schedopt knows (SPEC §6) behind one interface: which PVs a driver
+// The storage drivers schedopt knows (docs/design.md §6) behind one interface: which PVs a driver
 // owns (a pure predicate the evaluator uses) and an actor answering replica queries.
 // Adding a driver is one file plus one line in storage_drivers.cpp.
 #pragma once

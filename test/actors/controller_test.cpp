@@ -1,4 +1,4 @@
-// SPEC §1 at the controller: it decides on the complete, synced request list (an
+// docs/design.md §1.2 at the controller: it decides on the complete, synced request list (an
 // interrupted run is resumed before anything else, never marked Pending) and tracks
 // requests by uid (a request re-created under the same name is a new request).
 #include <boost/test/unit_test.hpp>

@@ -205,7 +205,7 @@ BOOST_AUTO_TEST_CASE(a_vm_admitted_recently_is_cooling_off) {
   BOOST_CHECK(later->value);
 }
 
-// SPEC §3: the built-in default buffer is at most parallelMigrationsPerCluster, and
+// docs/design.md §3.2: the built-in default buffer is at most parallelMigrationsPerCluster, and
 // follows the CR live; nothing is admitted before the policy has spoken.
 BOOST_AUTO_TEST_CASE(the_default_buffer_follows_parallel_migrations_per_cluster) {
   start(5, true, true);
@@ -246,8 +246,8 @@ BOOST_AUTO_TEST_CASE(at_most_outbound_per_node_leave_one_source_node) {
   BOOST_CHECK(c->value);
 }
 
-// SPEC §3 "KubeVirt's own migrations come first": while an evacuation VMIM waits in
-// Pending (or has no phase yet) nothing is admitted; once it runs, admission resumes.
+// docs/design.md §3.3: while an evacuation VMIM waits in Pending (or has no phase yet)
+// nothing is admitted; once it runs, admission resumes.
 BOOST_AUTO_TEST_CASE(kubevirts_waiting_migrations_hold_admission) {
   start(5, true, true);
   kubevirt_says(5, 2);

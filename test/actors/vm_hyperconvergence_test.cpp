@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
   BOOST_CHECK_EQUAL(writer->results.back().detail.status, vm_status::successful);
 }
 
-// SPEC §3 "request deleted mid-run": a stop after the evaluation ended creates nothing
+// docs/design.md §3.9 "Request deleted mid-run": a stop after the evaluation ended creates nothing
 // more but waits for the migration already running.
 BOOST_AUTO_TEST_CASE(a_stop_after_the_evaluation_waits_for_the_running_migration) {
   auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
@@ -445,7 +445,7 @@ BOOST_AUTO_TEST_CASE(a_landing_on_a_replica_node_is_not_flagged) {
   }
 }
 
-// -- resume (SPEC §4): every candidate accounted for exactly once -------------------
+// -- resume (docs/design.md §4.1): every candidate accounted for exactly once -------------------
 
 namespace {
 

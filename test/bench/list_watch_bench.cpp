@@ -1,6 +1,6 @@
 // Benchmark (prints figures, not a test): the simulator's list and watch speed per object
-// as the cluster grows (issue 11: "lists and watches at the same speed per object at
-// 100,000 as at 10,000"). Per rung it starts `schedopt-sim serve` with N VMIs (50 nodes,
+// as the cluster grows (the aim: lists and watches at the same speed per object at
+// 100,000 VMIs as at 10,000). Per rung it starts `schedopt-sim serve` with N VMIs (50 nodes,
 // 2 Portworx volumes per VMI, 1 % misplaced, seed 7) and, over loopback HTTPS:
 //   list vmis / list pvs  a full paged list (?limit=L, following `continue`) on one
 //                         keep-alive connection, each page parsed with simdjson;

@@ -1,6 +1,6 @@
 // The chaos harness's shared parts: API calls that survive the simulator's injected
 // faults, the simulator's audit record (GET /admin/audit), a fleet of controller
-// processes, and the one end-state checker every scenario runs (SPEC §1, §3, §4),
+// processes, and the one end-state checker every scenario runs (docs/design.md §1, §3, §4),
 // which judges the controller by the cluster's record, never by its logs.
 #pragma once
 
@@ -225,7 +225,7 @@ inline std::vector<vmi_truth> truth_of(const sim_process& sim, const std::string
   }
 }
 
-/// Candidates at evaluation (SPEC §2): semi and non VMIs plus per-VM evaluation errors.
+/// Candidates at evaluation (docs/design.md §2): semi and non VMIs plus per-VM evaluation errors.
 inline std::set<std::string> candidate_keys(const std::vector<vmi_truth>& truth) {
   std::set<std::string> out;
   for (auto& t : truth)
@@ -423,7 +423,7 @@ struct tracked_request {
   long long deleted_ms = -1;    // test clock when the DELETE was answered
 };
 
-/// "N deferred by maxNonHyperconvergedPerRun" in the reason (SPEC §2.7: outstanding
+/// "N deferred by maxNonHyperconvergedPerRun" in the reason (docs/design.md §2.7: outstanding
 /// candidates are named in the reason), 0 when absent.
 inline long long outstanding_in_reason(const std::string& reason) {
   static const std::regex re("([0-9]+) deferred by maxNonHyperconvergedPerRun");
@@ -485,7 +485,7 @@ struct end_state {
   std::size_t failed = 0;
 };
 
-/// SPEC §1, §3, §4 end assertions, judged by the audit and the request objects:
+/// docs/design.md §1, §3, §4 end assertions, judged by the audit and the request objects:
 /// - every request (not deleted by the test) is Final with a terminal status;
 /// - successful + failed + skipped + outstanding = its candidates at evaluation, which
 ///   are the initial candidates minus those an earlier request moved to a best node;
@@ -695,7 +695,7 @@ inline end_state check_end_state(const sim_process& sim, const audit_record& aud
   return out;
 }
 
-/// SPEC §4 "nothing the status already recorded is lost": a request's successful and
+/// docs/design.md §4.1 "nothing the status already recorded is lost": a request's successful and
 /// failed counters never go down, whichever replica writes them.
 class counter_watch {
 public:
@@ -723,7 +723,7 @@ private:
   std::size_t samples_ = 0;
 };
 
-/// One line per scenario, in the shape of a README table row.
+/// One line per scenario, in the shape of a Markdown table row.
 inline void print_summary(const std::string& scenario, uint64_t seed, const std::string& injected,
                           const end_state& end, std::size_t violation_count, long long started_ms) {
   std::ostringstream line;

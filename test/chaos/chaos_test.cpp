@@ -1,4 +1,4 @@
-// Chaos scenarios (SPEC §1, §3, §4): controllers SIGKILLed and SIGTERMed at seeded random
+// Chaos scenarios (docs/design.md §1, §3, §4): controllers SIGKILLed and SIGTERMed at seeded random
 // moments, API faults, leader failover, a request deleted and re-created mid-run while
 // the old run's status patch is held by the simulator. Each ends with check_end_state on
 // the simulator's audit and prints one summary line.
@@ -41,14 +41,14 @@ std::vector<std::string> controller_flags(int per_run_cap, std::vector<std::stri
 
 const std::vector<std::string> short_lease = {"--leader-elect", "--lease-duration", "3s",
                                               "--renew-deadline", "2s", "--retry-period", "500ms"};
-/// Bound on the wait for Final once the chaos is over (a healthy short run needs ~20 s;
-/// wait_all_final gives up sooner when the controllers stall).
+/// Bound on the wait for Final once the chaos is over (well above what a healthy short
+/// run needs; wait_all_final gives up sooner when the controllers stall).
 std::chrono::seconds final_timeout() { return std::chrono::seconds(sized(90, 600)); }
 
-// SPEC's bound is leaseDuration + retryPeriod after the leader's last renewal. The kill
-// lands up to one retryPeriod after that renewal, and the follower observes it up to one
+// The bound of docs/design.md §4.3 is leaseDuration + retryPeriod after the leader's last renewal.
+// The kill lands up to one retryPeriod after that renewal, and the follower observes it up to one
 // retryPeriod later still (client-go measures expiry from its own observation), so from
-// the kill the bound is leaseDuration + 2 retryPeriods. Measured takeovers: 2.5-3.3 s.
+// the kill the bound is leaseDuration + 2 retryPeriods.
 constexpr long long lease_bound_ms = 3000 + 2 * 500;
 
 /// Creates `names` in order, a little apart so creationTimestamps order them too.
@@ -256,7 +256,7 @@ void stop_leader_repeatedly(const std::string& name, uint64_t seed, int vmis, in
                + ": first Lease write by another replica at " + clock_text(lease) + ", bound "
                + std::to_string(lease_bound_ms) + " ms");
     v.expect(work >= 0, "stop #" + std::to_string(i + 1) + ": no replica wrote anything but the Lease afterwards");
-    if (sig == SIGTERM) // SPEC §4 shutdown: no more VMIMs once SIGTERM arrived (in-flight calls: 500 ms)
+    if (sig == SIGTERM) // docs/design.md §4.2: no VMIM after SIGTERM (in-flight calls: 500 ms)
       for (auto& m : audit.vmims)
         v.expect(m.created_by.find("(" + h.gone + ")") == std::string::npos || m.created_ms <= h.at_ms + 500,
                  "VMIM " + m.key() + " created by " + h.gone + " at " + clock_text(m.created_ms)

@@ -1,4 +1,4 @@
-// A leader cut off from the API server, not killed (SPEC §4 leader election): two replicas
+// A leader cut off from the API server, not killed (docs/design.md §4.3): two replicas
 // with --leader-elect, the simulator partitions the leader mid-run (its requests hang
 // unanswered, never applied). The old leader must stop writing when its renew deadline
 // passes and exit non-zero, the other replica takes over, and the request ends exact.

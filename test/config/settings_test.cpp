@@ -1,5 +1,5 @@
 // The settings table: documented defaults equal the struct's, every setting reaches
-// the README table and every command's --help, spellings follow one rule.
+// the table in docs/configuration.md and every command's --help, spellings follow one rule.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Least privilege, proven both ways (issue 10). The simulator enforces RBAC with the
+// Least privilege, proven both ways. The simulator enforces RBAC with the
 // objects of deploy/ (kubectl apply -k deploy/default when kubectl exists, else
 // deploy/rbac posted as JSON) and the controller runs as the schedopt ServiceAccount: a
 // kubeconfig with the token and CA the simulator mounted for it, context namespace
@@ -312,7 +312,7 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
     int code = ctl.wait_exit(std::chrono::seconds(5));
     std::string stopped = code == -1 ? "SIGTERM ignored for 5 s, killed" : "exit " + std::to_string(code);
     ctl.kill_hard();
-    // SPEC (Shutdown): exit 0 within 5 s of SIGTERM. Not this test's subject, so a warning.
+    // docs/design.md §4.2: exit 0 within 5 s of SIGTERM. Not this test's subject, so a warning.
     BOOST_WARN_MESSAGE(code != -1, "schedopt ignored SIGTERM for 5 s without " + cut.label);
 
     std::string what;

@@ -1,4 +1,4 @@
-// Shared proof for the bad-input suite (README "Hostile input"): break one thing with
+// Shared proof for the bad-input suite (docs/testing.md): break one thing with
 // the simulator's answer faults or a hostile object, then show what the user sees and
 // that nothing else was lost — a good request still migrates every candidate it should
 // (judged by GET /admin/audit) and the controller is the same, still-running process.

@@ -1,4 +1,4 @@
-// README "Hostile input", command line: bad flag and environment values, settings files
+// Hostile input (docs/testing.md), command line: bad flag and environment values, settings files
 // and kubeconfigs. Each is one line on stderr naming the input, exit code 2, before
 // anything connects anywhere.
 #include <algorithm>

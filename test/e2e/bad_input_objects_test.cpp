@@ -1,4 +1,4 @@
-// README "Hostile input", objects: VMIs, PVCs and PVs with missing or odd fields among
+// Hostile input (docs/testing.md), objects: VMIs, PVCs and PVs with missing or odd fields among
 // a healthy fleet. Each is skipped with a reason (or, when it does not decode at all,
 // a log line and a metric); every real candidate still migrates.
 #include <boost/test/unit_test.hpp>

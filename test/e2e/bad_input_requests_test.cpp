@@ -1,4 +1,4 @@
-// README "Hostile input", requests: malformed SchedulingOptimization specs the API server
+// Hostile input (docs/testing.md), requests: malformed SchedulingOptimization specs the API server
 // let in (old CRDs validate nothing: the simulator serves a lax CRD here, as the CRD of
 // deploy/ refuses these specs with a 422). Each row is Final with its reason and a Warning
 // event, and a good request created after all of them still migrates every candidate.
@@ -11,7 +11,7 @@ using namespace schedopt::e2e;
 namespace {
 
 struct spec_row {
-  const char* name;    // the request's name; also the row's label in README
+  const char* name;    // the request's name; also the row's label in docs/testing.md
   json spec;
   const char* status;  // the Final status
   std::string reason;  // exactly, or as a prefix when `prefix`
@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(hostile_specs_fail_alone) {
   BOOST_TEST(s.controller().terminate() == 0);
 }
 
-// Out-of-range parallelism is clamped (SPEC §3), not a failure: the user gets a Warning
+// Out-of-range parallelism is clamped (docs/design.md §3.4), not a failure: the user gets a Warning
 // ParallelismClamped event and the run goes on with the clamped worker count. Zero and
 // negative values pass only a lax CRD (the CRD of deploy/ has minimum: 1).
 BOOST_AUTO_TEST_CASE(out_of_range_parallelism_is_clamped_with_a_warning) {

@@ -1,4 +1,4 @@
-// README "Hostile input", the wire: the API server (or a proxy in front of it) answering
+// Hostile input (docs/testing.md), the wire: the API server (or a proxy in front of it) answering
 // HTML, a body that is not JSON, a connection closed mid-body, a watch event cut off, a
 // watch line over the 64 MiB limit, and the Portworx gateway answering garbage or naming
 // a node nobody knows. The simulator breaks each once (POST /admin/answer-faults); the

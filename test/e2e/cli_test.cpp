@@ -1,4 +1,4 @@
-// SPEC §8 command line end to end: `schedopt plan` against the simulator, bad flags and
+// The command line (docs/cli.md) end to end: `schedopt plan` against the simulator, bad flags and
 // bad kubeconfig paths, and an invalid spec that the (non-validating) API server let in.
 #include <boost/test/unit_test.hpp>
 

@@ -1,4 +1,4 @@
-// SPEC §1-§3: a misplaced fleet converges, with each storage driver; counters match
+// docs/design.md §1–§3: a misplaced fleet converges, with each storage driver; counters match
 // the ground truth computed from the simulator's objects, and no candidate is left.
 // Before KubeVirt 1.6 the VMIM schema prunes the pin: the run says so once and flags
 // every landing off the VM's replica nodes, judged by where the simulator put each VM.

@@ -1,4 +1,4 @@
-// SPEC §8 `schedopt explain` end to end: the real binary against the simulator with
+// `schedopt explain` (docs/cli.md) end to end: the real binary against the simulator with
 // placement constraints, judged by the simulator's own objects (the Portworx SDK's
 // replica sets, node taints and labels, a VMIM created behind schedopt's back), plus
 // its exit codes for an unknown VMI and bad arguments.

@@ -1,4 +1,4 @@
-// SPEC §3 migration outcomes that fail: KubeVirt reports Failed (MigrationRunFailed), a
+// docs/design.md §3.6 migration outcomes that fail: KubeVirt reports Failed (MigrationRunFailed), a
 // VMIM not final within migrationTimeout (MigrationTimedOut, the VMIM deleted) and a
 // create that KubeVirt's admission rejects (MigrationCreateFailed).
 #include <regex>
@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(a_create_rejected_by_admission_fails_that_vm_with_the_api_m
                   pinned);
   auto r = s.wait_final("raced");
   long long n = (long long)expected.size();
-  BOOST_TEST(status_of_request(r) == "PartialSuccess"); // one succeeded (SPEC §1)
+  BOOST_TEST(status_of_request(r) == "PartialSuccess"); // one succeeded (docs/design.md §1.5)
   BOOST_TEST(reason_of_request(r) == failed_reason(n - 1));
   BOOST_TEST(counter(r, "successful") == 1);
   BOOST_TEST(counter(r, "failed") == n - 1);

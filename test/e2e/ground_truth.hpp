@@ -1,4 +1,4 @@
-// Independent placement ground truth (SPEC §2) computed by the test from the simulator's
+// Independent placement ground truth (docs/design.md §2) computed by the test from the simulator's
 // objects: PVC -> PV -> replica nodes (PV node affinity for csi-topology, the Portworx
 // SDK gateway for portworx, running replicas.longhorn.io for longhorn), node scores,
 // best nodes, candidates and target nodes (nodes KubeVirt runs on and whose CPU accepts
@@ -177,7 +177,7 @@ inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::st
       for (auto& [n, s] : score)
         if (s > t.node_score && n != t.node)
           t.above.insert(n);
-      // SPEC §2.5: the best nodes; for a candidate with none usable, the next score
+      // docs/design.md §2.5: the best nodes; for a candidate with none usable, the next score
       // level above its current node's.
       for (int level = best; t.targets.empty() && (level == best || level > t.node_score); --level)
         for (auto& [n, s] : score)

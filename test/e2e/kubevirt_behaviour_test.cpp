@@ -37,9 +37,9 @@ long long vmis_on(const scenario& s, const std::string& node) {
 
 BOOST_AUTO_TEST_SUITE(kubevirt_behaviour)
 
-// SPEC §3 "KubeVirt's own migrations come first": a drain starts mid-run; while an
-// evacuation waits in Pending schedopt creates nothing, it never targets the drained
-// node, and the drain ends with the node empty.
+// docs/design.md §3.3: a drain starts mid-run; while an evacuation waits in Pending
+// schedopt creates nothing, it never targets the drained node, and the drain ends with
+// the node empty.
 BOOST_AUTO_TEST_CASE(a_drain_during_a_run_finishes_its_evacuations_first) {
   const std::string drained = "node-02";
   scenario s("portworx", {"--nodes", "6", "--vmis", "36", "--misplaced", "0.5", "--seed", "11",
@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(a_drain_during_a_run_finishes_its_evacuations_first) {
   BOOST_TEST(s.controller().terminate() == 0);
 }
 
-// SPEC §2.5: targets KubeVirt accepts. Two CPU models and a node without virt-handler:
+// docs/design.md §2.5: targets KubeVirt accepts. Two CPU models and a node without virt-handler:
 // every migration schedopt asks for is one KubeVirt can carry out.
 BOOST_AUTO_TEST_CASE(a_mixed_cpu_pool_converges_without_a_failed_migration) {
   scenario s("portworx", {"--nodes", "7", "--vmis", "36", "--misplaced", "0.5", "--seed", "13",
@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_mixed_cpu_pool_converges_without_a_failed_migration) {
   BOOST_TEST(s.controller().terminate() == 0);
 }
 
-// SPEC §3: without an explicit migrationTimeout the bound is KubeVirt's own
+// docs/design.md §3.2: without an explicit migrationTimeout the bound is KubeVirt's own
 // (completionTimeoutPerGiB × memory + progressTimeout), so 64 GiB VMs whose migrations
 // take longer than an explicit small timeout still complete; the explicit value wins
 // when it is set.

@@ -1,4 +1,4 @@
-// SPEC §1 queueing and §3-§4 lifecycle: requests run one at a time, a controller killed
+// docs/design.md §1.2 queueing and §3–§4 lifecycle: requests run one at a time, a controller killed
 // mid-run resumes without migrating a VM twice, a request deleted mid-run stops work, and
 // with --leader-elect only the Lease holder works and a replica that loses it exits.
 #include <ctime>

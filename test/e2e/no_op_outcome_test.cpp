@@ -1,4 +1,4 @@
-// SPEC §1 terminal outcomes that need no migration: opt-out requests and an already
+// docs/design.md §1.5 terminal outcomes that need no migration: opt-out requests and an already
 // converged fleet finish Successful with the prescribed reason and zero counters.
 #include <boost/test/unit_test.hpp>
 

@@ -1,4 +1,4 @@
-// SPEC §3 parallelism: maxParallelMigrations bounds schedopt's non-final VMIMs at every
+// docs/design.md §3.4 parallelism: maxParallelMigrations bounds schedopt's non-final VMIMs at every
 // moment; a value beyond maxParallelMigrationsLimit is clamped with a Warning event.
 #include <boost/test/unit_test.hpp>
 

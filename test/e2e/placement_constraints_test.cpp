@@ -1,4 +1,4 @@
-// SPEC §2.5 end to end: with nodeSelectors, required affinities, taints and full nodes
+// docs/design.md §2.5 end to end: with nodeSelectors, required affinities, taints and full nodes
 // in the cluster, every migration schedopt creates schedules and succeeds (none sits in
 // Scheduling until migrationTimeout), and a VM with no admissible target is skipped
 // NoTargetNode naming why each best node was refused. Judged from the simulator's

@@ -1,4 +1,4 @@
-// SPEC §2.6 filters end to end: NotLiveMigratable, MigrationInProgress, CoolingOff,
+// docs/design.md §2.6 filters end to end: NotLiveMigratable, MigrationInProgress, CoolingOff,
 // NoTargetNode and EvaluationError skips, each with its exact detail reason and counter.
 #include <ctime>
 
@@ -81,7 +81,7 @@ BOOST_AUTO_TEST_CASE(in_progress_no_target_and_evaluation_error_are_skipped_per_
   BOOST_REQUIRE(initial.size() >= 5);
 
   // NoTargetNode: cordon every node scoring above one candidate's (best, and the
-  // levels SPEC §2.5 falls back to).
+  // levels docs/design.md §2.5 falls back to).
   auto no_target = initial.front();
   for (auto& n : no_target.above)
     merge_patch(s.sim(), "/api/v1/nodes/" + n, {{"spec", {{"unschedulable", true}}}});
@@ -172,7 +172,7 @@ BOOST_AUTO_TEST_CASE(recently_migrated_vms_are_cooling_off_after_a_failover) {
       migrated.insert(key);
   BOOST_REQUIRE(!migrated.empty());
   // The controller stops while the failover happens, so the ground truth is taken before
-  // request 2 can run; the cool-off must survive the restart (SPEC §3).
+  // request 2 can run; the cool-off must survive the restart (docs/design.md §3.5).
   BOOST_TEST(s.controller().terminate() == 0);
 
   // Fail over the pool of the node that now hosts most of the migrated VMs.

@@ -1,7 +1,7 @@
 // The settings file (config/): the bytes as the content of `--config <file>`, read
 // through `schedopt run` (parse_command_line), so every value is validated as well as
 // parsed. The bytes come in through load_paths::config_file_text: a file write per
-// input made ext4 flush on every close and held the target to ~300 inputs/s.
+// input made ext4 flush on every close and slowed the target to a crawl.
 #include "config/command_line.hpp"
 #include "fuzz_support.hpp"
 

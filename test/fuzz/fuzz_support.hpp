@@ -1,4 +1,4 @@
-// Shared helpers of the libFuzzer targets (README "Hostile input").
+// Shared helpers of the libFuzzer targets (docs/testing.md).
 #pragma once
 
 #include <cstddef>

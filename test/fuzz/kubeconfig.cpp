@@ -1,8 +1,8 @@
 // kubeconfig (k8s/cluster_config): the bytes as a kubeconfig's content, through the
 // parser load_kubeconfig runs after reading the file, for the current context and for a
 // named one. A value or a config_error, never a crash. No file is written: a write per
-// input made ext4 flush on every close and held the target to ~300 inputs/s. An `exec`
-// user is only read here: plugins run in the API client, never while parsing.
+// input made ext4 flush on every close and slowed the target to a crawl. An `exec` user
+// is only read here: plugins run in the API client, never while parsing.
 #include <cstring>
 
 #include "fuzz_support.hpp"

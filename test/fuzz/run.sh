@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target (README "Hostile input") for SECONDS each, or for N
+# Runs every libFuzzer target (docs/testing.md) for SECONDS each, or for N
 # executions each, and fails when any of them finds a crash, a leak or a timeout.
 #
 #   test/fuzz/run.sh SECONDS [TARGET...]      CI: a fixed time per target
@@ -43,7 +43,7 @@ run_one() {
   local dict=() name=$t
   case $t in decode_* | px_* | watch_stream) name=json ;; esac
   [[ -f "$here/dict/$name.dict" ]] && dict=("-dict=$here/dict/$name.dict")
-  # Many steps per input: a longer input costs more than it finds (README "Hostile input").
+  # Many steps per input: a longer input costs more than it finds (docs/testing.md).
   local max_len=()
   case $t in
     status_coalescer) max_len=(-max_len=1024) ;;

@@ -49,8 +49,8 @@ private:
 };
 
 /// Steps per input: room to fill the largest detail cap (39) and to patch, shrink and
-/// restore around it. 256 made one input cost ~5 ms (every step re-checks every detail)
-/// and held the target to ~200 inputs/s; run.sh's -max_len=1024 matches it.
+/// restore around it. 256 made each input slow (every step re-checks every detail) and
+/// the target explored little; run.sh's -max_len=1024 matches it.
 constexpr int max_steps = 64;
 
 FUZZ_NO_COVERAGE void check_reason(const std::string& r) {

@@ -1,4 +1,4 @@
-// SPEC §3 cool-off: record holder, annotation round trip, VMIM-derived times, window.
+// docs/design.md §3.5 cool-off: record holder, annotation round trip, VMIM-derived times, window.
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// deploy/crds and deploy/samples stay in step with the CRD reference and the model:
+// sim/crds and deploy/samples stay in step with the CRD reference and the model:
 // every reference field is in the schema with a description and its type, the
 // coolOffPeriod pattern agrees with parse_go_duration, and KubeVirt CRDs keep
 // KubeVirt's subresource layout. model/ has no YAML library, so a small
@@ -104,7 +104,7 @@ const std::string so_crd = "schedulingoptimizations.stork.libopenstorage.org.yam
 BOOST_AUTO_TEST_SUITE(crd_manifests)
 
 BOOST_AUTO_TEST_CASE(scheduling_optimization_schema_has_every_reference_field) {
-  // Field paths and types of shared/reference/schedulingoptimization-crd-reference.txt.
+  // Field paths and types of the SchedulingOptimization CRD field reference.
   const std::pair<const char*, const char*> reference[] = {
     {"apiVersion", "string"},
     {"kind", "string"},
@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(scheduling_optimization_schema_has_every_reference_field) {
     {"status.vmHyperconvergence.failed", "integer"},
     {"status.vmHyperconvergence.skipped", "integer"},
     {"status.vmHyperconvergence.successful", "integer"},
-    {"status.observedGeneration", "integer"}, // added by SPEC §1
+    {"status.observedGeneration", "integer"}, // docs/design.md §1
   };
   crd_file crd(so_crd);
   const yaml_node* schema_wrapper = crd.in_version("schema");

@@ -1,4 +1,4 @@
-// Decoding what SPEC §2.5 needs: a VMI's nodeSelector, required node affinity,
+// Decoding what docs/design.md §2.5 needs: a VMI's nodeSelector, required node affinity,
 // tolerations and requests; a node's labels, taints and allocatable resources.
 #include <boost/test/unit_test.hpp>
 

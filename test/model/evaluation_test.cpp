@@ -1,4 +1,4 @@
-// SPEC §2 evaluation: volume lookup errors, verdicts, filter order, exact skip reasons,
+// docs/design.md §2 evaluation: volume lookup errors, verdicts, filter order, exact skip reasons,
 // the per-run cap and the counts.
 #include <boost/test/unit_test.hpp>
 
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(vmi_without_driver_volume_is_no_candidate) {
 }
 
 // Each row blocks with every filter from `first` on; the reported reason must be the
-// first in SPEC order.
+// first in the order of docs/design.md §2.6.
 BOOST_AUTO_TEST_CASE(filters_apply_in_spec_order) {
   enum { not_migratable, in_progress, cooling, no_target, none };
   const std::vector<std::pair<int, std::string>> rows = {
@@ -313,7 +313,7 @@ BOOST_AUTO_TEST_CASE(in_flight_map_ignores_final_migrations) {
 }
 
 
-// SPEC §2.5: a best node the VMI may not run on is no target; the next score level
+// docs/design.md §2.5: a best node the VMI may not run on is no target; the next score level
 // above the current node's is used instead, and the skip names every refused best node.
 BOOST_AUTO_TEST_CASE(targets_honour_the_vmis_constraints_and_fall_back_a_level) {
   world w;

@@ -1,5 +1,5 @@
-// SPEC §3 "KubeVirt's own configuration": the KubeVirt CR decoded, KubeVirt's defaults,
-// the buffer cap, the derived per-VM timeout, and KubeVirt's own waiting migrations.
+// docs/design.md §3.2: the KubeVirt CR decoded, KubeVirt's defaults, the buffer cap,
+// the derived per-VM timeout, and KubeVirt's own waiting migrations.
 #include <boost/test/unit_test.hpp>
 
 #include "model/decode.hpp"

@@ -1,4 +1,4 @@
-// SPEC §2.5 node admission, rule by rule: readiness, cordon, nodeSelector, required
+// docs/design.md §2.5 node admission, rule by rule: readiness, cordon, nodeSelector, required
 // node affinity (every operator, matchFields), taints and tolerations, room; and the
 // usage a node's room is computed from.
 #include <boost/test/unit_test.hpp>
@@ -211,7 +211,7 @@ BOOST_AUTO_TEST_CASE(usage_counts_placed_vmis_and_schedopt_migrations_pinned_the
   BOOST_CHECK(usage.count("n3") == 0);
 }
 
-// SPEC §3: a node KubeVirt drains is never a target, even for a VMI tolerating every
+// docs/design.md §3.3: a node KubeVirt drains is never a target, even for a VMI tolerating every
 // taint; the cordon KubeVirt's drain comes with is refused first.
 BOOST_AUTO_TEST_CASE(a_node_being_evacuated_is_refused) {
   auto v = make_vmi("vm", "n0");

@@ -1,4 +1,4 @@
-// SPEC §1 terminal outcomes, one case per row of the rules.
+// docs/design.md §1.5 terminal outcomes, one case per row of the rules.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// SPEC §3 parallelism: clamp cases and the admission queue's FIFO/backpressure.
+// docs/design.md §3.4 parallelism: clamp cases and the admission queue's FIFO/backpressure.
 #include <boost/test/unit_test.hpp>
 
 #include "model/parallelism.hpp"

@@ -1,4 +1,4 @@
-// SPEC §8 plan output: aligned table with the six columns, JSON array of objects.
+// `schedopt plan` output (docs/cli.md): aligned table with the six columns, JSON array of objects.
 #include <boost/test/unit_test.hpp>
 
 #include <string>

@@ -1,4 +1,4 @@
-// SPEC §1: one request at a time, oldest first, running ones resumed, others Pending.
+// docs/design.md §1.2: one request at a time, oldest first, running ones resumed, others Pending.
 #include <boost/test/unit_test.hpp>
 
 #include "model/request_queue.hpp"

@@ -1,4 +1,4 @@
-// SPEC §4: a resumed run accounts for every candidate exactly once.
+// docs/design.md §4.1: a resumed run accounts for every candidate exactly once.
 #include <boost/test/unit_test.hpp>
 
 #include "model/resume_ledger.hpp"

@@ -1,4 +1,4 @@
-// SPEC §2.4–2.5: node scores, verdicts and target nodes.
+// docs/design.md §2.4–2.5: node scores, verdicts and target nodes.
 #include <boost/test/unit_test.hpp>
 
 #include <ostream>

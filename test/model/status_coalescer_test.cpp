@@ -1,6 +1,6 @@
-// SPEC §1/§3 status writer policy: flush interval, immediate stage changes, heartbeat,
-// detail cap with exact counters, resume without double counting, the JSON patch's uid test,
-// shrinking a status too large for the API server, and which patch failures are retried.
+// docs/design.md §1.6/§3.8 status writer policy: flush interval, immediate stage changes,
+// heartbeat, detail cap with exact counters, resume without double counting, the JSON patch's uid
+// test, shrinking a status too large for the API server, and which patch failures are retried.
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// SPEC §3 target pinning: fewest schedopt migrations in flight, ties by name.
+// docs/design.md §3.1 target pinning: fewest schedopt migrations in flight, ties by name.
 #include <boost/test/unit_test.hpp>
 
 #include "model/target_choice.hpp"
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(counts_only_non_final_schedopt_migrations) {
 }
 
 
-// SPEC §2.5 target sets: best level first, else the next level above the current
+// docs/design.md §2.5 target sets: best level first, else the next level above the current
 // node's; refusals per best node, a missing node included.
 BOOST_AUTO_TEST_CASE(admissible_targets_by_score_level) {
   auto make = [](const std::string& name, bool ready = true) {

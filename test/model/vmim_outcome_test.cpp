@@ -1,4 +1,4 @@
-// SPEC §3 VMIM create body and outcome classification with exact reason texts.
+// docs/design.md §3.1, §3.6: VMIM create body and outcome classification with exact reason texts.
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>

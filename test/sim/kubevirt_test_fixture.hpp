@@ -98,7 +98,7 @@ inline std::vector<std::set<std::string>> replica_sets_of(object_store& store, s
   return out;
 }
 
-/// SPEC §2.4 computed by hand: does `node` score below the best node?
+/// docs/design.md §2.4 computed by hand: does `node` score below the best node?
 inline bool scores_below_best(const std::vector<std::set<std::string>>& sets, const std::string& node) {
   std::map<std::string, int> score;
   for (const auto& s : sets)
