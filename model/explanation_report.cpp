@@ -2,6 +2,8 @@
 // except the words put around it.
 #include "model/explanation_report.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "model/cool_off.hpp"
@@ -11,6 +13,17 @@
 namespace schedopt {
 
 namespace {
+
+/// A rule's name as a table column: "notCurrentNode" -> "NOT-CURRENT-NODE".
+std::string column_name(const std::string& rule) {
+  std::string out;
+  for (char c : rule) {
+    if (c >= 'A' && c <= 'Z' && !out.empty())
+      out += '-';
+    out += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  }
+  return out;
+}
 
 nlohmann::json optional_time(const std::optional<timestamp>& t) {
   return t ? nlohmann::json(format_rfc3339(*t)) : nlohmann::json(nullptr);
@@ -177,14 +190,25 @@ std::string render_explanation_text(const vmi_explanation& ex) {
     out += "Volumes:\n" + render_text_table(std::move(rows), "  ");
   }
   if (!ex.nodes.empty()) {
-    std::vector<std::vector<std::string>> rows{{"NODE", "SCORE", "READY", "SCHEDULABLE",
-                                                "NOT-CURRENT", "SELECTOR", "AFFINITY",
-                                                "TAINTS", "MEMORY", "CPU", "RESULT"}};
+    // One column per rule, named from the rules themselves, so a rule added to
+    // admission_rules() gets its column instead of shifting the others under wrong heads.
+    std::vector<std::string> rule_names;
+    for (const auto& n : ex.nodes)
+      for (const auto& r : n.rules)
+        if (std::find(rule_names.begin(), rule_names.end(), r.rule) == rule_names.end())
+          rule_names.push_back(r.rule);
+    std::vector<std::string> header{"NODE", "SCORE"};
+    for (const auto& name : rule_names)
+      header.push_back(column_name(name));
+    header.push_back("RESULT");
+    std::vector<std::vector<std::string>> rows{std::move(header)};
     for (const auto& n : ex.nodes) {
       std::vector<std::string> row{n.name, std::to_string(n.score)};
-      for (const auto& r : n.rules)
-        row.push_back(r.passed ? "ok" : "no");
-      row.resize(10, "");
+      for (const auto& name : rule_names) {
+        auto r = std::find_if(n.rules.begin(), n.rules.end(),
+                              [&](const rule_result& x) { return x.rule == name; });
+        row.push_back(r == n.rules.end() ? "-" : r->passed ? "ok" : "no");
+      }
       row.push_back(n.result);
       rows.push_back(std::move(row));
     }

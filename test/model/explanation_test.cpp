@@ -4,6 +4,9 @@
 // the explanation agrees with the evaluation it explains.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "model/evaluation_world.hpp"
@@ -301,6 +304,34 @@ BOOST_AUTO_TEST_CASE(plan_and_explain_show_the_same_targets) {
   BOOST_CHECK_EQUAL(w.of("semi").verdict, "semi");
   BOOST_CHECK_EQUAL(join(w.of("semi").target_nodes), "n1");
   BOOST_CHECK_EQUAL(join(w.of("non").target_nodes), "n1,n2");
+}
+
+// Each rule has its own column, named after it: a "no" sits under the rule that failed.
+BOOST_AUTO_TEST_CASE(the_nodes_table_puts_each_rule_under_its_own_column) {
+  explained_world w;
+  w.add("vm", "n3", {"n1", "n2"});
+  w.in.nodes[0].taints.push_back({"dedicated", "vms", "NoSchedule"});
+  auto text = render_explanation_text(w.of("vm"));
+  auto table = text.substr(text.find("Nodes:\n"));
+  std::istringstream lines(table);
+  std::string title, header, row;
+  std::getline(lines, title);
+  std::getline(lines, header);
+  std::vector<std::string> heads, cells;
+  for (std::istringstream in(header); in >> title;)
+    heads.push_back(title);
+  while (std::getline(lines, row) && row.find("n1") == std::string::npos) {
+  }
+  for (std::istringstream in(row); in >> title;)
+    cells.push_back(title);
+  BOOST_REQUIRE_EQUAL(heads.size(), admission_rules().size() + 4); // NODE SCORE rules RESULT
+  auto column = [&](const std::string& name) {
+    return std::find(heads.begin(), heads.end(), name) - heads.begin();
+  };
+  BOOST_CHECK_EQUAL(heads[column("CPU-MODEL")], "CPU-MODEL");
+  BOOST_CHECK_EQUAL(cells.at(column("TAINTS")), "no");
+  BOOST_CHECK_EQUAL(cells.at(column("READY")), "ok");
+  BOOST_CHECK_EQUAL(cells.at(column("MEMORY")), "ok");
 }
 
 BOOST_AUTO_TEST_CASE(unknown_and_not_running_vmis) {
