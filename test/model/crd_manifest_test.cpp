@@ -286,11 +286,16 @@ BOOST_AUTO_TEST_CASE(controller_runs_leader_elected_with_the_config_map) {
     BOOST_TEST(rbac.find(needle) != std::string::npos);
   }
   std::string config = read_source_file("deploy/manager/configmap.yaml");
-  for (const char* needle : {"coolOffPeriod: 1h", "maxParallelMigrations: 5", "maxParallelMigrationsLimit: 50",
-                             "maxNonHyperconvergedPerRun: 100", "migrationTimeout: 30m", "statusFlushInterval: 1s",
+  for (const char* needle : {"coolOffPeriod: 1h", "maxParallelMigrationsLimit: 50",
+                             "maxNonHyperconvergedPerRun: 100", "statusFlushInterval: 1s",
                              "statusHeartbeatInterval: 30s", "pinTargetNode: true", "driver: portworx"}) {
     BOOST_TEST_INFO("config " << needle);
     BOOST_TEST(config.find(needle) != std::string::npos);
+  }
+  // Any value in the file is explicit: these two are left to the cluster's KubeVirt CR.
+  for (const char* unset : {"\n    maxParallelMigrations:", "\n    migrationTimeout:"}) {
+    BOOST_TEST_INFO("config sets" << unset);
+    BOOST_TEST(config.find(unset) == std::string::npos);
   }
 }
 
