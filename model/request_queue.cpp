@@ -29,10 +29,18 @@ bool older(const scheduling_optimization* a, const scheduling_optimization* b) {
 } // namespace
 
 queue_decision decide_queue(const std::vector<scheduling_optimization>& requests) {
-  std::vector<const scheduling_optimization*> open;
+  std::vector<const scheduling_optimization*> borrowed;
+  borrowed.reserve(requests.size());
   for (const auto& r : requests)
-    if (r.status.stage != stage::final_ && !r.metadata.deletion_timestamp)
-      open.push_back(&r);
+    borrowed.push_back(&r);
+  return decide_queue_borrowed(borrowed);
+}
+
+queue_decision decide_queue_borrowed(const std::vector<const scheduling_optimization*>& requests) {
+  std::vector<const scheduling_optimization*> open;
+  for (const auto* r : requests)
+    if (r->status.stage != stage::final_ && !r->metadata.deletion_timestamp)
+      open.push_back(r);
   std::sort(open.begin(), open.end(), older);
   queue_decision out;
   out.open = open.size();

@@ -23,4 +23,9 @@ struct queue_decision {
 /// interrupted run) is never written back, it is resumed after the first.
 queue_decision decide_queue(const std::vector<scheduling_optimization>& requests);
 
+/// The same decision over borrowed requests: the controller decides on every request
+/// event, and copying each stored request there made a long-lived controller's cost
+/// grow with every request it had ever seen.
+queue_decision decide_queue_borrowed(const std::vector<const scheduling_optimization*>& requests);
+
 } // namespace schedopt
