@@ -1,4 +1,4 @@
-// The single table behind flags, environment, config file, --help and the README:
+// The single table behind flags, environment, config file, --help and docs/configuration.md:
 // one row per setting with its spellings and how to apply a text value.
 #pragma once
 

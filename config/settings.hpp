@@ -79,7 +79,7 @@ const std::vector<setting_info>& all_settings();
 /// Every setting as (key, value text) for the startup log; secrets print as "<redacted>".
 std::vector<std::pair<std::string, std::string>> effective_settings(const settings& s);
 
-/// README table: | Setting | Flag | Environment | Default | Description |.
+/// docs/configuration.md table: | Setting | Flag | Environment | Default | Description |.
 std::string settings_markdown_table();
 
 } // namespace schedopt

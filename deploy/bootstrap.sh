@@ -5,8 +5,9 @@
 #
 #   deploy/bootstrap.sh   build and test dependencies, including buildah and bubblewrap:
 #                         the `image` target (deploy/image/build.sh) and test_deploy,
-#                         which runs the image's root filesystem under bwrap, need them.
-#                         (--image is still accepted and changes nothing.)
+#                         which runs the image's root filesystem under bwrap, need them;
+#                         and promtool, which test_deploy checks the alerts and the
+#                         dashboard with. (--image is still accepted and changes nothing.)
 #   deploy/bootstrap.sh --fuzz   also clang and libFuzzer, for the `fuzz` preset
 #                         (test/fuzz, README "Hostile input"); opt-in.
 set -euo pipefail
@@ -24,6 +25,10 @@ packages=(
   libcaf-dev libcurl4-openssl-dev libsimdjson-dev libspdlog-dev libboost-test-dev
   libcpp-httplib-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev libjemalloc-dev
   python3 procps openssl
+  # promtool (test_deploy: deploy/prometheus, deploy/grafana). Debian ships it only in the
+  # prometheus package; on a systemd host the package also starts the server, which the
+  # tests do not use (systemctl disable --now prometheus).
+  prometheus
 )
 if [[ $image == 1 ]]; then
   packages+=(buildah bubblewrap binutils ca-certificates)
