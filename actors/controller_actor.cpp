@@ -57,6 +57,20 @@ void mark_pending(controller_pointer self, const std::vector<std::string>& uids)
   }
 }
 
+/// A request created while maxPendingRequests others wait: Final Failed at once.
+void reject_queue_full(controller_pointer self, const std::string& uid, std::size_t pending) {
+  auto& st = self->state;
+  auto& so = st.requests[uid];
+  auto reason = "queue full: " + std::to_string(pending) + " requests pending";
+  log_kv(spdlog::level::warn, "request refused: " + reason, {{"request", so.metadata.name}, {"uid", uid}});
+  k8s::default_metrics().counter_add("schedopt_requests_total", {{"status", run_status::failed}});
+  caf::anon_send(st.ctx.status, atom::open_v, so);
+  caf::anon_send(st.ctx.status, run_outcome{uid, run_status::failed, reason});
+  caf::anon_send(st.ctx.events, event_record{request_reference(so), "Warning", "QueueFull",
+                                             "not run: " + reason + " (maxPendingRequests)"});
+  st.finished_uids.insert(uid); // until the informer shows it Final
+}
+
 void reconsider(controller_pointer self) {
   auto& st = self->state;
   if (!st.started || !st.synced)
@@ -65,7 +79,10 @@ void reconsider(controller_pointer self) {
   for (auto& [uid, so] : st.requests)
     if (!st.finished_uids.count(uid) && uid != st.active)
       candidates.push_back(&so);
-  auto decision = decide_queue_borrowed(candidates);
+  auto decision = decide_queue_borrowed(
+    candidates, static_cast<std::size_t>(st.ctx.config.max_pending_requests));
+  for (auto& uid : decision.to_reject)
+    reject_queue_full(self, uid, decision.open - (st.active.empty() ? 1 : 0));
   bool busy = !st.active.empty();
   // Waiting = open requests other than the running one (the candidates exclude an active
   // run; without one, the request chosen now starts).

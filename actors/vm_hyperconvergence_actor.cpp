@@ -28,6 +28,7 @@
 #include "model/parallelism.hpp"
 #include "model/plan_report.hpp"
 #include "model/resume_ledger.hpp"
+#include "model/run_floors.hpp"
 #include "model/settled_placement.hpp"
 #include "model/vmim_outcome.hpp"
 
@@ -45,6 +46,7 @@ struct inputs {
   shared_list<persistent_volume> pvs;
   std::vector<node> nodes;
   std::map<std::string, string_map> vm_annotations; // "<ns>/<name>" of VirtualMachines
+  std::set<std::string> opted_out_vms;              // "<ns>/<name>", labelled to be left alone
   std::shared_ptr<volume_mapper> mapper;            // step 1, done as the VMIs are judged
   std::vector<vmi_volumes> volumes;                 // step 1 done first, for `explain`
   replica_map replicas;                             // the driver's answer
@@ -344,6 +346,8 @@ void prepare_evaluation(kind_pointer self) {
       in.vmis.push_back(v);
   }
   in.nodes = st.in.nodes;
+  in.excluded_namespaces.insert(cfg.exclude_namespaces.begin(), cfg.exclude_namespaces.end());
+  in.opted_out_vms = st.in.opted_out_vms;
   in.cool_off_period = st.cool_off;
   in.max_non_hyperconverged_per_run =
     std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - st.ledger.slots_used(st.ours_keys));
@@ -552,6 +556,8 @@ void vms_done(kind_pointer self) {
 
 /// Keeps a VirtualMachine's cool-off record, if it has one (from the informer or a list).
 void keep_vm_record(kind_state& st, const virtual_machine& vm) {
+  if (vm.opted_out)
+    st.in.opted_out_vms.insert(vmi_key(vm.metadata.namespace_, vm.metadata.name));
   auto record = cool_off_record_of(vm.metadata.annotations, st.ctx.config.vm_cool_off_annotation);
   if (!record.empty())
     st.in.vm_annotations[vmi_key(vm.metadata.namespace_, vm.metadata.name)] = std::move(record);
@@ -665,16 +671,22 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
         st.result.skipped = vs->skipped;
       }
       auto& spec = *st.request.spec.vm_hyperconvergence;
-      st.cool_off = st.ctx.config.cool_off_period;
-      if (spec.cool_off_period) {
-        auto parsed = parse_go_duration(*spec.cool_off_period);
-        if (!parsed) {
-          fail_run(self, "invalid spec.vmHyperconvergence.coolOffPeriod \""
-                           + *spec.cool_off_period + "\": " + parsed.err().message);
-          return st.promise;
-        }
-        st.cool_off = *parsed;
+      auto& cfg = st.ctx.config;
+      auto cool_off = choose_cool_off(spec.cool_off_period, cfg.cool_off_period,
+                                      cfg.min_cool_off_period);
+      if (!cool_off.error.empty()) {
+        fail_run(self, cool_off.error);
+        return st.promise;
       }
+      st.cool_off = cool_off.effective;
+      if (!cool_off.clamped.empty()) {
+        log_kv(spdlog::level::warn, cool_off.clamped, {{"request", st.request.metadata.name}});
+        self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
+                                               "CoolOffClamped", cool_off.clamped});
+      }
+      auto left = run_time_left(st.request.status.start_timestamp, actor_now(self),
+                                cfg.max_run_duration);
+      self->delayed_send(self, to_clock(left), atom::timeout_v);
       gather(self);
       return st.promise;
     },
@@ -695,6 +707,26 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       maybe_reply(self);
     },
     [=](atom::tick) { judge_batch(self); },
+    [=](atom::timeout) {
+      auto& st = self->state;
+      if (st.replied || st.stopped || (st.evaluated && st.running == 0 && st.queued.empty()))
+        return;
+      auto why = run_deadline_reason(st.ctx.config.max_run_duration);
+      log_kv(spdlog::level::warn, why + ": no new migrations; in-flight ones finish",
+             {{"request", st.request.metadata.name}});
+      self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
+                                             "RunDeadlineReached",
+                                             why + ": the rest is left for a later request"});
+      st.result.stopped_by = why;
+      // Handed on but not yet started: outstanding, like those the supervisor turns away.
+      for (auto& plan : st.queued)
+        st.result.outstanding.push_back(vmi_key(plan.vmi.metadata.namespace_, plan.vmi.metadata.name));
+      st.queued.clear();
+      st.stopped = true;
+      if (st.supervisor)
+        self->send(st.supervisor, atom::stop_v);
+      maybe_reply(self);
+    },
     [=](atom::stop) {
       auto& st = self->state;
       st.stopped = true;
