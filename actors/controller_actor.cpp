@@ -79,8 +79,9 @@ void reconsider(controller_pointer self) {
   for (auto& [uid, so] : st.requests)
     if (!st.finished_uids.count(uid) && uid != st.active)
       candidates.push_back(&so);
-  auto decision = decide_queue_borrowed(
-    candidates, static_cast<std::size_t>(st.ctx.config.max_pending_requests));
+  // While a run is on, the request chosen next waits too, so it counts against the bound.
+  auto max_pending = static_cast<std::size_t>(st.ctx.config.max_pending_requests);
+  auto decision = decide_queue_borrowed(candidates, st.active.empty() ? max_pending : max_pending - 1);
   for (auto& uid : decision.to_reject)
     reject_queue_full(self, uid, decision.open - (st.active.empty() ? 1 : 0));
   bool busy = !st.active.empty();

@@ -36,6 +36,9 @@ namespace schedopt {
 
 namespace {
 
+/// How often a run looks at its maxRunDuration deadline.
+constexpr duration run_deadline_check_interval = std::chrono::seconds(10);
+
 /// Everything the evaluation reads, gathered step by step.
 struct inputs {
   // The big stores are read as shared snapshots (copy-on-write, k8s/informer_store.hpp).
@@ -104,6 +107,7 @@ struct kind_state {
   std::vector<std::string> failed_vms;
   bool stopped = false;
   bool replied = false;
+  timestamp run_deadline{}; // no VMIM is created past it (maxRunDuration)
 };
 
 using kind_pointer = optimization_kind_actor::stateful_pointer<kind_state>;
@@ -199,6 +203,16 @@ void publish_counts(const evaluation_counts& c) {
 /// The holder's cool-off record as it is now, for the candidate to restore.
 string_map cool_off_before(const kind_state& st, const virtual_machine_instance& vmi) {
   return cool_off_record_of(holder_annotations(st, vmi), st.ctx.config.vm_cool_off_annotation);
+}
+
+/// Looks at the run's deadline again in a while. A timer of the whole maxRunDuration
+/// would hold the kind's memory for hours after its run ended (a delayed message keeps
+/// its receiver alive), one per request; a short one holds it briefly.
+void check_run_deadline(kind_pointer self) {
+  auto left = self->state.run_deadline - actor_now(self);
+  auto wait = std::min<duration>(std::max<duration>(std::chrono::duration_cast<duration>(left), duration{0}),
+                                 run_deadline_check_interval);
+  self->delayed_send(self, to_clock(wait), atom::timeout_v);
 }
 
 /// Replies once nothing is left to wait for: the evaluation ended (or the run stopped),
@@ -684,9 +698,9 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
         self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
                                                "CoolOffClamped", cool_off.clamped});
       }
-      auto left = run_time_left(st.request.status.start_timestamp, actor_now(self),
-                                cfg.max_run_duration);
-      self->delayed_send(self, to_clock(left), atom::timeout_v);
+      auto now = actor_now(self);
+      st.run_deadline = now + run_time_left(st.request.status.start_timestamp, now, cfg.max_run_duration);
+      check_run_deadline(self);
       gather(self);
       return st.promise;
     },
@@ -711,6 +725,8 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       auto& st = self->state;
       if (st.replied || st.stopped || (st.evaluated && st.running == 0 && st.queued.empty()))
         return;
+      if (actor_now(self) < st.run_deadline)
+        return check_run_deadline(self);
       auto why = run_deadline_reason(st.ctx.config.max_run_duration);
       log_kv(spdlog::level::warn, why + ": no new migrations; in-flight ones finish",
              {{"request", st.request.metadata.name}});

@@ -92,22 +92,23 @@ BOOST_AUTO_TEST_CASE(a_request_beyond_max_pending_ends_failed_at_once) {
                               "--migration-duration", "3s"});
   BOOST_REQUIRE(misplaced_of(s.truth()).size() >= 2);
   s.start_controller({"--max-pending-requests", "1", "--max-parallel-migrations", "1"});
-  s.create_request("running", scenario::enabled_spec());
+  // Names in creation order: requests created within one second are ordered by name.
+  s.create_request("q1-running", scenario::enabled_spec());
   BOOST_REQUIRE(eventually(
-    [&] { return s.request("running").value("/status/stage"_json_pointer, std::string()) == "Migrating"; },
+    [&] { return s.request("q1-running").value("/status/stage"_json_pointer, std::string()) == "Migrating"; },
     std::chrono::seconds(60), std::chrono::milliseconds(100)));
-  s.create_request("waiting", scenario::enabled_spec());
+  s.create_request("q2-waiting", scenario::enabled_spec());
   BOOST_REQUIRE(eventually(
-    [&] { return s.request("waiting").value("/status/stage"_json_pointer, std::string()) == "Pending"; },
+    [&] { return s.request("q2-waiting").value("/status/stage"_json_pointer, std::string()) == "Pending"; },
     std::chrono::seconds(30), std::chrono::milliseconds(100)));
-  s.create_request("one-too-many", scenario::enabled_spec());
-  auto refused = s.wait_final("one-too-many", std::chrono::seconds(30));
+  s.create_request("q3-one-too-many", scenario::enabled_spec());
+  auto refused = s.wait_final("q3-one-too-many", std::chrono::seconds(30));
   BOOST_TEST(status_of_request(refused) == "Failed");
   BOOST_TEST(reason_of_request(refused) == "queue full: 1 requests pending");
-  BOOST_TEST(event_reasons(s.sim(), "one-too-many").count("QueueFull") == 1u);
+  BOOST_TEST(event_reasons(s.sim(), "q3-one-too-many").count("QueueFull") == 1u);
   // The queue itself is untouched: the one waiting runs once the first is Final.
-  BOOST_TEST(s.request("running").value("/status/stage"_json_pointer, std::string()) != "Final");
-  auto waiting = s.wait_final("waiting");
+  BOOST_TEST(s.request("q1-running").value("/status/stage"_json_pointer, std::string()) != "Final");
+  auto waiting = s.wait_final("q2-waiting");
   BOOST_TEST(status_of_request(waiting) != "Failed");
 }
 
