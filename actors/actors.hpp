@@ -185,7 +185,9 @@ using optimization_kind_actor = caf::typed_actor<
   // request -> kind: the request was deleted: create nothing more, let in-flight finish.
   caf::reacts_to<atom::stop>,
   // internal: kind -> itself: judge the next batch of VMIs.
-  caf::reacts_to<atom::tick>>;
+  caf::reacts_to<atom::tick>,
+  // internal: kind -> itself: maxRunDuration passed: create nothing more.
+  caf::reacts_to<atom::timeout>>;
 
 /// Enforces the parallelism hint (in-flight buffer, capped as KubeVirt's configuration
 /// says), KubeVirt's per-source-node cap and cool-off windows of one run, yields to

@@ -54,6 +54,8 @@ struct kind_result {
   int64_t failed = 0;
   std::vector<std::string> outstanding; // "<ns>/<name>" left for a later request
   std::string run_failure;              // non-empty: the run failed as a whole
+  /// Non-empty: the run stopped creating VMIMs before it was done (maxRunDuration).
+  std::string stopped_by;
 };
 
 // -- storage drivers ----------------------------------------------------------------

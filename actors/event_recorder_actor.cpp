@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
-#include <map>
 #include <random>
 
 #include <caf/stateful_actor.hpp>
@@ -18,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/system_config.hpp"
+#include "model/lru_map.hpp"
 #include "k8s/rate_limiter.hpp"
 #include "model/decode.hpp"
 #include "model/encode.hpp"
@@ -37,8 +37,11 @@ struct event_recorder_state {
   static inline const char* name = "event-recorder";
   api_client_actor client;
   event_recorder_options opts;
-  std::map<std::string, k8s::token_bucket> spam_filter; // per involved object
-  std::map<std::string, recorded_event> recorded;       // per object+type+reason+message
+  // Both follow client-go v0.36.3 tools/record/events_cache.go (maxLruCacheEntries):
+  // only the most recently used 4096 are kept, so a controller that serves requests
+  // for a year does not keep a record of every Event it ever wrote.
+  lru_map<std::string, k8s::token_bucket> spam_filter{4096}; // per involved object
+  lru_map<std::string, recorded_event> recorded{4096};       // per object+type+reason+message
   std::deque<event_record> queue;
   bool busy = false;
   std::vector<caf::typed_response_promise<bool>> flushers;
@@ -139,7 +142,7 @@ void create(recorder_pointer self, const event_record& rec, const std::string& k
                 k8s::create_request{k8s::resources::events, e.metadata.namespace_, body.dump()})
     .then(
       [=](k8s::api_response&) {
-        self->state.recorded[key] = recorded_event{e.metadata.name, e.metadata.namespace_, 1};
+        self->state.recorded.put(key, recorded_event{e.metadata.name, e.metadata.namespace_, 1});
         done(self);
       },
       [=](caf::error& err) {
@@ -147,7 +150,7 @@ void create(recorder_pointer self, const event_record& rec, const std::string& k
         // ends the write. The name is this recorder's own, so the Event is the one a lost
         // answer hid (count 1), and later repeats bump it.
         if (error_code(err) == ec::already_exists) {
-          self->state.recorded[key] = recorded_event{e.metadata.name, e.metadata.namespace_, 1};
+          self->state.recorded.put(key, recorded_event{e.metadata.name, e.metadata.namespace_, 1});
           return done(self);
         }
         spdlog::warn("event {} on {}/{} not recorded: {}", rec.reason, rec.involved.namespace_,
@@ -164,12 +167,12 @@ void process(recorder_pointer self) {
   auto rec = std::move(st.queue.front());
   st.queue.pop_front();
   auto key = aggregate_key(rec);
-  auto i = st.recorded.find(key);
-  if (i == st.recorded.end()) {
+  auto* found = st.recorded.find(key);
+  if (!found) {
     create(self, rec, key);
     return;
   }
-  auto prev = i->second;
+  auto prev = *found;
   // client-go sends {count, lastTimestamp} as a patch too; the leading test makes a replay
   // of a bump that was applied fail (422) instead of passing for a second repeat.
   nlohmann::json patch = nlohmann::json::array(
@@ -182,7 +185,7 @@ void process(recorder_pointer self) {
                                    patch.dump(), false, true})
     .then(
       [=](k8s::api_response&) {
-        self->state.recorded[key].count = prev.count + 1;
+        self->state.recorded.put(key, recorded_event{prev.name, prev.namespace_, prev.count + 1});
         done(self);
       },
       [=](caf::error& err) {
@@ -194,7 +197,7 @@ void process(recorder_pointer self) {
         // Only this recorder writes the Events it named: a count that is no longer
         // prev.count is the one this bump set, on an attempt whose answer was lost.
         if (error_http_status(err) == 422) {
-          self->state.recorded[key].count = prev.count + 1;
+          self->state.recorded.put(key, recorded_event{prev.name, prev.namespace_, prev.count + 1});
           return done(self);
         }
         spdlog::warn("event {} on {}/{} not updated: {}", rec.reason, rec.involved.namespace_,
@@ -212,10 +215,10 @@ event_recorder_actor::behavior_type event_recorder(recorder_pointer self,
     [=](event_record& rec) {
       auto& st = self->state;
       auto okey = object_key(rec.involved);
-      auto b = st.spam_filter.find(okey);
-      if (b == st.spam_filter.end())
-        b = st.spam_filter.emplace(okey, k8s::token_bucket{st.opts.qps, st.opts.burst}).first;
-      if (!b->second.try_take(std::chrono::steady_clock::now())) {
+      auto* bucket = st.spam_filter.find(okey);
+      if (!bucket)
+        bucket = &st.spam_filter.put(okey, k8s::token_bucket{st.opts.qps, st.opts.burst});
+      if (!bucket->try_take(std::chrono::steady_clock::now())) {
         spdlog::debug("event {} on {} dropped by the spam filter", rec.reason, okey);
         return;
       }

@@ -18,7 +18,22 @@ namespace {
 std::atomic<bool> json_lines{false};
 thread_local const log_fields* current_fields = nullptr;
 
-void append_json_escaped(std::string_view text, spdlog::memory_buf_t& dest) {
+/// Longest message or field value written whole: values come from requests and API
+/// answers, and one oversized field (a megabyte coolOffPeriod) must not become a
+/// megabyte log line.
+constexpr std::size_t max_logged_value = 1024;
+
+/// `text` cut to max_logged_value bytes, with how much was cut said at the end.
+std::string_view capped(std::string_view text, std::string& note) {
+  if (text.size() <= max_logged_value)
+    return text;
+  note = "...(" + std::to_string(text.size() - max_logged_value) + " more bytes)";
+  return text.substr(0, max_logged_value);
+}
+
+void append_json_escaped(std::string_view whole, spdlog::memory_buf_t& dest) {
+  std::string note;
+  auto text = capped(whole, note);
   for (char c : text) {
     switch (c) {
       case '"': dest.append(std::string_view{"\\\""}); break;
@@ -36,7 +51,45 @@ void append_json_escaped(std::string_view text, spdlog::memory_buf_t& dest) {
         }
     }
   }
+  dest.append(std::string_view{note});
 }
+
+/// Text lines go to terminals and to line-based collectors: a control character from
+/// outside data (a carriage return, an ANSI escape) could rewrite what an operator sees
+/// or split one line in two, so each is written as a visible escape instead.
+void append_text_escaped(std::string_view text, std::string& dest) {
+  std::string note;
+  for (char c : capped(text, note)) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      dest += "\\n";
+    } else if (c == '\r') {
+      dest += "\\r";
+    } else if (c == '\t') {
+      dest += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      dest += buf;
+    } else {
+      dest += c;
+    }
+  }
+  dest += note;
+}
+
+class text_escaped_message : public spdlog::custom_flag_formatter {
+public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
+    std::string out;
+    append_text_escaped(std::string_view{msg.payload.data(), msg.payload.size()}, out);
+    dest.append(std::string_view{out});
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<text_escaped_message>();
+  }
+};
 
 class json_escaped_message : public spdlog::custom_flag_formatter {
 public:
@@ -94,7 +147,9 @@ void configure_logging(const std::string& format, const std::string& level) {
     spdlog::set_formatter(std::move(formatter));
     json_lines = true;
   } else {
-    spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%-5l%$ %v", spdlog::pattern_time_type::utc);
+    auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
+    formatter->add_flag<text_escaped_message>('*').set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%-5l%$ %*");
+    spdlog::set_formatter(std::move(formatter));
     json_lines = false;
   }
   spdlog::set_level(spdlog::level::from_str(level));
@@ -112,16 +167,15 @@ std::string format_kv_text(const std::string& message, const log_fields& fields)
       out += value;
       continue;
     }
+    // Quotes and backslashes escaped here; control characters when the line is written.
     out += '"';
-    for (char c : value) {
+    std::string note;
+    for (char c : capped(value, note)) {
       if (c == '"' || c == '\\')
         out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
       out += c;
     }
+    out += note;
     out += '"';
   }
   return out;

@@ -113,7 +113,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, virtual_machine_instance& x) {
   auto migration = opt(x.migration);
   return f(caf::meta::type_name("virtual_machine_instance"), x.metadata, x.controller_vm,
-           x.volumes, x.phase, x.node_name, x.conditions, migration);
+           x.volumes, x.phase, x.node_name, x.conditions, migration, x.opted_out);
 }
 
 template <class Inspector>
@@ -123,7 +123,7 @@ typename Inspector::result_type inspect(Inspector& f, phase_transition& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, virtual_machine& x) {
-  return f(caf::meta::type_name("virtual_machine"), x.metadata);
+  return f(caf::meta::type_name("virtual_machine"), x.metadata, x.opted_out);
 }
 
 template <class Inspector>

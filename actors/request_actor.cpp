@@ -94,6 +94,8 @@ void run_kinds(request_pointer self) {
         s.outstanding = r.outstanding;
         if (!r.run_failure.empty())
           s.run_failure = r.run_failure;
+        if (!r.stopped_by.empty())
+          s.stopped_by = r.stopped_by;
         finalize(self, s);
       },
       [=](caf::error& err) {

@@ -163,7 +163,7 @@ void admit_next(supervisor_pointer self) {
     if (!target.empty())
       ++st.inbound[target];
     st.admitted_at[*key] = actor_now(self);
-    i->second.promise.deliver(admission_grant{target, *st.kubevirt});
+    i->second.promise.deliver(admission_grant{target, *st.kubevirt, {}});
     st.waiting.erase(i);
   }
   publish_in_flight(self);
@@ -187,7 +187,7 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self, supervisor_o
         if (!ask.adopted_target.empty())
           ++st.inbound[ask.adopted_target];
         publish_in_flight(self);
-        return admission_grant{ask.adopted_target, st.kubevirt.value_or(kubevirt_policy{})};
+        return admission_grant{ask.adopted_target, st.kubevirt.value_or(kubevirt_policy{}), {}};
       }
       if (st.stopped)
         return to_caf_error(ec::cancelled, "request stopped");

@@ -28,12 +28,16 @@
 #include "model/parallelism.hpp"
 #include "model/plan_report.hpp"
 #include "model/resume_ledger.hpp"
+#include "model/run_floors.hpp"
 #include "model/settled_placement.hpp"
 #include "model/vmim_outcome.hpp"
 
 namespace schedopt {
 
 namespace {
+
+/// How often a run looks at its maxRunDuration deadline.
+constexpr duration run_deadline_check_interval = std::chrono::seconds(10);
 
 /// Everything the evaluation reads, gathered step by step.
 struct inputs {
@@ -45,6 +49,7 @@ struct inputs {
   shared_list<persistent_volume> pvs;
   std::vector<node> nodes;
   std::map<std::string, string_map> vm_annotations; // "<ns>/<name>" of VirtualMachines
+  std::set<std::string> opted_out_vms;              // "<ns>/<name>", labelled to be left alone
   std::shared_ptr<volume_mapper> mapper;            // step 1, done as the VMIs are judged
   std::vector<vmi_volumes> volumes;                 // step 1 done first, for `explain`
   replica_map replicas;                             // the driver's answer
@@ -102,6 +107,7 @@ struct kind_state {
   std::vector<std::string> failed_vms;
   bool stopped = false;
   bool replied = false;
+  timestamp run_deadline{}; // no VMIM is created past it (maxRunDuration)
 };
 
 using kind_pointer = optimization_kind_actor::stateful_pointer<kind_state>;
@@ -197,6 +203,16 @@ void publish_counts(const evaluation_counts& c) {
 /// The holder's cool-off record as it is now, for the candidate to restore.
 string_map cool_off_before(const kind_state& st, const virtual_machine_instance& vmi) {
   return cool_off_record_of(holder_annotations(st, vmi), st.ctx.config.vm_cool_off_annotation);
+}
+
+/// Looks at the run's deadline again in a while. A timer of the whole maxRunDuration
+/// would hold the kind's memory for hours after its run ended (a delayed message keeps
+/// its receiver alive), one per request; a short one holds it briefly.
+void check_run_deadline(kind_pointer self) {
+  auto left = self->state.run_deadline - actor_now(self);
+  auto wait = std::min<duration>(std::max<duration>(std::chrono::duration_cast<duration>(left), duration{0}),
+                                 run_deadline_check_interval);
+  self->delayed_send(self, to_clock(wait), atom::timeout_v);
 }
 
 /// Replies once nothing is left to wait for: the evaluation ended (or the run stopped),
@@ -345,6 +361,8 @@ void prepare_evaluation(kind_pointer self) {
       in.vmis.push_back(v);
   }
   in.nodes = st.in.nodes;
+  in.excluded_namespaces.insert(cfg.exclude_namespaces.begin(), cfg.exclude_namespaces.end());
+  in.opted_out_vms = st.in.opted_out_vms;
   in.cool_off_period = st.cool_off;
   in.max_non_hyperconverged_per_run =
     std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - st.ledger.slots_used(st.ours_keys));
@@ -553,6 +571,8 @@ void vms_done(kind_pointer self) {
 
 /// Keeps a VirtualMachine's cool-off record, if it has one (from the informer or a list).
 void keep_vm_record(kind_state& st, const virtual_machine& vm) {
+  if (vm.opted_out)
+    st.in.opted_out_vms.insert(vmi_key(vm.metadata.namespace_, vm.metadata.name));
   auto record = cool_off_record_of(vm.metadata.annotations, st.ctx.config.vm_cool_off_annotation);
   if (!record.empty())
     st.in.vm_annotations[vmi_key(vm.metadata.namespace_, vm.metadata.name)] = std::move(record);
@@ -666,16 +686,22 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
         st.result.skipped = vs->skipped;
       }
       auto& spec = *st.request.spec.vm_hyperconvergence;
-      st.cool_off = st.ctx.config.cool_off_period;
-      if (spec.cool_off_period) {
-        auto parsed = parse_go_duration(*spec.cool_off_period);
-        if (!parsed) {
-          fail_run(self, "invalid spec.vmHyperconvergence.coolOffPeriod \""
-                           + *spec.cool_off_period + "\": " + parsed.err().message);
-          return st.promise;
-        }
-        st.cool_off = *parsed;
+      auto& cfg = st.ctx.config;
+      auto cool_off = choose_cool_off(spec.cool_off_period, cfg.cool_off_period,
+                                      cfg.min_cool_off_period);
+      if (!cool_off.error.empty()) {
+        fail_run(self, cool_off.error);
+        return st.promise;
       }
+      st.cool_off = cool_off.effective;
+      if (!cool_off.clamped.empty()) {
+        log_kv(spdlog::level::warn, cool_off.clamped, {{"request", st.request.metadata.name}});
+        self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
+                                               "CoolOffClamped", cool_off.clamped});
+      }
+      auto now = actor_now(self);
+      st.run_deadline = now + run_time_left(st.request.status.start_timestamp, now, cfg.max_run_duration);
+      check_run_deadline(self);
       gather(self);
       return st.promise;
     },
@@ -696,6 +722,28 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       maybe_reply(self);
     },
     [=](atom::tick) { judge_batch(self); },
+    [=](atom::timeout) {
+      auto& st = self->state;
+      if (st.replied || st.stopped || (st.evaluated && st.running == 0 && st.queued.empty()))
+        return;
+      if (actor_now(self) < st.run_deadline)
+        return check_run_deadline(self);
+      auto why = run_deadline_reason(st.ctx.config.max_run_duration);
+      log_kv(spdlog::level::warn, why + ": no new migrations; in-flight ones finish",
+             {{"request", st.request.metadata.name}});
+      self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
+                                             "RunDeadlineReached",
+                                             why + ": the rest is left for a later request"});
+      st.result.stopped_by = why;
+      // Handed on but not yet started: outstanding, like those the supervisor turns away.
+      for (auto& plan : st.queued)
+        st.result.outstanding.push_back(vmi_key(plan.vmi.metadata.namespace_, plan.vmi.metadata.name));
+      st.queued.clear();
+      st.stopped = true;
+      if (st.supervisor)
+        self->send(st.supervisor, atom::stop_v);
+      maybe_reply(self);
+    },
     [=](atom::stop) {
       auto& st = self->state;
       st.stopped = true;

@@ -197,6 +197,21 @@ std::vector<setting_def> build_table() {
   t.push_back(make("maxNonHyperconvergedPerRun", &settings::max_non_hyperconverged_per_run, "INT", "100",
                    "candidates migrated per request; the rest are outstanding",
                    int_field(&settings::max_non_hyperconverged_per_run, 1)));
+  t.push_back(make("minCoolOffPeriod", &settings::min_cool_off_period, "DURATION", "5m",
+                   "a request's shorter coolOffPeriod is raised to this (Warning CoolOffClamped)",
+                   duration_field(&settings::min_cool_off_period, lower_bound::zero)));
+  t.push_back(make("maxPendingRequests", &settings::max_pending_requests, "INT", "20",
+                   "requests waiting behind the running one; one created beyond it ends Failed",
+                   int_field(&settings::max_pending_requests, 1)));
+  t.push_back(make("maxRunDuration", &settings::max_run_duration, "DURATION", "6h",
+                   "past this a run creates no VMIM; the rest are outstanding (PartialSuccess)",
+                   duration_field(&settings::max_run_duration, lower_bound::positive)));
+  t.push_back(make("excludeNamespaces", &settings::exclude_namespaces, "LIST", "",
+                   "namespaces whose VMs are never migrated (skipped OptedOut), comma-separated",
+                   [](settings& s, const std::string& text) {
+                     s.exclude_namespaces = parse_list(text);
+                     return std::string();
+                   }));
   t.push_back(make("migrationTimeout", &settings::migration_timeout, "DURATION", "30m",
                    "a VMIM not final this long after KubeVirt took it up is deleted and "
                    "counted failed; left unset, each VM gets KubeVirt's own bound "
@@ -309,6 +324,9 @@ std::string validate_combination(const settings& s,
     return named("maxParallelMigrations") + " " + std::to_string(s.max_parallel_migrations)
            + " exceeds " + named("maxParallelMigrationsLimit") + " "
            + std::to_string(s.max_parallel_migrations_limit);
+  if (s.cool_off_period < s.min_cool_off_period)
+    return named("coolOffPeriod") + " " + format_go_duration(s.cool_off_period) + " is below "
+           + named("minCoolOffPeriod") + " " + format_go_duration(s.min_cool_off_period);
   // Follows client-go v0.36.3 tools/leaderelection/leaderelection.go, NewLeaderElector:
   // its checks in its order and its texts, with where each value came from appended.
   if (s.lease_duration <= s.renew_deadline)

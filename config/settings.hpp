@@ -21,6 +21,12 @@ struct settings {
   bool max_parallel_migrations_explicit = false;
   int64_t max_parallel_migrations_limit = 50;
   int64_t max_non_hyperconverged_per_run = 100;
+  /// Floors no request can lower: whoever may create a request may live-migrate VMs in
+  /// every namespace, so the cluster's owner bounds what one request can do.
+  duration min_cool_off_period = std::chrono::minutes(5);
+  int64_t max_pending_requests = 20;
+  duration max_run_duration = std::chrono::hours(6);
+  std::vector<std::string> exclude_namespaces; // VMs there are skipped OptedOut
   duration migration_timeout = std::chrono::minutes(30);
   /// Set by a flag, the environment or the config file: every VM gets it; else each VM
   /// gets KubeVirt's own bound (model/kubevirt_config.hpp), 30m without a KubeVirt CR.

@@ -145,8 +145,11 @@ void read_requirements(decode_reader& r, const json_object& term, std::string_vi
   });
 }
 
+bool read_opt_out(decode_reader& r, const json_object& root);
+
 void read_into(decode_reader& r, const json_object& root, virtual_machine_instance& vmi) {
   read_meta(r, root, vmi.metadata);
+  vmi.opted_out = read_opt_out(r, root);
   std::vector<owner_reference> owners;
   read_owner_references(r, r.child(root, "metadata"), owners);
   for (auto& ref : owners)
@@ -222,8 +225,17 @@ void read_into(decode_reader& r, const json_object& root,
   read_conditions(r, status, m.conditions);
 }
 
+/// Whether metadata.labels holds the opt-out label set to "true"; only that one label is
+/// read, the others are never copied.
+bool read_opt_out(decode_reader& r, const json_object& root) {
+  std::string value;
+  r.read(r.child(r.child(root, "metadata"), "labels"), opt_out_label, value);
+  return value == "true";
+}
+
 void read_into(decode_reader& r, const json_object& root, virtual_machine& vm) {
   read_meta(r, root, vm.metadata);
+  vm.opted_out = read_opt_out(r, root);
 }
 
 void read_into(decode_reader& r, const json_object& root, persistent_volume_claim& pvc) {

@@ -129,6 +129,11 @@ const condition* find_condition(const virtual_machine_instance& vmi, const char*
 std::string first_blocking_filter(const virtual_machine_instance& vmi,
                                   const target_set& targets, const evaluation_input& in) {
   std::string key = vmi_key(vmi.metadata.namespace_, vmi.metadata.name);
+  if (in.excluded_namespaces.count(vmi.metadata.namespace_))
+    return make_reason(reason_kind::opted_out, "namespace " + vmi.metadata.namespace_ + " is excluded");
+  if (vmi.controller_vm.empty() ? vmi.opted_out
+                                : in.opted_out_vms.count(vmi_key(vmi.metadata.namespace_, vmi.controller_vm)) > 0)
+    return make_reason(reason_kind::opted_out, std::string("labelled ") + opt_out_label + "=true");
   if (auto* c = find_condition(vmi, "LiveMigratable"); c && c->status == "False")
     return make_reason(reason_kind::not_live_migratable,
                        !c->reason.empty() ? c->reason : c->message);

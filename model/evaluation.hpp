@@ -107,6 +107,10 @@ struct evaluation_input {
   std::map<std::string, std::string> in_flight;    // see in_flight_migrations_by_vmi
   std::map<std::string, timestamp> last_migration; // VMI key -> latest schedopt migration
                                                    // (cool_off.hpp latest_migration_time)
+  /// OptedOut: namespaces excluded by the cluster (excludeNamespaces) or labelled, and
+  /// the VirtualMachines ("<ns>/<name>") labelled schedopt.libopenstorage.org/exclude.
+  std::set<std::string> excluded_namespaces;
+  std::set<std::string> opted_out_vms;
   timestamp now;
   duration cool_off_period = std::chrono::hours(1);
   int64_t max_non_hyperconverged_per_run = 100;

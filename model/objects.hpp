@@ -184,6 +184,9 @@ struct virtual_machine_instance {
   shared_string evacuation_node_name;
   std::vector<condition> conditions;
   boxed_optional<migration_state> migration; // status.migrationState
+  /// Labelled schedopt.libopenstorage.org/exclude=true: never migrated by schedopt
+  /// (read for a VMI without a VirtualMachine; else the VirtualMachine's label counts).
+  bool opted_out = false;
 };
 
 /// A VMI's scheduling constraints (an empty set when it has none), and the same for
@@ -194,7 +197,11 @@ scheduling_constraints& edit_constraints(virtual_machine_instance& vmi);
 /// A VirtualMachine: schedopt only reads its metadata (the cool-off annotation).
 struct virtual_machine {
   lean_meta metadata;
+  bool opted_out = false; // labelled schedopt.libopenstorage.org/exclude=true
 };
+
+/// The label a VM, an owner-less VMI or a namespace carries to keep schedopt away.
+constexpr const char* opt_out_label = "schedopt.libopenstorage.org/exclude";
 
 struct phase_transition {
   std::string phase;

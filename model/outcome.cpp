@@ -53,12 +53,16 @@ terminal_outcome decide_outcome(const run_summary& run) {
     return {run_status::failed, truncate_utf8(*run.run_failure, max_status_reason_bytes)};
   int64_t deferred = static_cast<int64_t>(run.outstanding.size());
   int64_t left = run.failed + run.skipped + deferred;
-  if (left == 0)
+  if (left == 0 && !run.stopped_by)
     return {run_status::successful, ""};
+  if (left == 0)
+    return {run_status::partial_success,
+            truncate_utf8(*run.stopped_by + ": VMIs not yet judged are left for a later request",
+                          max_status_reason_bytes)};
   std::string parts;
   append_part(parts, run.failed, "failed");
   append_part(parts, run.skipped, "skipped");
-  std::string reason = std::to_string(left)
+  std::string reason = (run.stopped_by ? *run.stopped_by + "; " : std::string()) + std::to_string(left)
                        + (left == 1 ? " candidate outstanding: " : " candidates outstanding: ")
                        + parts;
   if (deferred > 0) {

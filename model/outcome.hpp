@@ -18,6 +18,9 @@ struct run_summary {
   /// Eligible candidates left for a later request by maxNonHyperconvergedPerRun,
   /// as "<namespace>/<name>".
   std::vector<std::string> outstanding;
+  /// Why the run stopped creating VMIMs early ("maxRunDuration 6h reached"); what was
+  /// left is for a later request, so the run is at best PartialSuccess.
+  std::optional<std::string> stopped_by;
 };
 
 struct terminal_outcome {

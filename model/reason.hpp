@@ -12,6 +12,7 @@ constexpr std::size_t max_reason_bytes = 256;
 
 /// The enums of docs/design.md §2.6 and §3.6.
 namespace reason_kind {
+constexpr const char* opted_out = "OptedOut";
 constexpr const char* not_live_migratable = "NotLiveMigratable";
 constexpr const char* migration_in_progress = "MigrationInProgress";
 constexpr const char* cooling_off = "CoolingOff";

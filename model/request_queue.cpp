@@ -29,10 +29,19 @@ bool older(const scheduling_optimization* a, const scheduling_optimization* b) {
 } // namespace
 
 queue_decision decide_queue(const std::vector<scheduling_optimization>& requests) {
-  std::vector<const scheduling_optimization*> open;
+  std::vector<const scheduling_optimization*> borrowed;
+  borrowed.reserve(requests.size());
   for (const auto& r : requests)
-    if (r.status.stage != stage::final_ && !r.metadata.deletion_timestamp)
-      open.push_back(&r);
+    borrowed.push_back(&r);
+  return decide_queue_borrowed(borrowed);
+}
+
+queue_decision decide_queue_borrowed(const std::vector<const scheduling_optimization*>& requests,
+                                     std::size_t max_pending) {
+  std::vector<const scheduling_optimization*> open;
+  for (const auto* r : requests)
+    if (r->status.stage != stage::final_ && !r->metadata.deletion_timestamp)
+      open.push_back(r);
   std::sort(open.begin(), open.end(), older);
   queue_decision out;
   out.open = open.size();
@@ -47,9 +56,18 @@ queue_decision decide_queue(const std::vector<scheduling_optimization>& requests
     chosen = open.front();
   if (chosen)
     out.run = chosen->metadata.uid;
-  for (auto* r : open)
-    if (r != chosen && r->status.stage.empty())
-      out.to_pending.push_back(r->metadata.uid);
+  std::size_t waiting = 0;
+  for (auto* r : open) {
+    if (r == chosen)
+      continue;
+    bool fits = waiting < max_pending;
+    if (fits)
+      ++waiting;
+    if (!r->status.stage.empty())
+      continue; // already Pending (or interrupted): it keeps its place
+    (fits ? out.to_pending : out.to_reject).push_back(r->metadata.uid);
+  }
+  out.open -= out.to_reject.size();
   return out;
 }
 

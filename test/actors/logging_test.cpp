@@ -80,4 +80,34 @@ BOOST_AUTO_TEST_CASE(text_lines_append_key_value_pairs) {
   BOOST_TEST(lines[0].find("info  started request=so1") != std::string::npos, lines[0]);
 }
 
+BOOST_AUTO_TEST_CASE(text_lines_show_control_characters_as_escapes) {
+  captured_log log("text");
+  // A carriage return and an ANSI escape could hide or rewrite what an operator sees.
+  spdlog::warn("bad value {}", std::string("ok\rFAKE \x1b[2Kline\nnext"));
+  log_kv(spdlog::level::warn, "rejected", {{"error", "x\ry\x1bz"}});
+  auto lines = log.lines();
+  BOOST_REQUIRE_EQUAL(lines.size(), 2u); // the newline did not split the first line
+  for (auto& line : lines)
+    BOOST_TEST(std::none_of(line.begin(), line.end(),
+                            [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }),
+               line);
+  BOOST_TEST(lines[0].find("bad value ok\\rFAKE \\x1b[2Kline\\nnext") != std::string::npos, lines[0]);
+  BOOST_TEST(lines[1].find("error=\"x\\ry\\x1bz\"") != std::string::npos, lines[1]);
+}
+
+BOOST_AUTO_TEST_CASE(oversized_values_are_logged_cut) {
+  std::string huge(1 << 20, '9'); // a megabyte coolOffPeriod, say
+  for (auto format : {"text", "json"}) {
+    captured_log log(format);
+    log_kv(spdlog::level::warn, "invalid coolOffPeriod", {{"value", huge}});
+    spdlog::warn("{}", huge);
+    auto lines = log.lines();
+    BOOST_REQUIRE_EQUAL(lines.size(), 2u);
+    for (auto& line : lines) {
+      BOOST_TEST(line.size() < 2048u, format << ": " << line.size() << " bytes");
+      BOOST_TEST(line.find("more bytes)") != std::string::npos, format);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
