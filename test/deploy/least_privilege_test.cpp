@@ -214,8 +214,9 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
                                     // Short Lease timings so a run that never leads or is
                                     // killed does not hold up the next one for long.
                                     "--lease-duration", "6s", "--renew-deadline", "4s", "--retry-period", "1s",
-                                    // Failed candidates stay candidates for the next runs.
-                                    "--cool-off-period", "1s",
+                                    // Failed candidates stay candidates for the next runs
+                                    // (below the cluster's default floor, so lowered too).
+                                    "--cool-off-period", "1s", "--min-cool-off-period", "0s",
                                     "--max-non-hyperconverged-per-run", per_run});
     for (std::size_t i = 0; i + 1 < args.size(); ++i)
       if (args[i] == "--kubeconfig")
