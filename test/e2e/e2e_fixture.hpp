@@ -3,6 +3,8 @@
 // to stderr when the test case failed, so failures can be diagnosed.
 #pragma once
 
+#include <ctime>
+
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -146,6 +148,14 @@ inline std::string status_of_request(const json& r) { return r.value("/status/st
 inline std::string reason_of_request(const json& r) { return r.value("/status/reason"_json_pointer, std::string()); }
 
 inline bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+/// Seconds since the epoch of an RFC 3339 UTC timestamp (fraction ignored); 0 when unreadable.
+inline std::time_t epoch_of(const std::string& rfc3339) {
+  std::tm tm{};
+  if (!strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%S", &tm))
+    return 0;
+  return timegm(&tm);
+}
 
 /// A skip's reason without the bounded explanation schedopt appends after " | "
 /// (model/explanation.hpp explained_skips): the evaluation's own reason.

@@ -12,13 +12,6 @@ using namespace schedopt::e2e;
 
 namespace {
 
-std::time_t epoch_of(const std::string& rfc3339) {
-  std::tm tm{};
-  if (!strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%S", &tm))
-    return 0;
-  return timegm(&tm);
-}
-
 /// Reasons of the Events about the request `name`, as the API server holds them.
 std::set<std::string> event_reasons(const sim_process& sim, const std::string& name) {
   std::set<std::string> out;

@@ -14,14 +14,6 @@ std::string outstanding_reason(long long left, const std::string& parts) {
   return std::to_string(left) + (left == 1 ? " candidate outstanding: " : " candidates outstanding: ") + parts;
 }
 
-/// Seconds since the epoch of an RFC 3339 UTC timestamp (fraction ignored).
-std::time_t epoch_of(const std::string& rfc3339) {
-  std::tm tm{};
-  if (!strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%S", &tm))
-    return 0;
-  return timegm(&tm);
-}
-
 std::string first_claim(const sim_process& sim, const vmi_truth& t) {
   auto vmi = get(sim, "/apis/kubevirt.io/v1/namespaces/" + t.ns + "/virtualmachineinstances/" + t.name);
   for (auto& vol : vmi["spec"]["volumes"]) {

@@ -103,4 +103,24 @@ BOOST_AUTO_TEST_CASE(deleting_requests_are_ignored) {
   BOOST_CHECK(d.to_pending.empty());
 }
 
+BOOST_AUTO_TEST_CASE(requests_beyond_max_pending_are_rejected_newest_first) {
+  std::vector<scheduling_optimization> all = {
+    req("running", "2026-11-30T10:00:00Z", stage::migrating),
+    req("waiting", "2026-11-30T10:01:00Z", stage::pending),
+    req("new-1", "2026-11-30T10:02:00Z"), req("new-2", "2026-11-30T10:03:00Z"),
+    req("new-3", "2026-11-30T10:04:00Z")};
+  std::vector<const scheduling_optimization*> borrowed;
+  for (auto& r : all)
+    borrowed.push_back(&r);
+  auto d = decide_queue_borrowed(borrowed, 2);
+  BOOST_REQUIRE(d.run);
+  BOOST_CHECK_EQUAL(*d.run, "running");
+  BOOST_CHECK((d.to_pending == std::vector<std::string>{"new-1"}));
+  BOOST_CHECK((d.to_reject == std::vector<std::string>{"new-2", "new-3"}));
+  BOOST_CHECK_EQUAL(d.open, 3u);
+  auto unbounded = decide_queue_borrowed(borrowed);
+  BOOST_CHECK(unbounded.to_reject.empty());
+  BOOST_CHECK_EQUAL(unbounded.to_pending.size(), 3u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,29 +1,14 @@
-// The cluster's floors no request can lower: the shortest cool-off, the longest run, the
-// longest queue, and the VMs and namespaces opted out of migration.
+// The cluster's floors no request can lower: the shortest cool-off, the longest run, and
+// the VMs and namespaces opted out of migration (the longest queue: request_queue_test).
 #include <boost/test/unit_test.hpp>
 
 #include "evaluation_world.hpp"
 #include "model/outcome.hpp"
 #include "model/reason.hpp"
-#include "model/request_queue.hpp"
 #include "model/run_floors.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;
-
-namespace {
-
-scheduling_optimization queued(const std::string& name, const std::string& created,
-                               const std::string& stage = "") {
-  scheduling_optimization r;
-  r.metadata.name = name;
-  r.metadata.uid = name;
-  r.metadata.creation_timestamp = created;
-  r.status.stage = stage;
-  return r;
-}
-
-} // namespace
 
 BOOST_AUTO_TEST_SUITE(run_floors)
 
@@ -55,26 +40,6 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_keeps_its_original_deadline) {
   BOOST_CHECK(run_time_left("garbage", now, 6h) == 6h);
   BOOST_CHECK(run_time_left("2026-11-30T13:00:00Z", now, 6h) == 6h); // a clock ahead of ours
   BOOST_CHECK_EQUAL(run_deadline_reason(6h), "maxRunDuration 6h0m0s reached");
-}
-
-BOOST_AUTO_TEST_CASE(requests_beyond_max_pending_are_rejected_newest_first) {
-  std::vector<scheduling_optimization> all = {
-    queued("running", "2026-11-30T10:00:00Z", stage::migrating),
-    queued("waiting", "2026-11-30T10:01:00Z", stage::pending),
-    queued("new-1", "2026-11-30T10:02:00Z"), queued("new-2", "2026-11-30T10:03:00Z"),
-    queued("new-3", "2026-11-30T10:04:00Z")};
-  std::vector<const scheduling_optimization*> borrowed;
-  for (auto& r : all)
-    borrowed.push_back(&r);
-  auto d = decide_queue_borrowed(borrowed, 2);
-  BOOST_REQUIRE(d.run);
-  BOOST_CHECK_EQUAL(*d.run, "running");
-  BOOST_CHECK((d.to_pending == std::vector<std::string>{"new-1"}));
-  BOOST_CHECK((d.to_reject == std::vector<std::string>{"new-2", "new-3"}));
-  BOOST_CHECK_EQUAL(d.open, 3u);
-  auto unbounded = decide_queue_borrowed(borrowed);
-  BOOST_CHECK(unbounded.to_reject.empty());
-  BOOST_CHECK_EQUAL(unbounded.to_pending.size(), 3u);
 }
 
 BOOST_AUTO_TEST_CASE(opted_out_vms_and_namespaces_are_skipped_first) {
