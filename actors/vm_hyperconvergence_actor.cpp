@@ -224,6 +224,16 @@ void maybe_reply(kind_pointer self) {
   reply(self);
 }
 
+/// No VMIM is created from now on (the request was deleted, or its run passed
+/// maxRunDuration); waits only for a pending stage write and the candidates running.
+void stop_creating(kind_pointer self) {
+  auto& st = self->state;
+  st.stopped = true;
+  if (st.supervisor)
+    self->send(st.supervisor, atom::stop_v);
+  maybe_reply(self);
+}
+
 void spawn_candidates(kind_pointer self, std::vector<candidate_plan>& plans) {
   auto& st = self->state;
   st.running += plans.size();
@@ -739,19 +749,9 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       for (auto& plan : st.queued)
         st.result.outstanding.push_back(vmi_key(plan.vmi.metadata.namespace_, plan.vmi.metadata.name));
       st.queued.clear();
-      st.stopped = true;
-      if (st.supervisor)
-        self->send(st.supervisor, atom::stop_v);
-      maybe_reply(self);
+      stop_creating(self);
     },
-    [=](atom::stop) {
-      auto& st = self->state;
-      st.stopped = true;
-      if (st.supervisor)
-        self->send(st.supervisor, atom::stop_v);
-      // Waits only for a pending stage write and the candidates already running.
-      maybe_reply(self);
-    },
+    [=](atom::stop) { stop_creating(self); },
   };
 }
 
