@@ -29,6 +29,9 @@ packages=(
   # prometheus package; on a systemd host the package also starts the server, which the
   # tests do not use (systemctl disable --now prometheus).
   prometheus
+  # Debian's hardening flags (dpkg-buildflags, read by CMakeLists.txt) and their check on
+  # the built binaries (hardening-check, test_deploy).
+  dpkg-dev devscripts
 )
 if [[ $image == 1 ]]; then
   packages+=(buildah bubblewrap binutils ca-certificates)
