@@ -50,6 +50,7 @@ struct inputs {
   std::vector<node> nodes;
   std::map<std::string, string_map> vm_annotations; // "<ns>/<name>" of VirtualMachines
   std::set<std::string> opted_out_vms;              // "<ns>/<name>", labelled to be left alone
+  std::set<std::string> opted_out_namespaces;       // labelled to be left alone
   std::shared_ptr<volume_mapper> mapper;            // step 1, done as the VMIs are judged
   std::vector<vmi_volumes> volumes;                 // step 1 done first, for `explain`
   replica_map replicas;                             // the driver's answer
@@ -373,6 +374,7 @@ void prepare_evaluation(kind_pointer self) {
   in.nodes = st.in.nodes;
   in.excluded_namespaces.insert(cfg.exclude_namespaces.begin(), cfg.exclude_namespaces.end());
   in.opted_out_vms = st.in.opted_out_vms;
+  in.opted_out_namespaces = st.in.opted_out_namespaces;
   in.cool_off_period = st.cool_off;
   in.max_non_hyperconverged_per_run =
     std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - st.ledger.slots_used(st.ours_keys));
@@ -572,11 +574,41 @@ void snapshot(kind_pointer self, const Handle& informer, Then then) {
           [=](caf::error& err) { fail_run(self, "informer snapshot failed: " + error_message(err)); });
 }
 
-void vms_done(kind_pointer self) {
+void opt_outs_read(kind_pointer self) {
   auto& st = self->state;
   st.in.vms_read = true;
   st.times.vms_ms = phase_times::since(st.times.started) - st.times.snapshots_ms;
   input_step_done(self);
+}
+
+// Namespaces labelled to be left alone, read once per run by label selector: a handful
+// of names, where a namespace informer would hold every namespace of the cluster. An
+// unreadable answer fails the run: migrating in a namespace that opted out is the one
+// mistake this read exists to prevent.
+void vms_done(kind_pointer self) {
+  k8s::list_request req;
+  req.res = k8s::resources::namespaces;
+  req.label_selector = std::string{opt_out_label} + "=true";
+  self->request(self->state.ctx.api, caf::infinite, req)
+    .then(
+      [=](const k8s::list_response& resp) {
+        for (auto& page : resp.pages) {
+          auto list = decode_list<kube_namespace>(page);
+          if (!list)
+            return fail_run(self, "cannot read Namespaces: " + list.err().message);
+          for (auto& ns : list->items)
+            if (ns.opted_out) // the selector already says so; a server ignoring it must not widen the skip
+              self->state.in.opted_out_namespaces.insert(ns.metadata.name);
+          if (!list->skipped.empty())
+            return fail_run(self, "cannot read Namespace " + list->skipped.front().name + ": " +
+                                    list->skipped.front().why.message);
+        }
+        opt_outs_read(self);
+      },
+      [=](caf::error& err) {
+        fail_run(self, "cannot list Namespaces labelled " + std::string{opt_out_label} +
+                         "=true: " + error_message(err));
+      });
 }
 
 /// Keeps a VirtualMachine's cool-off record, if it has one (from the informer or a list).

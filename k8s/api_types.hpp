@@ -39,6 +39,7 @@ inline const resource kubevirts{"kubevirt.io", "v1", "kubevirts", true};
 inline const resource pvcs{"", "v1", "persistentvolumeclaims", true};
 inline const resource pvs{"", "v1", "persistentvolumes", false};
 inline const resource nodes{"", "v1", "nodes", false};
+inline const resource namespaces{"", "v1", "namespaces", false};
 inline const resource events{"", "v1", "events", true};
 inline const resource leases{"coordination.k8s.io", "v1", "leases", true};
 inline const resource configmaps{"", "v1", "configmaps", true};

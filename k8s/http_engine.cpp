@@ -33,6 +33,8 @@ struct transfer {
   curl_slist* headers = nullptr;
   http_result result;
   bool cancelled = false;
+  /// Why a callback aborted the transfer; reported in place of curl's generic text.
+  std::string refused;
 };
 
 size_t write_cb(char* ptr, size_t size, size_t nmemb, void* userdata) {
@@ -40,10 +42,15 @@ size_t write_cb(char* ptr, size_t size, size_t nmemb, void* userdata) {
   auto n = size * nmemb;
   long code = 0;
   curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
-  if (t->request.streaming && code >= 200 && code < 300 && t->on_data)
+  if (t->request.streaming && code >= 200 && code < 300 && t->on_data) {
     t->on_data(std::string_view{ptr, n});
-  else
-    t->result.body.append(ptr, n);
+    return n;
+  }
+  if (t->result.body.size() + n > t->request.max_body_bytes) {
+    t->refused = "response body larger than " + std::to_string(t->request.max_body_bytes) + " bytes";
+    return 0; // curl ends the transfer with CURLE_WRITE_ERROR
+  }
+  t->result.body.append(ptr, n);
   return n;
 }
 
@@ -63,11 +70,20 @@ std::optional<std::string_view> header_value(std::string_view line, std::string_
   return value;
 }
 
+bool equals_lower(std::string_view value, std::string_view lower) {
+  if (value.size() != lower.size())
+    return false;
+  for (size_t i = 0; i < value.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(value[i])) != lower[i])
+      return false;
+  return true;
+}
+
 // A body that grows by doubling peaks at up to three times its size while it is copied
 // to the next buffer (a bulk SDK answer is large); knowing the length, it is sized once.
 // Bounded, since the length is the server's word; compressed bodies still grow.
 void reserve_body(transfer& t, std::string_view length) {
-  constexpr unsigned long long most = 512ull << 20;
+  const unsigned long long most = t.request.max_body_bytes;
   unsigned long long bytes = 0;
   auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), bytes);
   if (ec == std::errc{} && end == length.data() + length.size() && !t.request.streaming)
@@ -99,6 +115,13 @@ size_t header_cb(char* buffer, size_t size, size_t nitems, void* userdata) {
     t->result.retry_after = std::string{*value};
   else if (auto length = header_value(line, "content-length:"))
     reserve_body(*t, *length);
+  else if (auto coding = header_value(line, "content-encoding:");
+           coding && !equals_lower(*coding, "gzip") && !equals_lower(*coding, "identity")) {
+    // Only gzip is asked for (Accept-Encoding below); any other coding would reach the
+    // JSON decoder as raw bytes.
+    t->refused = "unsupported Content-Encoding \"" + std::string{coding->substr(0, 32)} + "\"";
+    return 0;
+  }
   return n;
 }
 
@@ -134,7 +157,9 @@ struct http_engine::impl {
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); // whatever curl can decode
+    // gzip only: the one coding kube-apiserver's compression filter offers (and the
+    // decoded size is bounded by max_body_bytes); brotli, zstd and deflate are never asked for.
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip");
     if (r.timeout.count() > 0)
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
     if (r.no_resend) {
@@ -200,6 +225,8 @@ struct http_engine::impl {
     t.result.seconds = secs;
     if (t.cancelled)
       t.result.error = "cancelled";
+    else if (!t.refused.empty())
+      t.result.error = t.refused;
     else if (code != CURLE_OK)
       t.result.error = curl_easy_strerror(code);
     t.result.request_sent = !fails_before_sending(code);

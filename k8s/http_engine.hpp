@@ -25,6 +25,10 @@ struct tls_config {
   std::string client_key_data;
 };
 
+/// A list page (at most `limit` objects) or a bulk SDK answer fits in it with room to
+/// spare; a body beyond it is a server fault, refused rather than allowed to exhaust memory.
+inline constexpr std::size_t default_max_body_bytes = 256u << 20;
+
 struct http_request {
   std::string method = "GET";
   std::string url;
@@ -36,6 +40,11 @@ struct http_request {
   std::chrono::seconds low_speed_time{0};
   /// Deliver a 2xx body through on_data as it arrives instead of in the result.
   bool streaming = false;
+  /// The most bytes a body kept in the result may hold, counted after decompression:
+  /// past it the transfer fails with an error instead of growing without bound (a
+  /// hostile or broken server, a gzip bomb). A streamed 2xx body is bounded by its
+  /// consumer (the watch parser's line limit) instead.
+  std::size_t max_body_bytes = default_max_body_bytes;
   /// Send on a connection of its own, closed after it. libcurl resends a request on its
   /// own when a reused connection dies before any answer byte (Curl_retry_request), a
   /// POST included; a request whose replay could repeat a write must never be resent.

@@ -238,6 +238,11 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine& vm) {
   vm.opted_out = read_opt_out(r, root);
 }
 
+void read_into(decode_reader& r, const json_object& root, kube_namespace& ns) {
+  read_meta(r, root, ns.metadata);
+  ns.opted_out = read_opt_out(r, root);
+}
+
 void read_into(decode_reader& r, const json_object& root, persistent_volume_claim& pvc) {
   read_meta(r, root, pvc.metadata);
   auto spec = r.child(root, "spec");
@@ -516,6 +521,7 @@ expected<watch_event<T>> decode_watch_event(std::string_view json) {
 SCHEDOPT_DECODER(virtual_machine_instance)
 SCHEDOPT_DECODER(virtual_machine_instance_migration)
 SCHEDOPT_DECODER(virtual_machine)
+SCHEDOPT_DECODER(kube_namespace)
 SCHEDOPT_DECODER(persistent_volume_claim)
 SCHEDOPT_DECODER(persistent_volume)
 SCHEDOPT_DECODER(node)

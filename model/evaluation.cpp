@@ -131,6 +131,9 @@ std::string first_blocking_filter(const virtual_machine_instance& vmi,
   std::string key = vmi_key(vmi.metadata.namespace_, vmi.metadata.name);
   if (in.excluded_namespaces.count(vmi.metadata.namespace_))
     return make_reason(reason_kind::opted_out, "namespace " + vmi.metadata.namespace_ + " is excluded");
+  if (in.opted_out_namespaces.count(vmi.metadata.namespace_))
+    return make_reason(reason_kind::opted_out, "namespace " + vmi.metadata.namespace_ + " labelled " +
+                                                 opt_out_label + "=true");
   if (vmi.controller_vm.empty() ? vmi.opted_out
                                 : in.opted_out_vms.count(vmi_key(vmi.metadata.namespace_, vmi.controller_vm)) > 0)
     return make_reason(reason_kind::opted_out, std::string("labelled ") + opt_out_label + "=true");

@@ -110,6 +110,7 @@ struct evaluation_input {
   /// OptedOut: namespaces excluded by the cluster (excludeNamespaces) or labelled, and
   /// the VirtualMachines ("<ns>/<name>") labelled schedopt.libopenstorage.org/exclude.
   std::set<std::string> excluded_namespaces;
+  std::set<std::string> opted_out_namespaces; // labelled, as the cluster says now
   std::set<std::string> opted_out_vms;
   timestamp now;
   duration cool_off_period = std::chrono::hours(1);

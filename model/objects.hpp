@@ -200,6 +200,12 @@ struct virtual_machine {
   bool opted_out = false; // labelled schedopt.libopenstorage.org/exclude=true
 };
 
+/// A Namespace: only its name and whether it carries the opt-out label are read.
+struct kube_namespace {
+  lean_meta metadata;
+  bool opted_out = false; // labelled schedopt.libopenstorage.org/exclude=true
+};
+
 /// The label a VM, an owner-less VMI or a namespace carries to keep schedopt away.
 constexpr const char* opt_out_label = "schedopt.libopenstorage.org/exclude";
 

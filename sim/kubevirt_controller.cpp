@@ -213,7 +213,7 @@ struct kubevirt_controller::impl {
   /// `why` then says why, worded like the scheduler's FailedScheduling message.
   std::string pick_target(const target_pod& pod, const std::string& source, const std::vector<json>& nodes,
                           const std::map<std::string, int>& load,
-                          const std::map<std::string, node_usage>& usage, std::string& why) {
+                          const std::map<std::string, pod_resources>& usage, std::string& why) {
     std::string best;
     int best_load = 0;
     std::map<std::string, int> refused; // scheduler reason -> nodes
@@ -438,7 +438,7 @@ struct kubevirt_controller::impl {
     config = config_reader.read(store); // live: a patched KubeVirt CR applies from this tick
     auto nodes = store.list("nodes").items;
     std::map<std::string, int> load; // VMIs per node, plus migrations heading there
-    std::map<std::string, node_usage> usage; // requests per node, target pods included
+    std::map<std::string, pod_resources> usage; // requests per node, target pods included
     bool load_counted = false;
     auto count_load = [&] {
       if (load_counted)
@@ -454,7 +454,7 @@ struct kubevirt_controller::impl {
         targets_of[str(*mp, "/metadata/namespace"_json_pointer) + "/" + str(*mp, "/spec/vmiName"_json_pointer)]
           .push_back(target);
       }
-      auto add = [&](const std::string& node, const node_usage& r) {
+      auto add = [&](const std::string& node, const pod_resources& r) {
         usage[node].cpu_millis += r.cpu_millis;
         usage[node].memory_bytes += r.memory_bytes;
       };

@@ -21,8 +21,8 @@ std::string str_at(const json& j, const json::json_pointer& p) {
 
 } // namespace
 
-node_usage requests_of(const json& vmi) {
-  node_usage out;
+pod_resources requests_of(const json& vmi) {
+  pod_resources out;
   static const auto pointer = "/spec/domain/resources/requests"_json_pointer;
   if (!vmi.contains(pointer))
     return out;

@@ -10,19 +10,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/node_admission.hpp"
+#include "sim/target_pod_scheduler.hpp"
 
 namespace schedopt::sim {
 
 class object_store;
 
 /// spec.domain.resources.requests of a VMI (quantity strings or plain numbers).
-node_usage requests_of(const nlohmann::json& vmi);
+pod_resources requests_of(const nlohmann::json& vmi);
 
 struct vmi_usage {
   std::string node;  // status.nodeName, "" while unscheduled
   std::string phase; // status.phase
-  node_usage requests;
+  pod_resources requests;
 };
 
 class vmi_usage_index : public std::enable_shared_from_this<vmi_usage_index> {

@@ -149,8 +149,15 @@ BOOST_AUTO_TEST_CASE(opted_out_vms_and_namespaces_are_never_migrated) {
     if (t.ns != labelled.ns)
       excluded = t.ns;
   BOOST_REQUIRE(!excluded.empty());
+  // And one namespace labelled by its owner.
+  std::string labelled_ns;
   for (auto& t : misplaced)
-    if (t.ns == excluded)
+    if (t.ns != labelled.ns && t.ns != excluded)
+      labelled_ns = t.ns;
+  BOOST_REQUIRE(!labelled_ns.empty());
+  merge_patch(s.sim(), "/api/v1/namespaces/" + labelled_ns, label);
+  for (auto& t : misplaced)
+    if (t.ns == excluded || t.ns == labelled_ns)
       opted_out.insert(t.ns + "/" + t.name);
   s.start_controller({"--exclude-namespaces", excluded});
   s.create_request("opt-out", scenario::enabled_spec());
@@ -159,7 +166,10 @@ BOOST_AUTO_TEST_CASE(opted_out_vms_and_namespaces_are_never_migrated) {
   for (auto& key : opted_out) {
     BOOST_TEST_CONTEXT(key) {
       BOOST_REQUIRE(details.count(key) == 1u);
-      BOOST_TEST(starts_with(details[key].value("reason", std::string()), "OptedOut: "));
+      auto reason = details[key].value("reason", std::string());
+      BOOST_TEST(starts_with(reason, "OptedOut: "));
+      if (starts_with(key, labelled_ns + "/"))
+        BOOST_TEST(starts_with(reason, "OptedOut: namespace " + labelled_ns + " labelled schedopt.libopenstorage.org/exclude=true"));
     }
   }
   BOOST_TEST(counter(r, "successful") == (long long)(misplaced.size() - opted_out.size()));
