@@ -138,7 +138,7 @@ jq -n \
           licenseConcluded: "NOASSERTION",
           licenseDeclared: "NOASSERTION",
           copyrightText: "NOASSERTION",
-          primaryPackagePurpose: "OPERATING-SYSTEM",
+          primaryPackagePurpose: "OPERATING_SYSTEM",
           comment: "Only the packages listed, and of them only the files listed, are in the image."
         }]
         + ($debs | map({
