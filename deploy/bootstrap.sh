@@ -34,7 +34,8 @@ packages=(
   dpkg-dev devscripts
 )
 if [[ $image == 1 ]]; then
-  packages+=(buildah bubblewrap binutils ca-certificates)
+  # jq: deploy/image/sbom.sh writes the image's SBOM with it.
+  packages+=(buildah bubblewrap binutils ca-certificates jq)
 fi
 if [[ $fuzz == 1 ]]; then
   packages+=(clang libfuzzer-14-dev)

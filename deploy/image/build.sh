@@ -8,6 +8,14 @@
 #                                         are the merged-/usr symlinks Debian has)
 #   /etc/ssl/certs/ca-certificates.crt    CA certificates
 #   /etc/passwd, /etc/group               root and nonroot (65532:65532)
+#   /etc/os-release, /etc/debian_version  the Debian release the libraries are from
+#                                         (scanners tell the distribution by them)
+#   /var/lib/dpkg/status.d/, /usr/share/doc/<package>/copyright
+#                                         the dpkg records and notices of every Debian
+#                                         package with files in the image, as distroless
+#                                         images carry them (package-metadata.sh)
+#   /usr/share/doc/schedopt/sbom.json     the image's SPDX 2.3 SBOM (sbom.sh), also
+#                                         written next to the archive as <archive>.spdx.json
 #   /tmp                                  1777
 #   /proc /dev /sys /etc/schedopt /var/run/secrets/{kubernetes.io/serviceaccount,portworx}
 #                                         empty mount points (a read-only root cannot
@@ -15,9 +23,12 @@
 # and the image runs `schedopt run` as 65532:65532. This is the final stage of
 # deploy/image/Containerfile, reproduced with buildah commands.
 #
-# Usage: deploy/image/build.sh [--binary PATH] [--output PATH] [--rootfs DIR] [--rootfs-only]
+# Usage: deploy/image/build.sh [--binary PATH] [--output PATH] [--sbom PATH] [--rootfs DIR]
+#                              [--rootfs-only]
 #   --binary PATH   schedopt binary (default build/bin/schedopt)
 #   --output PATH   OCI archive to write (default build/schedopt-image.tar)
+#   --sbom PATH     where the SBOM goes besides the image (default the archive's name with
+#                   .spdx.json for .tar; with --rootfs-only none unless given)
 #   --rootfs DIR    also keep the staged root filesystem in DIR (tests run it with bwrap)
 #   --rootfs-only   stage DIR and stop (no buildah; the Containerfile's build stage)
 # Env: IMAGE_NAME (default ghcr.io/libopenstorage/schedopt), IMAGE_VERSION (default the
@@ -28,12 +39,14 @@ set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 binary=$src/build/bin/schedopt
 output=$src/build/schedopt-image.tar
+sbom=
 rootfs=
 rootfs_only=0
 while (($#)); do
   case $1 in
     --binary) binary=$2; shift 2 ;;
     --output) output=$2; shift 2 ;;
+    --sbom) sbom=$2; shift 2 ;;
     --rootfs) rootfs=$2; shift 2 ;;
     --rootfs-only) rootfs_only=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -42,6 +55,7 @@ while (($#)); do
 done
 [[ -x $binary ]] || { echo "build.sh: no binary at $binary (build the schedopt target first)" >&2; exit 1; }
 ((rootfs_only)) && [[ -z $rootfs ]] && { echo "build.sh: --rootfs-only needs --rootfs DIR" >&2; exit 2; }
+((rootfs_only)) || [[ -n $sbom ]] || sbom=${output%.tar}.spdx.json
 
 name=${IMAGE_NAME:-ghcr.io/libopenstorage/schedopt}
 version=${IMAGE_VERSION:-$(sed -n 's/^project(schedopt VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")}
@@ -86,6 +100,8 @@ for lib in $libs; do
   copy_chain "$lib"
 done
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+copy_chain /etc/os-release
+copy_chain /etc/debian_version
 cat >"$root/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/sbin/nologin
 nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin
@@ -95,6 +111,20 @@ root:x:0:
 nonroot:x:65532:
 EOF
 printf 'hosts: files dns\n' >"$root/etc/nsswitch.conf"
+# What the image is made of, where scanners and people look (docs/security.md "Supply
+# chain"). The in-image SBOM's name is not one Trivy reads as a package list (*.spdx.json):
+# it finds the packages in status.d already, and would list each one twice.
+"$src/deploy/image/package-metadata.sh" "$root"
+sbom_in_image=/usr/share/doc/schedopt/sbom.json
+mkdir -p "$root$(dirname "$sbom_in_image")"
+"$src/deploy/image/sbom.sh" "$root" --version "$version" --revision "$revision" --name "$name" \
+  --exclude "$sbom_in_image" >"$work/sbom.json"
+install -m 0644 "$work/sbom.json" "$root$sbom_in_image"
+if [[ -n $sbom ]]; then
+  mkdir -p "$(dirname "$sbom")"
+  cp "$work/sbom.json" "$sbom"
+  echo "SBOM written to $sbom ($(jq '.packages | length' "$sbom") packages, $(jq '.files | length' "$sbom") files)"
+fi
 # Every file root-owned and not writable by 65532; timestamps fixed for a stable layer.
 find "$root" -exec touch -h -d @0 {} +
 ((rootfs_only)) && { echo "rootfs staged in $root"; exit 0; }
@@ -115,6 +145,7 @@ ctr=$("${bh[@]}" from --name schedopt-image-build scratch)
   --label org.opencontainers.image.source=https://github.com/libopenstorage/schedopt \
   --label org.opencontainers.image.revision="$revision" \
   --label org.opencontainers.image.version="$version" \
+  --label io.github.libopenstorage.schedopt.sbom="$sbom_in_image" \
   "$ctr"
 mkdir -p "$(dirname "$output")"
 rm -f "$output"

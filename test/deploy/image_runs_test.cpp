@@ -140,6 +140,11 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
   BOOST_TEST(labels.value("org.opencontainers.image.revision", "").size() >= 7u);
   BOOST_TEST(!labels.value("org.opencontainers.image.version", "").empty());
   BOOST_TEST(!labels.value("org.opencontainers.image.source", "").empty());
+  // The SBOM (test/deploy/sbom_test.cpp checks what it says): in the image where the label
+  // points, and beside the archive.
+  const std::string sbom_path = labels.value("io.github.libopenstorage.schedopt.sbom", "");
+  BOOST_TEST(sbom_path == "/usr/share/doc/schedopt/sbom.json");
+  BOOST_TEST(fs::is_regular_file(tmp.path / "schedopt-image.spdx.json"), "no SBOM beside the archive");
   BOOST_TEST(config["rootfs"]["diff_ids"].size() == manifest["layers"].size());
   for (auto& layer : manifest["layers"]) {
     std::string digest = layer["digest"];
@@ -148,8 +153,10 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
     BOOST_REQUIRE_MESSAGE(x.first == 0, x.second);
   }
   for (const char* f : {"usr/local/bin/schedopt", "usr/local/bin/kubectl-schedopt", "etc/ssl/certs/ca-certificates.crt", "etc/passwd", "etc/group",
-                        "lib64/ld-linux-x86-64.so.2"})
+                        "lib64/ld-linux-x86-64.so.2", "etc/os-release", "var/lib/dpkg/status.d/libc6"})
     BOOST_TEST(fs::exists(rootfs / f), f);
+  if (!sbom_path.empty())
+    BOOST_TEST(slurp(rootfs / sbom_path.substr(1)) == slurp(tmp.path / "schedopt-image.spdx.json"));
   BOOST_TEST(slurp(rootfs / "etc/passwd").find("nonroot:x:65532:65532:") != std::string::npos);
   BOOST_TEST(slurp(rootfs / "etc/group").find("nonroot:x:65532:") != std::string::npos);
   BOOST_TEST(fs::is_directory(rootfs / "tmp"));
