@@ -569,7 +569,13 @@ BOOST_AUTO_TEST_CASE(a_vms_cool_off_record_comes_from_the_vm_informer_without_a_
   auto result = run_kind(request(), false);
   BOOST_REQUIRE(result->value);
   BOOST_CHECK(api->calls_of("create").empty());
-  BOOST_CHECK(api->calls_of("list").empty()); // no VirtualMachine list on the way
+  auto vm_lists = [&] {
+    std::size_t n = 0;
+    for (auto& c : api->calls_of("list"))
+      n += c.res == k8s::resources::vms;
+    return n;
+  };
+  BOOST_CHECK_EQUAL(vm_lists(), 0u); // no VirtualMachine list on the way
   bool cooling = false;
   for (auto& r : writer->results)
     cooling = cooling || (r.detail.name == "vm-a" && r.detail.reason.rfind("CoolingOff", 0) == 0);
@@ -579,9 +585,33 @@ BOOST_AUTO_TEST_CASE(a_vms_cool_off_record_comes_from_the_vm_informer_without_a_
   vm_log->synced = false;
   api->calls.clear();
   run_kind(request(), false);
-  auto lists = api->calls_of("list");
-  BOOST_REQUIRE_EQUAL(lists.size(), 1u);
-  BOOST_CHECK(lists.front().res == k8s::resources::vms);
+  BOOST_CHECK_EQUAL(vm_lists(), 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_labelled_namespace_opts_its_vms_out) {
+  std::vector<k8s::list_request> asked;
+  api->list_answer = [&asked](const k8s::list_request& r) {
+    asked.push_back(r);
+    k8s::list_response out;
+    if (r.res == k8s::resources::namespaces)
+      out.pages.push_back(R"({"kind":"NamespaceList","metadata":{},"items":[{"metadata":{"name":"ns1",)"
+                          R"("labels":{"schedopt.libopenstorage.org/exclude":"true"}}}]})");
+    return out;
+  };
+  auto result = run_kind(request(), false);
+  BOOST_REQUIRE(result->arrived());
+  BOOST_CHECK(api->calls_of("create").empty());
+  bool opted_out = false;
+  for (auto& r : writer->results)
+    opted_out = opted_out || (r.detail.name == "vm-a" &&
+                              r.detail.reason.rfind("OptedOut: namespace ns1 labelled", 0) == 0);
+  BOOST_CHECK(opted_out);
+  std::vector<std::string> selectors;
+  for (auto& r : asked)
+    if (r.res == k8s::resources::namespaces)
+      selectors.push_back(r.label_selector);
+  BOOST_REQUIRE_EQUAL(selectors.size(), 1u); // one list per run
+  BOOST_CHECK_EQUAL(selectors.front(), "schedopt.libopenstorage.org/exclude=true");
 }
 
 BOOST_AUTO_TEST_CASE(the_cool_off_patch_answer_is_fed_to_the_holders_informer) {
