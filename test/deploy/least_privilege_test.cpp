@@ -64,7 +64,8 @@ std::string describe(const json& w) {
 /// `verb resource` pairs of the log's "forbidden: ... cannot <verb> resource \"<res>\"" lines.
 std::set<std::string> forbidden_in_log(const std::string& log) {
   std::set<std::string> out;
-  static const std::regex re("cannot ([a-z]+) resource \"([^\"]+)\"");
+  // The quotes may be escaped: a field value in a text log line is quoted, its quotes \".
+  static const std::regex re(R"(cannot ([a-z]+) resource \\?"([^"\\]+)\\?")");
   std::istringstream lines(log);
   std::string line;
   while (std::getline(lines, line)) {
