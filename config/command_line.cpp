@@ -165,6 +165,14 @@ const setting_def* setting_by_flag(const std::string& flag) {
   return nullptr;
 }
 
+const config_detail::removed_setting* removed_by(std::string config_detail::removed_setting::*spelling,
+                                                 const std::string& text) {
+  for (const auto& r : config_detail::removed_settings())
+    if (r.*spelling == text)
+      return &r;
+  return nullptr;
+}
+
 const setting_def* setting_by_key(const std::string& key) {
   for (const auto& d : config_detail::setting_defs())
     if (d.info.key == key)
@@ -347,8 +355,11 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
       }
       negated = opt || def;
     }
-    if (!opt && !def)
+    if (!opt && !def) {
+      if (auto gone = removed_by(&config_detail::removed_setting::flag, spelling))
+        return fail(spelling + ": " + gone->instead);
       return fail("unknown flag " + spelling + see);
+    }
     bool is_bool = opt ? opt->value_name.empty() : def->value_name.empty();
     std::string value;
     if (negated) {
@@ -405,6 +416,8 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
       return entries.err();
     for (const auto& e : *entries) {
       const setting_def* def = setting_by_key(e.key);
+      if (auto gone = removed_by(&config_detail::removed_setting::key, e.key))
+        return fail(config_path + ": " + e.key + ": " + gone->instead);
       if (!def || e.key == "config")
         return fail(config_path + ": " + e.key + ": unknown setting");
       // Only LIST settings take a list; joined, [1, 2] would read as the value "1,2".
@@ -416,6 +429,9 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
       source[e.key] = config_path;
     }
   }
+  for (const auto& gone : config_detail::removed_settings())
+    if (env_value(gone.env))
+      return fail(gone.env + ": " + gone.instead);
   for (const auto& def : config_detail::setting_defs()) {
     auto v = env_value(def.info.env);
     if (!v)

@@ -22,6 +22,18 @@ struct setting_def {
 /// Every setting, including `config` (flag/env only: a file cannot name another file).
 const std::vector<setting_def>& setting_defs();
 
+/// A setting that no longer exists, spelled as each source spelled it. Naming one
+/// anywhere is refused with `instead`, never ignored: a user who still sets it believes it
+/// takes effect.
+struct removed_setting {
+  std::string key;     // config file key
+  std::string flag;    // "--portworx-token"
+  std::string env;     // "SCHEDOPT_PORTWORX_TOKEN"
+  std::string instead; // why it went and what to use, appended to the spelling
+};
+
+const std::vector<removed_setting>& removed_settings();
+
 /// Cross-setting checks after all sources merged; `source_of(key)` names where a value
 /// came from ("--renew-deadline", "SCHEDOPT_RENEW_DEADLINE", "<file>", "default").
 std::string validate_combination(const settings& s,

@@ -285,13 +285,14 @@ std::vector<setting_def> build_table() {
                    "cpu.max, rounded up), else the host's cores",
                    int_field(&settings::workers, 0)));
   // Storage drivers.
-  t.push_back(make("portworxEndpoint", &settings::portworx_endpoint, "URL", "http://portworx-api.kube-system:9021",
-                   "Portworx OpenStorage SDK REST gateway (portworx-api service, port 9021)",
+  t.push_back(make("portworxEndpoint", &settings::portworx_endpoint, "URL",
+                   "https://portworx-api.portworx.svc:9021",
+                   "Portworx OpenStorage SDK REST gateway (the portworx-api Service of the "
+                   "namespace Portworx runs in, port 9021)",
                    apply_endpoint));
-  t.push_back(make("portworxToken", &settings::portworx_token, "TOKEN", "", "bearer token for the Portworx SDK",
-                   string_field(&settings::portworx_token)));
   t.push_back(make("portworxTokenFile", &settings::portworx_token_file, "PATH", "",
-                   "file holding the Portworx bearer token (re-read)",
+                   "file holding the Portworx bearer token (a mounted Secret, re-read); "
+                   "needs an https:// portworxEndpoint",
                    string_field(&settings::portworx_token_file)));
   t.push_back(make("portworxCaFile", &settings::portworx_ca_file, "PATH", "",
                    "PEM CA bundle verifying an https:// Portworx SDK endpoint; empty: the "
@@ -314,6 +315,17 @@ const std::vector<setting_def>& setting_defs() {
   return table;
 }
 
+const std::vector<removed_setting>& removed_settings() {
+  // The value is never echoed back: it is the secret.
+  static const std::vector<removed_setting> removed = {
+    {"portworxToken", "--portworx-token", "SCHEDOPT_PORTWORX_TOKEN",
+     "removed, a token there is readable by anyone who can read the pod spec or the "
+     "ConfigMap: put it in a Secret mounted as a file and set portworxTokenFile "
+     "(--portworx-token-file)"},
+  };
+  return removed;
+}
+
 // client-go's leaderelection.JitterFactor.
 constexpr double k8s_jitter_factor = 1.2;
 
@@ -327,6 +339,13 @@ std::string validate_combination(const settings& s,
   if (s.cool_off_period < s.min_cool_off_period)
     return named("coolOffPeriod") + " " + format_go_duration(s.cool_off_period) + " is below "
            + named("minCoolOffPeriod") + " " + format_go_duration(s.min_cool_off_period);
+  // A bearer token over plain HTTP is readable by anything on the path (the pod network,
+  // every node it crosses). Only the portworx driver sends it.
+  if (s.driver == "portworx" && !s.portworx_token_file.empty()
+      && s.portworx_endpoint.rfind("http://", 0) == 0)
+    return named("portworxTokenFile") + " is set but " + named("portworxEndpoint") + " \""
+           + s.portworx_endpoint + "\" is plain http://, which would send the Portworx token "
+           "in clear text: use an https:// endpoint (portworxCaFile for its CA)";
   // Follows client-go v0.36.3 tools/leaderelection/leaderelection.go, NewLeaderElector:
   // its checks in its order and its texts, with where each value came from appended.
   if (s.lease_duration <= s.renew_deadline)
@@ -359,12 +378,8 @@ const std::vector<setting_info>& all_settings() {
 
 std::vector<std::pair<std::string, std::string>> effective_settings(const settings& s) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& d : config_detail::setting_defs()) {
-    std::string value = d.show(s);
-    if (d.info.key == "portworxToken" && !value.empty())
-      value = "<redacted>";
-    out.emplace_back(d.info.key, std::move(value));
-  }
+  for (const auto& d : config_detail::setting_defs())
+    out.emplace_back(d.info.key, d.show(s));
   return out;
 }
 

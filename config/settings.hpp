@@ -62,9 +62,10 @@ struct settings {
   int64_t workers = 0;
 
   // -- storage drivers --
-  std::string portworx_endpoint = "http://portworx-api.kube-system:9021";
-  std::string portworx_token;      // bearer token; wins over the file
-  std::string portworx_token_file; // re-read by the driver
+  // The portworx-api Service of an operator install (namespace portworx), TLS on: the
+  // token must never cross the network in clear text (docs/configuration.md).
+  std::string portworx_endpoint = "https://portworx-api.portworx.svc:9021";
+  std::string portworx_token_file; // re-read by the driver; only ever sent over https://
   std::string portworx_ca_file;    // PEM CA bundle for an https:// SDK endpoint; empty: system CAs
   /// CSI driver names whose PVs csi-topology owns; empty: any PV with hostname affinity.
   std::vector<std::string> csi_topology_drivers;
@@ -82,7 +83,8 @@ struct setting_info {
 /// Every setting, in documentation order.
 const std::vector<setting_info>& all_settings();
 
-/// Every setting as (key, value text) for the startup log; secrets print as "<redacted>".
+/// Every setting as (key, value text) for the startup log. No setting holds a secret:
+/// the Portworx token is read from portworxTokenFile, only the path is a setting.
 std::vector<std::pair<std::string, std::string>> effective_settings(const settings& s);
 
 /// docs/configuration.md table: | Setting | Flag | Environment | Default | Description |.

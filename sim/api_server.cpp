@@ -9,7 +9,6 @@
 #include <thread>
 
 #include <httplib.h>
-#include <openssl/pem.h>
 
 #include "sim/access_reviews.hpp"
 #include "sim/answer_fault_responses.hpp"
@@ -17,6 +16,7 @@
 #include "sim/api_server_status.hpp"
 #include "sim/audit_log.hpp"
 #include "sim/request_attributes.hpp"
+#include "sim/tls_server.hpp"
 
 namespace schedopt::sim {
 
@@ -473,23 +473,11 @@ api_server::~api_server() {
 }
 
 expected<bool> api_server::start(const tls_material& tls) {
-  BIO* cert_bio = BIO_new_mem_buf(tls.server_cert_pem.data(), static_cast<int>(tls.server_cert_pem.size()));
-  BIO* key_bio = BIO_new_mem_buf(tls.server_key_pem.data(), static_cast<int>(tls.server_key_pem.size()));
-  X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
-  BIO_free(cert_bio);
-  BIO_free(key_bio);
-  if (cert == nullptr || key == nullptr) {
-    X509_free(cert);
-    EVP_PKEY_free(key);
-    return make_error(ec::transport_error, "cannot load the server certificate or key");
-  }
-  impl_->server = std::make_unique<httplib::SSLServer>(cert, key);
-  X509_free(cert);
-  EVP_PKEY_free(key);
+  auto server = make_tls_server(tls, "API server");
+  if (!server)
+    return server.err();
+  impl_->server = std::move(*server);
   auto& svr = *impl_->server;
-  if (!svr.is_valid())
-    return make_error(ec::transport_error, "cannot set up the TLS context of the API server");
   int threads = impl_->options.threads;
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   // httplib writes a response's headers and body separately; with Nagle on, the body

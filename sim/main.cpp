@@ -110,7 +110,17 @@ int serve(const serve_options& o) {
                                        o.scenario.parallel_outbound_migrations_per_node}});
       !made)
     return fail("cannot create the KubeVirt CR: " + made.err().message);
-  if (auto started = sim_world.start(o.sdk_port, o.sdk_token); !started)
+  // The SDK gateway's CA is its own, as a Portworx install's is apart from the cluster's.
+  std::optional<tls_material> sdk_tls;
+  if (!o.sdk_ca_out.empty()) {
+    auto made = make_tls_material("schedopt-sim-portworx-ca");
+    if (!made)
+      return fail(made.err().message);
+    if (!write_file(o.sdk_ca_out, made->ca_cert_pem))
+      return fail("cannot write \"" + o.sdk_ca_out + "\"");
+    sdk_tls = std::move(*made);
+  }
+  if (auto started = sim_world.start(o.sdk_port, o.sdk_token, std::move(sdk_tls)); !started)
     return fail("cannot start the simulated world: " + started.err().message);
 
   auto tls = make_tls_material();

@@ -15,6 +15,7 @@
 #include "sim/answer_fault_responses.hpp"
 #include "sim/portworx_volume_json.hpp"
 #include "sim/storage_backend.hpp"
+#include "sim/tls_server.hpp"
 
 namespace schedopt::sim {
 
@@ -145,9 +146,10 @@ constexpr std::size_t volumes_per_chunk = 512;
 struct portworx_gateway::impl {
   const storage_backend& storage;
   std::shared_ptr<answer_faults> faults;
-  httplib::Server server;
+  std::unique_ptr<httplib::Server> server; // an SSLServer with TLS; made by start()
   std::thread thread;
   std::string token;
+  bool tls = false;
   int port = 0;
 
   explicit impl(const storage_backend& s) : storage(s) {}
@@ -183,11 +185,15 @@ struct portworx_gateway::impl {
   }
 
   void routes() {
+    auto& server = *this->server;
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       // grpc-gateway never compresses, and httplib would brotli a chunked answer (the
       // bulk inspect) for a client offering br, seconds per MB: the offer is dropped.
       // (The request is the server's own mutable object; httplib hands it out const.)
       const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+      // With PX-Security on, every SDK call needs a token: openstorage
+      // api/server/sdk/server_interceptors.go, sdkGrpcServer.auth, answers Unauthenticated
+      // (HTTP 401 through grpc-gateway) before any handler runs.
       if (!token.empty() && req.get_header_value("Authorization") != "Bearer " + token) {
         send_error(res, grpc_unauthenticated, 401, "Invalid or missing authentication token");
         return httplib::Server::HandlerResponse::Handled;
@@ -268,9 +274,7 @@ struct portworx_gateway::impl {
 };
 
 portworx_gateway::portworx_gateway(const storage_backend& storage)
-  : impl_(std::make_unique<impl>(storage)) {
-  impl_->routes();
-}
+  : impl_(std::make_unique<impl>(storage)) {}
 
 void portworx_gateway::set_answer_faults(std::shared_ptr<answer_faults> faults) {
   impl_->faults = std::move(faults);
@@ -280,34 +284,53 @@ portworx_gateway::~portworx_gateway() {
   stop();
 }
 
-expected<int> portworx_gateway::start(int port, const std::string& token) {
+expected<int> portworx_gateway::start(int port, const std::string& token,
+                                      std::optional<tls_material> tls) {
   if (impl_->thread.joinable())
     return make_error(ec::invalid_request, "Portworx SDK gateway already started");
   impl_->token = token;
+  // openstorage api/server/sdk/rest_gateway.go, sdkRestGateway.Start: with
+  // Security.Tls set the REST gateway calls ListenAndServeTLS on its usual port, else
+  // ListenAndServe.
+  if (tls) {
+    auto server = make_tls_server(*tls, "Portworx SDK gateway");
+    if (!server)
+      return server.err();
+    impl_->server = std::move(*server);
+    impl_->tls = true;
+  } else {
+    impl_->server = std::make_unique<httplib::Server>();
+  }
+  impl_->routes();
+  auto& server = *impl_->server;
   // schedopt keeps up to 32 SDK calls in flight over kept-alive connections; httplib's
   // default pool (8 workers, each held by an idle keep-alive connection for 5 s) would
   // stall the excess for seconds per batch.
-  impl_->server.new_task_queue = [] { return new httplib::ThreadPool(64); };
-  impl_->server.set_tcp_nodelay(true); // as the API server's (api_server.cpp)
-  int bound = port == 0 ? impl_->server.bind_to_any_port("127.0.0.1")
-                        : (impl_->server.bind_to_port("127.0.0.1", port) ? port : -1);
+  server.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  server.set_tcp_nodelay(true); // as the API server's (api_server.cpp)
+  int bound = port == 0 ? server.bind_to_any_port("127.0.0.1")
+                        : (server.bind_to_port("127.0.0.1", port) ? port : -1);
   if (bound <= 0)
     return make_error(ec::transport_error,
                       "Portworx SDK gateway cannot listen on 127.0.0.1:" + std::to_string(port));
   impl_->port = bound;
-  impl_->thread = start_listening(impl_->server);
+  impl_->thread = start_listening(server);
   return bound;
 }
 
 void portworx_gateway::stop() {
   if (!impl_ || !impl_->thread.joinable())
     return;
-  impl_->server.stop();
+  impl_->server->stop();
   impl_->thread.join();
 }
 
 int portworx_gateway::port() const {
   return impl_->port;
+}
+
+std::string portworx_gateway::url() const {
+  return (impl_->tls ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(impl_->port);
 }
 
 } // namespace schedopt::sim

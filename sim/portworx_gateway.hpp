@@ -4,9 +4,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "model/error.hpp"
+#include "sim/tls.hpp"
 
 namespace schedopt::sim {
 
@@ -21,10 +23,14 @@ public:
   /// Broken answers on demand (server "portworx"); set before start.
   void set_answer_faults(std::shared_ptr<answer_faults> faults);
   /// Listens on 127.0.0.1:`port` (0 = any) in a thread of its own; returns the port.
-  /// A non-empty `token` is required as `Authorization: Bearer <token>`.
-  expected<int> start(int port, const std::string& token);
+  /// A non-empty `token` is required as `Authorization: Bearer <token>`; with `tls` the
+  /// gateway serves HTTPS with its server certificate, as Portworx does with TLS on.
+  expected<int> start(int port, const std::string& token,
+                      std::optional<tls_material> tls = std::nullopt);
   void stop();
   int port() const;
+  /// "http://127.0.0.1:<port>", or "https://..." when started with TLS.
+  std::string url() const;
 
 private:
   struct impl;

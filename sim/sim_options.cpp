@@ -71,6 +71,9 @@ std::string serve_usage() {
          "  --token T                    bearer token clients must send (default: random)\n"
          "  --sdk-endpoint-out PATH      write the Portworx SDK gateway URL here\n"
          "  --sdk-token T                bearer token the SDK gateway requires (default: none)\n"
+         "  --sdk-ca-out PATH            serve the SDK gateway over HTTPS with a CA of its own\n"
+         "                               and write that CA here (PEM); needs --sdk-token, as\n"
+         "                               Portworx serves TLS only with PX-Security on\n"
          "  --sdk-port N                 SDK gateway port (default 0, any free port)\n"
          "  --crd-dir DIR                CRD manifests to serve (default: the source tree's sim/crds)\n"
          "  --watch-history N            watch events retained (default 10000; smaller forces 410s)\n"
@@ -200,6 +203,7 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     {"--token", str_flag(o.token)},
     {"--sdk-endpoint-out", str_flag(o.sdk_endpoint_out)},
     {"--sdk-token", str_flag(o.sdk_token)},
+    {"--sdk-ca-out", str_flag(o.sdk_ca_out)},
     {"--sdk-port", int_flag(o.sdk_port, 0, 65535)},
     {"--crd-dir", str_flag(o.crd_dir)},
     {"--listen",
@@ -379,6 +383,11 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
   if (o.partition.user_agent.empty()
       && (o.partition.length.count() > 0 || o.partition.after.count() > 0))
     return flag_error("--partition-after and --partition-for need --partition-user-agent S");
+  // libopenstorage/operator drivers/storage/portworx/util/util.go, IsTLSEnabledOnCluster:
+  // TLS is on only when spec.security.enabled is too, so a TLS gateway always wants a token.
+  if (!o.sdk_ca_out.empty() && o.sdk_token.empty())
+    return flag_error("--sdk-ca-out (an HTTPS SDK gateway) needs --sdk-token T: Portworx "
+                      "serves TLS only with PX-Security on");
   if (o.drain_node.empty() && o.drain_after.count() > 0)
     return flag_error("--drain-after needs --drain-node NAME");
   if (o.scenario.nodes_without_virt_handler >= o.scenario.nodes)

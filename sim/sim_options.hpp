@@ -33,6 +33,8 @@ struct serve_options {
   std::string token;            // empty: a random one is generated
   std::string sdk_endpoint_out; // file receiving the SDK gateway URL
   std::string sdk_token;
+  /// Not empty: the SDK gateway serves HTTPS with a CA of its own, written here as PEM.
+  std::string sdk_ca_out;
   int sdk_port = 0;
   std::string crd_dir;          // default: SCHEDOPT_DEPLOY_DIR/crds
   std::size_t watch_history = 10000;

@@ -91,12 +91,12 @@ std::string key_pem(EVP_PKEY* key) {
 
 } // namespace
 
-expected<tls_material> make_tls_material() {
+expected<tls_material> make_tls_material(const std::string& ca_name) {
   auto ca_key = new_key();
   auto server_key = new_key();
   if (!ca_key || !server_key)
     return make_error(ec::transport_error, "cannot generate EC P-256 keys with OpenSSL");
-  auto ca = new_cert(ca_key.get(), "schedopt-sim-ca", nullptr, ca_key.get(), true);
+  auto ca = new_cert(ca_key.get(), ca_name.c_str(), nullptr, ca_key.get(), true);
   if (!ca)
     return make_error(ec::transport_error, "cannot sign the simulator's CA certificate");
   auto server = new_cert(server_key.get(), "127.0.0.1", ca.get(), ca_key.get(), false);

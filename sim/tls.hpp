@@ -1,5 +1,6 @@
-// A throwaway PKI for the simulated API server: a self-signed CA and a server
-// certificate it signs for IP:127.0.0.1 and DNS:localhost, all as PEM.
+// A throwaway PKI for a simulated server (the API server, the Portworx SDK gateway): a
+// self-signed CA and a server certificate it signs for IP:127.0.0.1 and DNS:localhost,
+// all as PEM.
 #pragma once
 
 #include <string>
@@ -14,7 +15,8 @@ struct tls_material {
   std::string server_key_pem;
 };
 
-/// Generates fresh ECDSA P-256 keys and certificates valid for one year.
-expected<tls_material> make_tls_material();
+/// Generates fresh ECDSA P-256 keys and certificates valid for one year; `ca_name` is the
+/// CA's common name, so a client's verification error says whose CA it was shown.
+expected<tls_material> make_tls_material(const std::string& ca_name = "schedopt-sim-ca");
 
 } // namespace schedopt::sim

@@ -75,8 +75,9 @@ world::~world() {
   stop();
 }
 
-expected<bool> world::start(int sdk_port, const std::string& sdk_token) {
-  auto port = impl_->gateway.start(sdk_port, sdk_token);
+expected<bool> world::start(int sdk_port, const std::string& sdk_token,
+                            std::optional<tls_material> sdk_tls) {
+  auto port = impl_->gateway.start(sdk_port, sdk_token, std::move(sdk_tls));
   if (!port)
     return port.err();
   impl_->controller.start();
@@ -99,7 +100,7 @@ void world::set_answer_faults(std::shared_ptr<answer_faults> faults) {
 }
 
 std::string world::sdk_url() const {
-  return "http://127.0.0.1:" + std::to_string(impl_->gateway.port());
+  return impl_->gateway.url();
 }
 
 expected<std::string> world::failover(const std::string& node) {

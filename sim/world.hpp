@@ -8,6 +8,7 @@
 
 #include "model/error.hpp"
 #include "sim/scenario.hpp"
+#include "sim/tls.hpp"
 
 namespace schedopt::sim {
 
@@ -23,11 +24,13 @@ public:
   ~world();
 
   /// Starts the KubeVirt controller thread and the Portworx SDK REST gateway on
-  /// 127.0.0.1:<port> (0 = any). `sdk_token`, if not empty, is required as a bearer token.
-  expected<bool> start(int sdk_port = 0, const std::string& sdk_token = {});
+  /// 127.0.0.1:<port> (0 = any). `sdk_token`, if not empty, is required as a bearer token;
+  /// with `sdk_tls` the gateway serves HTTPS with that certificate.
+  expected<bool> start(int sdk_port = 0, const std::string& sdk_token = {},
+                       std::optional<tls_material> sdk_tls = std::nullopt);
   void stop();
 
-  /// "http://127.0.0.1:<port>" of the OpenStorage SDK REST gateway.
+  /// "http://127.0.0.1:<port>" (or https://) of the OpenStorage SDK REST gateway.
   std::string sdk_url() const;
 
   /// Moves the replicas of one node's pool (`node` empty: a node chosen from the seed)

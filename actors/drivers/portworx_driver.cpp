@@ -83,8 +83,7 @@ struct bulk_decode {
 struct portworx_state {
   static inline const char* name = "portworx-driver";
   std::string endpoint;
-  std::string token;
-  std::string token_file;
+  std::string token_file; // empty, or read for each call sent over https://
   std::string ca_file;
   std::unique_ptr<k8s::http_engine> engine;
   sdk_retry_policy retry;
@@ -100,10 +99,14 @@ struct portworx_state {
 
 using portworx_pointer = storage_driver_actor::stateful_pointer<portworx_state>;
 
+bool is_plain_http(const std::string& endpoint) {
+  return endpoint.rfind("http://", 0) == 0;
+}
+
+/// The token for the next call; never for plain http://, where anything on the path
+/// could read it (settings refuse that combination; this holds even if they did not).
 std::string bearer_token(portworx_state& st) {
-  if (!st.token.empty())
-    return st.token;
-  if (st.token_file.empty())
+  if (st.token_file.empty() || is_plain_http(st.endpoint))
     return {};
   std::ifstream in{st.token_file};
   std::stringstream ss;
@@ -415,7 +418,6 @@ storage_driver_actor::behavior_type portworx_driver(portworx_pointer self, setti
   st.endpoint = cfg.portworx_endpoint;
   while (!st.endpoint.empty() && st.endpoint.back() == '/')
     st.endpoint.pop_back();
-  st.token = cfg.portworx_token;
   st.token_file = cfg.portworx_token_file;
   st.ca_file = cfg.portworx_ca_file;
   k8s::tls_config tls;
@@ -460,6 +462,11 @@ storage_driver_entry portworx_driver_entry() {
                 && cfg.portworx_endpoint.rfind("https://", 0) != 0)
               return to_caf_error(ec::config_error, "portworx endpoint \"" + cfg.portworx_endpoint
                                                       + "\": must start with http:// or https://");
+            if (!cfg.portworx_token_file.empty() && is_plain_http(cfg.portworx_endpoint))
+              return to_caf_error(ec::config_error,
+                                  "portworxTokenFile is set but portworxEndpoint \""
+                                    + cfg.portworx_endpoint
+                                    + "\" is plain http://: the token is only sent over https://");
             if (!cfg.portworx_ca_file.empty() && !std::ifstream{cfg.portworx_ca_file})
               return to_caf_error(ec::config_error, "portworxCaFile \"" + cfg.portworx_ca_file
                                                       + "\": cannot be read");

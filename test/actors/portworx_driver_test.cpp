@@ -541,6 +541,25 @@ BOOST_AUTO_TEST_CASE(an_https_gateway_is_verified_against_portworx_ca_file) {
                                                  + "\": cannot be read") != std::string::npos);
 }
 
+// Settings refuse a token over plain http:// before a driver exists; the driver refuses
+// it again, so no other way of building settings can send the token in clear text.
+BOOST_AUTO_TEST_CASE(a_token_over_plain_http_is_refused_at_spawn) {
+  auto entry = find_storage_driver("portworx");
+  BOOST_REQUIRE(entry);
+  settings cfg;
+  cfg.portworx_endpoint = "http://127.0.0.1:9021";
+  cfg.portworx_token_file = "/var/run/secrets/portworx/token";
+  auto refused = entry->spawn(sys, cfg);
+  BOOST_REQUIRE(!refused);
+  BOOST_CHECK_EQUAL(error_message(refused.error()),
+                    "portworxTokenFile is set but portworxEndpoint \"http://127.0.0.1:9021\" is "
+                    "plain http://: the token is only sent over https://");
+  cfg.portworx_token_file.clear(); // PX-Security off: plain http stays allowed
+  auto plain = entry->spawn(sys, cfg);
+  BOOST_REQUIRE(plain);
+  track(*plain);
+}
+
 // The token comes from a mounted Secret's file, read again for each call: a rotated
 // Secret changes the Authorization header without a restart.
 BOOST_AUTO_TEST_CASE(the_token_file_is_re_read_after_it_changes) {

@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(defaults) {
   BOOST_CHECK_EQUAL(s.log_format, "text");
   BOOST_CHECK_EQUAL(s.api_qps, 20);
   BOOST_CHECK_EQUAL(s.api_burst, 30);
-  BOOST_CHECK_EQUAL(s.portworx_endpoint, "http://portworx-api.kube-system:9021");
+  BOOST_CHECK_EQUAL(s.portworx_endpoint, "https://portworx-api.portworx.svc:9021");
 }
 
 BOOST_AUTO_TEST_CASE(lease_namespace_from_the_pod) {
@@ -403,6 +403,47 @@ BOOST_AUTO_TEST_CASE(bad_file_messages) {
   BOOST_CHECK(fails({"run", "--config", "/nonexistent/schedopt.yaml"})
                 .rfind("/nonexistent/schedopt.yaml: cannot read: ", 0)
               == 0);
+}
+
+// The token used to be a setting of its own; naming it anywhere now says where it went,
+// without repeating the value.
+BOOST_AUTO_TEST_CASE(an_inline_portworx_token_is_refused_everywhere) {
+  const std::string gone =
+    "removed, a token there is readable by anyone who can read the pod spec or the ConfigMap: "
+    "put it in a Secret mounted as a file and set portworxTokenFile (--portworx-token-file)";
+  BOOST_CHECK_EQUAL(fails({"run", "--portworx-token", "s3cret"}), "--portworx-token: " + gone);
+  BOOST_CHECK_EQUAL(fails({"run", "--portworx-token=s3cret"}), "--portworx-token: " + gone);
+  auto file = write("token.yaml", "portworxToken: s3cret\n");
+  BOOST_CHECK_EQUAL(fails({"run", "--config", file}), file + ": portworxToken: " + gone);
+  vars["SCHEDOPT_PORTWORX_TOKEN"] = "s3cret";
+  BOOST_CHECK_EQUAL(fails({"run"}), "SCHEDOPT_PORTWORX_TOKEN: " + gone);
+  vars["SCHEDOPT_PORTWORX_TOKEN"] = ""; // set but empty counts as unset, as for every variable
+  ok({"run"});
+}
+
+// A bearer token is only ever configured for https://; where each value came from is named.
+BOOST_AUTO_TEST_CASE(a_token_file_with_a_plain_http_endpoint_is_refused) {
+  auto file = write("px.yaml", "portworxEndpoint: http://portworx-api.portworx.svc:9021\n");
+  BOOST_CHECK_EQUAL(fails({"run", "--config", file, "--portworx-token-file", "/var/run/px/token"}),
+                    "portworxTokenFile (--portworx-token-file) is set but portworxEndpoint (" + file
+                      + ") \"http://portworx-api.portworx.svc:9021\" is plain http://, which would "
+                        "send the Portworx token in clear text: use an https:// endpoint "
+                        "(portworxCaFile for its CA)");
+  vars["SCHEDOPT_PORTWORX_TOKEN_FILE"] = "/var/run/px/token";
+  BOOST_CHECK(fails({"plan", "--portworx-endpoint", "http://px:9021"})
+                .rfind("portworxTokenFile (SCHEDOPT_PORTWORX_TOKEN_FILE) is set but portworxEndpoint "
+                       "(--portworx-endpoint) \"http://px:9021\" is plain http://",
+                       0)
+              == 0);
+  // The default endpoint is https, and so is any https:// one.
+  BOOST_CHECK_EQUAL(ok({"run"}).config.portworx_token_file, "/var/run/px/token");
+  ok({"run", "--portworx-endpoint", "https://10.0.0.5:9021"});
+  // Plain http without a token (PX-Security off) stays allowed; so does a token setting
+  // left behind when another driver, which never sends it, is chosen.
+  vars.clear();
+  ok({"run", "--portworx-endpoint", "http://px:9021"});
+  vars["SCHEDOPT_PORTWORX_TOKEN_FILE"] = "/var/run/px/token";
+  ok({"run", "--portworx-endpoint", "http://px:9021", "--driver", "csi-topology"});
 }
 
 // The fuzz target hands the file's bytes in through load_paths::config_file_text; the

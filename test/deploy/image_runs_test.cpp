@@ -3,8 +3,10 @@
 // /etc/schedopt/config.yaml` (the Deployment's command, with the ConfigMap's config file)
 // runs in it under bubblewrap: the rootfs read-only as /, uid/gid 65532, every namespace
 // unshared but the network, no capabilities, tmpfs /tmp, and the ServiceAccount the
-// simulator issued mounted where the kubelet mounts it. Only KUBERNETES_SERVICE_HOST/PORT
-// point it at the simulator (in-cluster config, no kubeconfig), and the simulator enforces
+// simulator issued mounted where the kubelet mounts it. The simulator's Portworx gateway
+// runs as with PX-Security and TLS on; its token and CA are mounted where the Deployment
+// mounts the Secret and the ConfigMap. Only KUBERNETES_SERVICE_HOST/PORT and the SDK
+// endpoint point it at the simulator (in-cluster config, no kubeconfig), and the simulator enforces
 // RBAC with the objects of deploy/ (kubectl apply -k deploy/default when kubectl exists,
 // else deploy/rbac posted as JSON). Judged by the API objects: the request reaches Final
 // with migrations done, and the Lease names the replica.
@@ -118,6 +120,8 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
   const fs::path rootfs = tmp.path / "rootfs";
   const fs::path sa_dir = tmp.path / "serviceaccount";
   const fs::path config_dir = tmp.path / "config";
+  const fs::path portworx_dir = tmp.path / "portworx"; // the projected Secret and ConfigMap
+  const fs::path sdk_ca = tmp.path / "sdk-ca.crt";
 
   // 1. The image, built by the same script as the `image` target.
   auto built = run_shell("'" + source_dir + "/deploy/image/build.sh' --binary '" + schedopt_binary() + "' --output '"
@@ -165,7 +169,8 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
   // kubelet would, and the RBAC objects of deploy/ applied by the admin.
   scenario sc("portworx", {"--vmis", "12", "--misplaced", "0.5", "--migration-duration", "1s",
                            "--authorization", "rbac", "--service-account", "schedopt/schedopt",
-                           "--service-account-dir", sa_dir.string()});
+                           "--service-account-dir", sa_dir.string(),
+                           "--sdk-token", "px-token-for-the-image", "--sdk-ca-out", sdk_ca.string()});
   for (const char* f : {"token", "ca.crt", "namespace"})
     BOOST_REQUIRE_MESSAGE(fs::exists(sa_dir / f), std::string("simulator wrote no ") + f);
   BOOST_TEST(slurp(sa_dir / "namespace").rfind("schedopt", 0) == 0u);
@@ -187,6 +192,9 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
 
   fs::create_directories(config_dir);
   std::ofstream(config_dir / "config.yaml") << config_map_file();
+  fs::create_directories(portworx_dir);
+  fs::copy_file(sc.sim().sdk_token_file(), portworx_dir / "token");
+  fs::copy_file(sdk_ca, portworx_dir / "ca.crt");
 
   // 4. The controller as the pod runs it.
   std::string bwrap = on_path("bwrap");
@@ -198,6 +206,7 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
     "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
     "--ro-bind", sa_dir.string(), "/var/run/secrets/kubernetes.io/serviceaccount",
     "--ro-bind", config_dir.string(), "/etc/schedopt",
+    "--ro-bind", portworx_dir.string(), "/var/run/secrets/portworx",
     "--clearenv",
     "--setenv", "PATH", "/usr/local/bin",
     "--setenv", "KUBERNETES_SERVICE_HOST", "127.0.0.1",
@@ -207,8 +216,9 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
     "--setenv", "POD_NAMESPACE", "schedopt",
     "--",
     "/usr/local/bin/schedopt", "run", "--leader-elect", "--config", "/etc/schedopt/config.yaml",
-    // The simulator's SDK gateway and a port of its own instead of :8080; the rest is the
-    // ConfigMap's.
+    // The simulator's SDK gateway (https://127.0.0.1:<port>, its certificate names that
+    // address) and a port of its own instead of :8080; the rest, token and CA files
+    // included, is the ConfigMap's.
     "--portworx-endpoint", sc.sim().sdk_url(),
     "--metrics-listen", "127.0.0.1:0",
     "--status-flush-interval", "200ms"};

@@ -64,6 +64,11 @@ BOOST_AUTO_TEST_CASE(bad_flags_env_settings_and_kubeconfigs_are_one_line_and_exi
   auto bad_b64 = write_file("b64.yaml", kubeconfig_with_ca_data("!!!not base64!!!"));
   auto not_yaml = write_file("garbage.yaml", "{{{ not yaml");
   auto bad_settings = write_file("settings.yaml", "maxParallelMigrations: lots\n");
+  auto inline_token = write_file("token.yaml", "portworxToken: s3cret\n");
+  auto token_file = write_file("px-token", "s3cret\n");
+  const std::string token_gone =
+    "removed, a token there is readable by anyone who can read the pod spec or the ConfigMap: "
+    "put it in a Secret mounted as a file and set portworxTokenFile (--portworx-token-file)";
   const std::string listen = "127.0.0.1:0";
   std::vector<cli_row> rows = {
     {"flag: bad duration", {"run", "--migration-timeout", "abc"}, {},
@@ -80,6 +85,17 @@ BOOST_AUTO_TEST_CASE(bad_flags_env_settings_and_kubeconfigs_are_one_line_and_exi
      "schedopt: /nonexistent/schedopt.yaml: cannot read: No such file or directory"},
     {"settings file: wrong type", {"run", "--config", bad_settings}, {},
      "schedopt: " + bad_settings + ": maxParallelMigrations: not an integer"},
+    {"settings file: inline Portworx token", {"run", "--config", inline_token}, {},
+     "schedopt: " + inline_token + ": portworxToken: " + token_gone},
+    {"flag: inline Portworx token", {"run", "--portworx-token", "s3cret"}, {},
+     "schedopt: --portworx-token: " + token_gone},
+    {"env: inline Portworx token", {"run"}, {{"SCHEDOPT_PORTWORX_TOKEN", "s3cret"}},
+     "schedopt: SCHEDOPT_PORTWORX_TOKEN: " + token_gone},
+    {"flag: a token over plain http", {"run", "--portworx-endpoint", "http://127.0.0.1:9021",
+                                       "--portworx-token-file", token_file}, {},
+     "schedopt: portworxTokenFile (--portworx-token-file) is set but portworxEndpoint "
+     "(--portworx-endpoint) \"http://127.0.0.1:9021\" is plain http://, which would send the "
+     "Portworx token in clear text: use an https:// endpoint (portworxCaFile for its CA)"},
     {"kubeconfig: missing file", {"run", "--kubeconfig", "/nonexistent/kubeconfig", "--metrics-listen", listen}, {},
      "kubeconfig /nonexistent/kubeconfig: file not found"},
     {"kubeconfig: bad base64", {"run", "--kubeconfig", bad_b64, "--metrics-listen", listen}, {},
@@ -95,8 +111,9 @@ BOOST_AUTO_TEST_CASE(bad_flags_env_settings_and_kubeconfigs_are_one_line_and_exi
       BOOST_TEST(std::count(err.begin(), err.end(), '\n') == 1, "stderr: " << err);
       BOOST_TEST(without_log_prefix(err) == row.line);
       BOOST_TEST(p->out().empty(), "stdout: " << p->out());
+      BOOST_TEST(err.find("s3cret") == std::string::npos); // a token is never echoed
     }
-  for (auto& f : {bad_b64, not_yaml, bad_settings})
+  for (auto& f : {bad_b64, not_yaml, bad_settings, inline_token, token_file})
     std::remove(f.c_str());
 }
 

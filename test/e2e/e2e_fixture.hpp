@@ -55,6 +55,11 @@ public:
     if (driver_ == "portworx") {
       args.push_back("--portworx-endpoint");
       args.push_back(sim_.sdk_url());
+      // A gateway with PX-Security and TLS: its CA and its token, from a file.
+      if (!sim_.sdk_ca_file().empty())
+        args.insert(args.end(), {"--portworx-ca-file", sim_.sdk_ca_file()});
+      if (auto token = sim_.sdk_token_file(); !token.empty())
+        args.insert(args.end(), {"--portworx-token-file", token});
     }
     args.insert(args.end(), extra.begin(), extra.end());
     return args;

@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(every_misplaced_vmi_is_explained_as_the_cluster_bears_out) 
         if (!v.value("driverOwned", false))
           continue;
         auto handle = pvs[pv_name].value("/spec/csi/volumeHandle"_json_pointer, std::string());
-        auto want = portworx_replicas(s.sim().sdk_url(), handle, px_names);
+        auto want = portworx_replicas(s.sim(), handle, px_names);
         auto got = v["replicaNodes"].get<std::vector<std::string>>();
         BOOST_TEST((std::set<std::string>(got.begin(), got.end()) == want));
       }

@@ -44,10 +44,33 @@ inline std::set<std::string> affinity_hostnames(const json& pv) {
   return out;
 }
 
+/// GET on the simulator's Portworx SDK gateway, over HTTPS with its CA and with its
+/// token (unless `with_token` is false) when it was started so; status 0 when unreachable.
+inline http_reply sdk_get(const sim_process& sim, const std::string& path, bool with_token = true) {
+  http_reply reply;
+  CURL* curl = curl_easy_init();
+  auto url = sim.sdk_url() + path;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
+  if (!sim.sdk_ca_file().empty())
+    curl_easy_setopt(curl, CURLOPT_CAINFO, sim.sdk_ca_file().c_str());
+  curl_slist* headers = nullptr;
+  if (with_token && !sim.sdk_token().empty())
+    headers = curl_slist_append(headers, ("Authorization: Bearer " + sim.sdk_token()).c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, schedopt::test::collect_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
+  if (curl_easy_perform(curl) == CURLE_OK)
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  return reply;
+}
+
 /// Replica nodes of a Portworx volume, mapped from Portworx node ids to Kubernetes names.
-inline std::set<std::string> portworx_replicas(const std::string& sdk, const std::string& volume_id,
+inline std::set<std::string> portworx_replicas(const sim_process& sim, const std::string& volume_id,
                                                std::map<std::string, std::string>& node_names) {
-  auto reply = plain_get(sdk + "/v1/volumes/inspect/" + volume_id);
+  auto reply = sdk_get(sim, "/v1/volumes/inspect/" + volume_id);
   if (reply.status != 200)
     throw std::runtime_error("SDK volume inspect " + volume_id + ": " + std::to_string(reply.status));
   std::set<std::string> out;
@@ -55,7 +78,7 @@ inline std::set<std::string> portworx_replicas(const std::string& sdk, const std
     for (auto& id : set.value("nodes", json::array())) {
       auto px = id.get<std::string>();
       if (!node_names.count(px)) {
-        auto node = plain_get(sdk + "/v1/nodes/inspect/" + px);
+        auto node = sdk_get(sim, "/v1/nodes/inspect/" + px);
         if (node.status != 200)
           throw std::runtime_error("SDK node inspect " + px + ": " + std::to_string(node.status));
         node_names[px] = node.json().value("/node/scheduler_node_name"_json_pointer, std::string());
@@ -107,7 +130,6 @@ inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::st
     auto a = accepts_model.find(target);
     return a != accepts_model.end() && a->second.count(model->second) > 0;
   };
-  std::string sdk = driver == "portworx" ? sim.sdk_url() : "";
   std::map<std::string, std::string> px_names;
   // Longhorn: volume name -> nodes of its running Replica CRs.
   std::map<std::string, std::set<std::string>> longhorn_running;
@@ -155,7 +177,7 @@ inline std::vector<vmi_truth> ground_truth(const sim_process& sim, const std::st
         replicas = affinity_hostnames(pv->second);
       } else if (pv->second.value("/spec/csi/driver"_json_pointer, std::string()) == "pxd.portworx.com") {
         replicas = portworx_replicas(
-          sdk, pv->second.value("/spec/csi/volumeHandle"_json_pointer, std::string()), px_names);
+          sim, pv->second.value("/spec/csi/volumeHandle"_json_pointer, std::string()), px_names);
       } else if (pv->second.value("/spec/csi/driver"_json_pointer, std::string()) == "driver.longhorn.io") {
         replicas = longhorn_running[pv->second.value("/spec/csi/volumeHandle"_json_pointer, std::string())];
       }

@@ -42,6 +42,10 @@ public:
                                      "--token",       token_,        "--sdk-endpoint-out",
                                      sdk_url_file_};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
+    sdk_token_ = value_of(extra_args, "--sdk-token");
+    sdk_ca_file_ = value_of(extra_args, "--sdk-ca-out");
+    if (!sdk_token_.empty())
+      std::ofstream(sdk_token_file()) << sdk_token_ << "\n"; // the newline an editor leaves
     start(args, ready_timeout);
   }
 
@@ -77,6 +81,12 @@ public:
     std::getline(in, line);
     return line;
   }
+  /// The bearer token the SDK gateway requires (--sdk-token), "" if none.
+  const std::string& sdk_token() const { return sdk_token_; }
+  /// The SDK gateway's own CA (--sdk-ca-out: it serves HTTPS), "" if it serves HTTP.
+  const std::string& sdk_ca_file() const { return sdk_ca_file_; }
+  /// <dir>/sdk-token holding sdk_token(), as a mounted Secret would; "" without a token.
+  std::string sdk_token_file() const { return sdk_token_.empty() ? std::string() : dir_ + "/sdk-token"; }
   /// PEM of the simulator's CA, decoded from the kubeconfig, written to <dir>/ca.crt.
   std::string ca_file() const { return dir_ + "/ca.crt"; }
   const std::string& dir() const { return dir_; }
@@ -122,6 +132,13 @@ public:
   }
 
 private:
+  static std::string value_of(const std::vector<std::string>& args, const std::string& flag) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == flag)
+        return args[i + 1];
+    return {};
+  }
+
   void start(const std::vector<std::string>& args, std::chrono::seconds ready_timeout) {
     int out[2];
     if (pipe(out) != 0) {
@@ -225,6 +242,8 @@ private:
   std::string dir_;
   std::string kubeconfig_;
   std::string sdk_url_file_;
+  std::string sdk_token_;
+  std::string sdk_ca_file_;
   std::string url_;
   std::string error_;
   pid_t pid_ = -1;

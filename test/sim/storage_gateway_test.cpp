@@ -1,8 +1,12 @@
 // The OpenStorage SDK REST gateway over loopback HTTP: paths, snake_case shapes,
-// grpc-gateway errors and the bearer token.
+// grpc-gateway errors and the bearer token; over HTTPS with a CA of its own.
 #include <boost/test/unit_test.hpp>
 
+#include <cstdio>
+#include <fstream>
+
 #include <httplib.h>
+#include <unistd.h>
 
 #include "kubevirt_test_fixture.hpp"
 #include "sim/portworx_gateway.hpp"
@@ -172,6 +176,57 @@ BOOST_AUTO_TEST_CASE(token_is_required_when_set) {
   BOOST_CHECK_EQUAL(denied["code"], 16);
   f.get("/v1/nodes", 401, "wrong");
   BOOST_CHECK_EQUAL(f.get("/v1/nodes", 200, "s3cret")["node_ids"].size(), 5u);
+}
+
+// As Portworx with TLS on: HTTPS on the same gateway, verified against the gateway's own
+// CA (not the API server's), and the token still required.
+BOOST_AUTO_TEST_CASE(https_with_its_own_ca_and_the_token) {
+  populated_store w{[] {
+    scenario_options o;
+    o.nodes = 3;
+    o.vmis = 3;
+    o.seed = 4;
+    return o;
+  }()};
+  auto tls = make_tls_material("schedopt-sim-portworx-ca");
+  BOOST_REQUIRE(tls);
+  auto other = make_tls_material();
+  BOOST_REQUIRE(other);
+  portworx_gateway gateway{w.storage};
+  auto port = gateway.start(0, "s3cret", *tls);
+  BOOST_REQUIRE(port);
+  BOOST_CHECK_EQUAL(gateway.url(), "https://127.0.0.1:" + std::to_string(*port));
+  auto ca_file = [](const std::string& name, const std::string& pem) {
+    auto path = "/tmp/schedopt-gateway-test-" + std::to_string(::getpid()) + "-" + name;
+    std::ofstream(path) << pem;
+    return path;
+  };
+  auto right = ca_file("ca.pem", tls->ca_cert_pem);
+  auto wrong = ca_file("other-ca.pem", other->ca_cert_pem);
+
+  httplib::SSLClient client{"127.0.0.1", *port};
+  client.set_ca_cert_path(right.c_str());
+  client.enable_server_certificate_verification(true);
+  auto denied = client.Get("/v1/nodes");
+  BOOST_REQUIRE(denied);
+  BOOST_CHECK_EQUAL(denied->status, 401);
+  auto nodes = client.Get("/v1/nodes", {{"Authorization", "Bearer s3cret"}});
+  BOOST_REQUIRE(nodes);
+  BOOST_CHECK_EQUAL(nodes->status, 200);
+  BOOST_CHECK_EQUAL(json::parse(nodes->body)["node_ids"].size(), 3u);
+
+  httplib::SSLClient untrusting{"127.0.0.1", *port};
+  untrusting.set_ca_cert_path(wrong.c_str());
+  untrusting.enable_server_certificate_verification(true);
+  auto refused = untrusting.Get("/v1/nodes", {{"Authorization", "Bearer s3cret"}});
+  BOOST_CHECK(!refused); // the handshake fails: no answer at all
+  BOOST_CHECK(refused.error() == httplib::Error::SSLServerVerification);
+
+  httplib::Client plain{"127.0.0.1", *port};
+  BOOST_CHECK(!plain.Get("/v1/nodes")); // no plain HTTP on the TLS port
+  gateway.stop();
+  std::remove(right.c_str());
+  std::remove(wrong.c_str());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
