@@ -200,10 +200,11 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
     "--setenv", "POD_NAMESPACE", "schedopt",
     "--",
     "/usr/local/bin/schedopt", "run", "--leader-elect", "--config", "/etc/schedopt/config.yaml",
-    // The simulator's SDK gateway and a port of its own instead of :8080; the rest is the
-    // ConfigMap's.
+    // The simulator's SDK gateway and ports of its own instead of :8443 and :8081; the
+    // rest is the ConfigMap's (so /metrics is HTTPS with its reviews, as deployed).
     "--portworx-endpoint", sc.sim().sdk_url(),
     "--metrics-listen", "127.0.0.1:0",
+    "--health-listen", "127.0.0.1:0",
     "--status-flush-interval", "200ms"};
   child_process ctl(args);
   unsetenv("SCHEDOPT_BINARY");
@@ -234,7 +235,7 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
     },
     std::chrono::seconds(10)));
   BOOST_TEST(ctl.running());
-  if (int port = ctl.metrics_port(); port > 0) {
+  if (int port = ctl.health_port(); port > 0) {
     BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status == 200);
     BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/readyz").status == 200);
   }
