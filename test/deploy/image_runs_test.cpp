@@ -136,6 +136,9 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
   json config = blob(layout, manifest["config"]["digest"]);
   BOOST_TEST(config["config"]["User"].get<std::string>() == "65532:65532");
   BOOST_TEST(config["config"]["Entrypoint"] == json::parse(R"(["/usr/local/bin/schedopt", "run"])"));
+  // The Deployment's container ports: /metrics (HTTPS) and the probes.
+  BOOST_TEST(config["config"]["ExposedPorts"] == json::parse(R"({"8081/tcp": {}, "8443/tcp": {}})"),
+             config["config"].value("ExposedPorts", json()).dump());
   auto labels = config["config"]["Labels"];
   BOOST_TEST(labels.value("org.opencontainers.image.revision", "").size() >= 7u);
   BOOST_TEST(!labels.value("org.opencontainers.image.version", "").empty());
