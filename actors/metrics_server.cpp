@@ -1,10 +1,13 @@
-// See metrics_server.hpp. cpp-httplib serves on its own small thread pool.
+// See metrics_server.hpp. cpp-httplib (SSLServer when secure), its own small pool.
 #include "actors/metrics_server.hpp"
 
 #include <thread>
 
 #include <httplib.h>
+#include <spdlog/spdlog.h>
 
+#include "actors/listen_address.hpp"
+#include "actors/metrics_tls.hpp"
 #include "k8s/listen_thread.hpp"
 #include "k8s/metrics.hpp"
 #include "schedopt_version.hpp"
@@ -27,66 +30,92 @@ void register_standard_metrics() {
   (void) registered;
 }
 
+std::string lower(std::string s) {
+  for (auto& c : s)
+    c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return s;
+}
+
+/// The TLS server for `identity`; an error when OpenSSL refuses it.
+expected<std::unique_ptr<httplib::Server>> tls_server(const tls_identity& identity) {
+  auto server = std::make_unique<httplib::SSLServer>(
+    [&identity](SSL_CTX& ctx) { return configure_server_tls(ctx, identity); });
+  if (!server->is_valid())
+    return make_error(ec::config_error, "metrics: OpenSSL refused the TLS certificate or key");
+  return std::unique_ptr<httplib::Server>(std::move(server));
+}
+
+void serve_metrics(httplib::Response& res) {
+  res.set_content(k8s::default_metrics().render(), "text/plain; version=0.0.4");
+}
+
 } // namespace
 
 struct metrics_server::impl {
-  httplib::Server server;
+  std::unique_ptr<httplib::Server> server;
   std::thread thread;
 };
 
-expected<std::unique_ptr<metrics_server>> metrics_server::start(const std::string& listen) {
-  auto colon = listen.rfind(':');
-  if (colon == std::string::npos)
-    return make_error(ec::config_error, "--metrics-listen \"" + listen + "\": expected [host]:port");
-  std::string host = listen.substr(0, colon);
-  if (host.empty())
-    host = "0.0.0.0";
-  int port = 0;
-  try {
-    port = std::stoi(listen.substr(colon + 1));
-  } catch (...) {
-    return make_error(ec::config_error, "--metrics-listen \"" + listen + "\": bad port");
-  }
-  register_standard_metrics();
+expected<std::unique_ptr<metrics_server>> metrics_server::start(metrics_server_options options) {
+  auto address = parse_listen_address(options.listen, "--metrics-listen");
+  if (!address)
+    return address.err();
   std::unique_ptr<metrics_server> out{new metrics_server};
   out->impl_ = std::make_unique<impl>();
-  auto* self = out.get();
-  auto& srv = out->impl_->server;
-  srv.new_task_queue = [] { return new httplib::ThreadPool(2); };
-  srv.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content(k8s::default_metrics().render(), "text/plain; version=0.0.4");
-  });
-  srv.Get("/healthz", [self](const httplib::Request&, httplib::Response& res) {
-    auto why = self->unhealthy_reason();
-    res.status = why.empty() ? 200 : 503;
-    res.set_content(why.empty() ? "ok" : "unhealthy: " + why, "text/plain");
-  });
-  srv.Get("/readyz", [self](const httplib::Request&, httplib::Response& res) {
-    auto why = self->ready_ ? self->unhealthy_reason() : std::string{"informers not synced"};
-    res.status = why.empty() ? 200 : 503;
-    res.set_content(why.empty() ? "ok" : "not ready: " + why, "text/plain");
-  });
-  int bound = port == 0 ? srv.bind_to_any_port(host) : (srv.bind_to_port(host, port) ? port : -1);
-  if (bound <= 0)
-    return make_error(ec::config_error, "--metrics-listen \"" + listen + "\": cannot listen");
-  out->port_ = bound;
-  out->impl_->thread = start_listening(out->impl_->server);
+  out->secure_ = options.secure;
+  if (options.secure) {
+    if (!options.access)
+      return make_error(ec::config_error, "metrics: secure serving needs the API server's reviews");
+    auto identity = options.cert_file.empty() ? self_signed_identity()
+                                              : read_identity(options.cert_file, options.key_file);
+    if (!identity)
+      return identity.err();
+    auto server = tls_server(*identity);
+    if (!server)
+      return server.err();
+    out->impl_->server = std::move(*server);
+  } else {
+    out->impl_->server = std::make_unique<httplib::Server>();
+  }
+  register_standard_metrics();
+  auto& srv = *out->impl_->server;
+  srv.new_task_queue = [] { return new httplib::ThreadPool(worker_threads); };
+  srv.set_read_timeout(5, 0);
+  srv.set_write_timeout(10, 0); // a page of some hundred kB to a slow reader
+  srv.set_tcp_nodelay(true);
+  if (options.secure) {
+    // filters.go: authenticate, then authorize the lower-cased method on the path, then
+    // serve; each refusal with its status and text.
+    auto access = options.access;
+    srv.Get("/metrics", [access](const httplib::Request& req, httplib::Response& res) {
+      auto decided = access->check(req.get_header_value("Authorization"), lower(req.method),
+                                   req.path, std::chrono::steady_clock::now());
+      if (decided.status == 200)
+        return serve_metrics(res);
+      res.status = decided.status;
+      res.set_header("X-Content-Type-Options", "nosniff");
+      res.set_content(decided.body, "text/plain; charset=utf-8");
+      if (decided.status >= 500)
+        spdlog::warn("metrics: {} {} answered {}: {}", req.method, req.path, decided.status,
+                     decided.why);
+      else
+        spdlog::debug("metrics: {} {} answered {}{}: {}", req.method, req.path, decided.status,
+                      decided.user.empty() ? "" : " to " + decided.user, decided.why);
+    });
+  } else {
+    srv.Get("/metrics", [](const httplib::Request&, httplib::Response& res) { serve_metrics(res); });
+  }
+  auto bound = bind_listen_address(srv, *address, "--metrics-listen", options.listen);
+  if (!bound)
+    return bound.err();
+  out->port_ = *bound;
+  out->impl_->thread = start_listening(srv);
   return out;
 }
 
-void metrics_server::set_health_check(std::function<std::string()> check) {
-  std::lock_guard<std::mutex> guard{health_mutex_};
-  health_check_ = std::move(check);
-}
-
-std::string metrics_server::unhealthy_reason() {
-  std::lock_guard<std::mutex> guard{health_mutex_};
-  return health_check_ ? health_check_() : std::string{};
-}
-
 metrics_server::~metrics_server() {
-  if (impl_) {
-    impl_->server.stop();
+  if (impl_ && impl_->server) {
+    impl_->server->stop();
     if (impl_->thread.joinable())
       impl_->thread.join();
   }

@@ -1,40 +1,44 @@
-// /metrics (Prometheus text), /healthz and /readyz on --metrics-listen (docs/design.md §4.6).
+// /metrics (Prometheus text) on --metrics-listen: over HTTPS with every request
+// authenticated and authorized by the API server, or plain HTTP for local use
+// (docs/design.md §4.6). The probes are health_server's, on a port of their own.
 #pragma once
 
-#include <atomic>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "k8s/delegated_access.hpp"
 #include "model/error.hpp"
 
 namespace schedopt {
 
+struct metrics_server_options {
+  std::string listen = ":8443"; // "[host]:port"; port 0 = any free port
+  bool secure = true;
+  /// Secure only: the PEM files served, both or neither; neither: a self-signed
+  /// certificate made at start (actors/metrics_tls.hpp).
+  std::string cert_file;
+  std::string key_file;
+  /// Secure only, required: decides each request (TokenReview, SubjectAccessReview).
+  std::shared_ptr<k8s::delegated_access> access;
+};
+
 class metrics_server {
 public:
-  /// `listen` is "[host]:port" (":8080" = all interfaces; port 0 = any free port).
-  static expected<std::unique_ptr<metrics_server>> start(const std::string& listen);
+  /// Worker threads: a request may wait on two reviews, so more than one scraper (an HA
+  /// Prometheus pair) is served at once.
+  static constexpr int worker_threads = 4;
+
+  static expected<std::unique_ptr<metrics_server>> start(metrics_server_options options);
   ~metrics_server();
 
-  /// /readyz answers 200 once set (informers synced) while the process is healthy, on
-  /// every replica: leadership is the schedopt_leader gauge, never readiness (a standby
-  /// that is not ready stalls every rolling update and blocks every drain).
-  void set_ready(bool ready) { ready_ = ready; }
-  /// /healthz asks this: "" when healthy, else why not (answered with 503). Until set,
-  /// the process is healthy.
-  void set_health_check(std::function<std::string()> check);
   int port() const { return port_; }
+  bool secure() const { return secure_; }
 
 private:
   struct impl;
   std::unique_ptr<impl> impl_;
-  std::string unhealthy_reason();
-
-  std::atomic<bool> ready_{false};
-  std::mutex health_mutex_;
-  std::function<std::string()> health_check_;
   int port_ = 0;
+  bool secure_ = true;
 };
 
 } // namespace schedopt

@@ -140,16 +140,19 @@ apply_fn one_of(std::string settings::*field, std::set<std::string> allowed) {
   };
 }
 
-// "host:port", ":port" or "[v6]:port" with a numeric port, as the metrics server binds.
-std::string apply_listen(settings& s, const std::string& text) {
-  auto colon = text.rfind(':');
-  if (colon == std::string::npos)
-    return "want HOST:PORT or :PORT";
-  int64_t port = 0;
-  if (!parse_int(text.substr(colon + 1), port).empty() || port < 0 || port > 65535)
-    return "port must be a number in 0..65535";
-  s.metrics_listen = text;
-  return {};
+// "host:port", ":port" or "[v6]:port" with a numeric port, as the metrics and health
+// servers bind.
+apply_fn listen_field(std::string settings::*field) {
+  return [=](settings& s, const std::string& text) -> std::string {
+    auto colon = text.rfind(':');
+    if (colon == std::string::npos)
+      return "want HOST:PORT or :PORT";
+    int64_t port = 0;
+    if (!parse_int(text.substr(colon + 1), port).empty() || port < 0 || port > 65535)
+      return "port must be a number in 0..65535";
+    s.*field = text;
+    return {};
+  };
 }
 
 std::string apply_endpoint(settings& s, const std::string& text) {
@@ -262,8 +265,24 @@ std::vector<setting_def> build_table() {
                    duration_field(&settings::renew_deadline, lower_bound::positive)));
   t.push_back(make("retryPeriod", &settings::retry_period, "DURATION", "2s", "interval between Lease attempts",
                    duration_field(&settings::retry_period, lower_bound::positive)));
-  t.push_back(make("metricsListen", &settings::metrics_listen, "ADDR", ":8080",
-                   "address of /metrics, /healthz and /readyz", apply_listen));
+  t.push_back(make("metricsListen", &settings::metrics_listen, "ADDR", ":8443",
+                   "address of /metrics (HTTPS unless metricsSecure is false)",
+                   listen_field(&settings::metrics_listen)));
+  t.push_back(make("metricsSecure", &settings::metrics_secure, "", "true",
+                   "/metrics over HTTPS, each scrape's bearer token checked by a TokenReview "
+                   "and a SubjectAccessReview (get /metrics); false: plain HTTP, no checks, "
+                   "for local use",
+                   bool_field(&settings::metrics_secure)));
+  t.push_back(make("metricsCertFile", &settings::metrics_cert_file, "PATH", "",
+                   "PEM certificate (chain) /metrics serves, read at start; empty: a "
+                   "self-signed one made at start",
+                   string_field(&settings::metrics_cert_file)));
+  t.push_back(make("metricsKeyFile", &settings::metrics_key_file, "PATH", "",
+                   "PEM private key of metricsCertFile",
+                   string_field(&settings::metrics_key_file)));
+  t.push_back(make("healthListen", &settings::health_listen, "ADDR", ":8081",
+                   "address of /healthz and /readyz (plain HTTP, for the kubelet's probes)",
+                   listen_field(&settings::health_listen)));
   t.push_back(make("apiUnreachableWindow", &settings::api_unreachable_window, "DURATION", "2m",
                    "/healthz fails when the API server has not answered for this long",
                    duration_field(&settings::api_unreachable_window, lower_bound::positive)));
@@ -361,6 +380,10 @@ std::string validate_combination(const settings& s,
            + " " + format_go_duration(s.renew_deadline) + ", " + named("retryPeriod") + " "
            + format_go_duration(s.retry_period) + " (x1.2 = " + format_go_duration(jittered)
            + ")";
+  if (s.metrics_cert_file.empty() != s.metrics_key_file.empty())
+    return named(s.metrics_cert_file.empty() ? "metricsKeyFile" : "metricsCertFile")
+           + " is set without " + (s.metrics_cert_file.empty() ? "metricsCertFile" : "metricsKeyFile")
+           + ": give the certificate and its key together";
   return {};
 }
 

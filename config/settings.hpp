@@ -50,7 +50,14 @@ struct settings {
   duration lease_duration = std::chrono::seconds(15);
   duration renew_deadline = std::chrono::seconds(10);
   duration retry_period = std::chrono::seconds(2);
-  std::string metrics_listen = ":8080";
+  /// /metrics: HTTPS, each scrape authenticated and authorized by the API server
+  /// (docs/design.md §4.6), unless metrics_secure is off (plain HTTP, for local use).
+  std::string metrics_listen = ":8443";
+  bool metrics_secure = true;
+  std::string metrics_cert_file; // PEM chain; empty (with the key): a self-signed certificate
+  std::string metrics_key_file;
+  /// /healthz and /readyz: plain HTTP for the kubelet, a server of their own.
+  std::string health_listen = ":8081";
   /// /healthz fails once the API server has not answered for this long.
   duration api_unreachable_window = std::chrono::minutes(2);
   bool dry_run = false;

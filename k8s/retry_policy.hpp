@@ -14,7 +14,8 @@ namespace schedopt::k8s {
 /// operation is a `test` (a replay of an applied patch fails its test, 422, unless it is
 /// idempotent); DELETE with uid or resourceVersion preconditions (a replay answers 404 or
 /// 409); POST of an object with a fixed metadata.name (a replay answers 409
-/// AlreadyExists). Not: a POST with only generateName (a replay creates a second object),
+/// AlreadyExists); POST of a review (TokenReview, SubjectAccessReview: answered, never
+/// stored). Not: a POST with only generateName (a replay creates a second object),
 /// a merge or strategic patch (a replay can undo another client's write made since).
 bool replay_is_harmless(const http_call& call);
 

@@ -17,12 +17,12 @@
 #include "actors/commands/commands.hpp"
 #include "actors/commands/local_stack.hpp"
 #include "actors/commands/process_signals.hpp"
+#include "actors/commands/served_endpoints.hpp"
 #include "actors/controller_actor.hpp"
 #include "actors/api_client_actor.hpp"
 #include "actors/controller_stack.hpp"
 #include "actors/leader_elector_actor.hpp"
 #include "actors/logging.hpp"
-#include "actors/metrics_server.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/metrics.hpp"
 
@@ -128,17 +128,14 @@ int run_command(const settings& cfg) {
   // Set before anything is served, so /metrics never lacks it.
   k8s::default_metrics().describe_gauge("schedopt_leader", "1 while this replica holds the leader Lease.");
   k8s::default_metrics().gauge_set("schedopt_leader", {}, cfg.leader_elect ? 0 : 1);
-  std::unique_ptr<metrics_server> metrics;
-  if (!cfg.metrics_listen.empty()) {
-    auto started = metrics_server::start(cfg.metrics_listen);
-    if (!started) {
-      spdlog::error("{}", started.err().message);
-      stop_controller_stack(*stack); // or the actor system would wait for it forever
-      return 2;
-    }
-    metrics = std::move(*started);
-    spdlog::info("metrics, healthz and readyz on port {}", metrics->port());
+  // The probes answer from here on (/readyz 503 until the informers synced).
+  auto endpoints = serve_endpoints(sys, cluster, cfg);
+  if (!endpoints) {
+    spdlog::error("{}", endpoints.err().message);
+    stop_controller_stack(*stack); // or the actor system would wait for it forever
+    return 2;
   }
+  auto& health = *(*endpoints)->health;
   spdlog::info("schedopt run: API server {} ({}), driver {}, dry run {}", cluster.server,
                cluster.source, cfg.driver, cfg.dry_run);
   // SIGTERM is honoured while waiting too (an informer that cannot list, e.g. for want
@@ -153,14 +150,14 @@ int run_command(const settings& cfg) {
       spdlog::warn("informers not synced yet; still waiting");
   }
   auto controller = spawn_controller(sys, stack->ctx, stack->requests);
-  if (metrics) {
+  {
     // Ready = informers synced and healthy, on every replica (docs/design.md §4.6); healthy = the
     // controller actor lives and the API server answered within the window.
     auto controller_alive = std::make_shared<std::atomic<bool>>(true);
     controller->attach_functor([controller_alive](const caf::error&) { *controller_alive = false; });
     auto window = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       cfg.api_unreachable_window);
-    metrics->set_health_check([controller_alive, window]() -> std::string {
+    health.set_health_check([controller_alive, window]() -> std::string {
       if (!*controller_alive && !termination_started)
         return "controller actor is not running";
       auto silent = std::chrono::steady_clock::now() - last_api_answer();
@@ -170,7 +167,7 @@ int run_command(const settings& cfg) {
                + "s";
       return "";
     });
-    metrics->set_ready(true);
+    health.set_ready(true);
   }
   leader_elector_actor elector;
   if (cfg.leader_elect) {

@@ -140,7 +140,8 @@ ctr=$("${bh[@]}" from --name schedopt-image-build scratch)
   --workingdir / \
   --env PATH=/usr/local/bin \
   --entrypoint '["/usr/local/bin/schedopt", "run"]' \
-  --port 8080/tcp \
+  --port 8443/tcp \
+  --port 8081/tcp \
   --label org.opencontainers.image.title=schedopt \
   --label org.opencontainers.image.source=https://github.com/libopenstorage/schedopt \
   --label org.opencontainers.image.revision="$revision" \

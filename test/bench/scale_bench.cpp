@@ -234,16 +234,23 @@ figures run_rung(const options& o, long vmis) {
   auto controller_start = std::chrono::steady_clock::now();
   child_process controller({"run", "--kubeconfig", sim.kubeconfig(), "--driver", "portworx",
                             "--portworx-endpoint", sim.sdk_url(), "--metrics-listen",
+                            "127.0.0.1:0", "--metrics-secure=false", "--health-listen",
                             "127.0.0.1:0", "--log-format", "text", "--log-level", "info",
                             "--max-parallel-migrations", std::to_string(o.parallel),
                             "--max-parallel-migrations-limit", std::to_string(o.parallel),
                             "--max-non-hyperconverged-per-run", std::to_string(o.max_per_run)});
-  int port = 0;
-  schedopt::e2e::eventually([&] { return (port = controller.metrics_port()) != 0 || !controller.running(); },
-                            left(), 20ms);
+  int port = 0, health_port = 0;
+  schedopt::e2e::eventually(
+    [&] {
+      port = controller.metrics_port();
+      health_port = controller.health_port();
+      return (port != 0 && health_port != 0) || !controller.running();
+    },
+    left(), 20ms);
   std::string base = "http://127.0.0.1:" + std::to_string(port);
-  bool ready = port != 0 && schedopt::e2e::eventually(
-    [&] { return schedopt::e2e::plain_get(base + "/readyz").status == 200 || !controller.running(); },
+  std::string probes = "http://127.0.0.1:" + std::to_string(health_port);
+  bool ready = port != 0 && health_port != 0 && schedopt::e2e::eventually(
+    [&] { return schedopt::e2e::plain_get(probes + "/readyz").status == 200 || !controller.running(); },
     left(), 20ms);
   if (!ready || !controller.running()) {
     f.outcome = "controller not ready: " + controller.log_tail(20);

@@ -88,6 +88,7 @@ int run(const options& o) {
   }
   child_process controller({"run", "--kubeconfig", sim.kubeconfig(), "--driver", "portworx",
                             "--portworx-endpoint", sim.sdk_url(), "--metrics-listen", "127.0.0.1:0",
+                            "--metrics-secure=false", "--health-listen", "127.0.0.1:0",
                             "--log-format", "text", "--log-level", "info",
                             "--status-flush-interval", "20ms"});
   int port = 0;

@@ -87,7 +87,11 @@ BOOST_AUTO_TEST_CASE(defaults) {
   BOOST_CHECK(s.lease_duration == 15s);
   BOOST_CHECK(s.renew_deadline == 10s);
   BOOST_CHECK(s.retry_period == 2s);
-  BOOST_CHECK_EQUAL(s.metrics_listen, ":8080");
+  BOOST_CHECK_EQUAL(s.metrics_listen, ":8443");
+  BOOST_CHECK(s.metrics_secure);
+  BOOST_CHECK_EQUAL(s.metrics_cert_file, "");
+  BOOST_CHECK_EQUAL(s.metrics_key_file, "");
+  BOOST_CHECK_EQUAL(s.health_listen, ":8081");
   BOOST_CHECK_EQUAL(s.log_format, "text");
   BOOST_CHECK_EQUAL(s.api_qps, 20);
   BOOST_CHECK_EQUAL(s.api_burst, 30);
@@ -163,7 +167,8 @@ BOOST_AUTO_TEST_CASE(flag_spellings) {
   auto s = ok({"run", "--leader-elect", "--dry-run=true", "--no-pin-target-node",
                "--max-parallel-migrations=12", "--driver", "csi-topology",
                "--metrics-listen", "127.0.0.1:0", "--log-level", "debug", "--kubeconfig",
-               "/tmp/kc", "--context", "kind"})
+               "/tmp/kc", "--context", "kind", "--metrics-secure=false", "--health-listen",
+               "[::1]:9000", "--metrics-cert-file", "/c.pem", "--metrics-key-file", "/k.pem"})
              .config;
   BOOST_CHECK(s.leader_elect);
   BOOST_CHECK(s.dry_run);
@@ -171,6 +176,10 @@ BOOST_AUTO_TEST_CASE(flag_spellings) {
   BOOST_CHECK_EQUAL(s.max_parallel_migrations, 12);
   BOOST_CHECK_EQUAL(s.driver, "csi-topology");
   BOOST_CHECK_EQUAL(s.metrics_listen, "127.0.0.1:0");
+  BOOST_CHECK(!s.metrics_secure);
+  BOOST_CHECK_EQUAL(s.health_listen, "[::1]:9000");
+  BOOST_CHECK_EQUAL(s.metrics_cert_file, "/c.pem");
+  BOOST_CHECK_EQUAL(s.metrics_key_file, "/k.pem");
   BOOST_CHECK_EQUAL(s.log_level, "debug");
   BOOST_CHECK_EQUAL(s.kubeconfig, "/tmp/kc");
   BOOST_CHECK_EQUAL(s.context, "kind");
@@ -305,6 +314,16 @@ BOOST_AUTO_TEST_CASE(bad_input_messages) {
     {{"run", "--metrics-listen", "8080"}, "--metrics-listen \"8080\": want HOST:PORT or :PORT"},
     {{"run", "--metrics-listen", ":http"},
      "--metrics-listen \":http\": port must be a number in 0..65535"},
+    {{"run", "--health-listen", "8081"}, "--health-listen \"8081\": want HOST:PORT or :PORT"},
+    {{"run", "--health-listen", ":70000"},
+     "--health-listen \":70000\": port must be a number in 0..65535"},
+    {{"run", "--metrics-secure=maybe"}, "--metrics-secure \"maybe\": not a boolean (want true or false)"},
+    {{"run", "--metrics-cert-file", "/tls.crt"},
+     "metricsCertFile (--metrics-cert-file) is set without metricsKeyFile: give the certificate "
+     "and its key together"},
+    {{"run", "--metrics-key-file", "/tls.key"},
+     "metricsKeyFile (--metrics-key-file) is set without metricsCertFile: give the certificate "
+     "and its key together"},
     {{"run", "--api-qps", "fast"}, "--api-qps \"fast\": not a number"},
     {{"run", "--api-qps", "-1"}, "--api-qps \"-1\": must be > 0"},
     {{"run", "--portworx-endpoint", "portworx:9021"},

@@ -93,7 +93,8 @@ BOOST_AUTO_TEST_CASE(spec_section_5_defaults_are_documented) {
     {"statusHeartbeatInterval", "30s"}, {"pinTargetNode", "true"},
     {"driver", "portworx"},            {"leaseName", "schedopt-leader"},
     {"leaseDuration", "15s"},          {"renewDeadline", "10s"},
-    {"retryPeriod", "2s"},             {"metricsListen", ":8080"},
+    {"retryPeriod", "2s"},             {"metricsListen", ":8443"},
+    {"metricsSecure", "true"},         {"healthListen", ":8081"},
     {"apiQps", "20"},                  {"apiBurst", "30"}};
   for (const auto& [key, def] : spec) {
     auto it = std::find_if(all_settings().begin(), all_settings().end(),

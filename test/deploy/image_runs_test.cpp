@@ -140,6 +140,9 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
   json config = blob(layout, manifest["config"]["digest"]);
   BOOST_TEST(config["config"]["User"].get<std::string>() == "65532:65532");
   BOOST_TEST(config["config"]["Entrypoint"] == json::parse(R"(["/usr/local/bin/schedopt", "run"])"));
+  // The Deployment's container ports: /metrics (HTTPS) and the probes.
+  BOOST_TEST(config["config"]["ExposedPorts"] == json::parse(R"({"8081/tcp": {}, "8443/tcp": {}})"),
+             config["config"].value("ExposedPorts", json()).dump());
   auto labels = config["config"]["Labels"];
   BOOST_TEST(labels.value("org.opencontainers.image.revision", "").size() >= 7u);
   BOOST_TEST(!labels.value("org.opencontainers.image.version", "").empty());
@@ -217,10 +220,11 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
     "--",
     "/usr/local/bin/schedopt", "run", "--leader-elect", "--config", "/etc/schedopt/config.yaml",
     // The simulator's SDK gateway (https://127.0.0.1:<port>, its certificate names that
-    // address) and a port of its own instead of :8080; the rest, token and CA files
-    // included, is the ConfigMap's.
+    // address) and ports of its own instead of :8443 and :8081; the rest, token and CA
+    // files included, is the ConfigMap's (so /metrics is HTTPS with its reviews, as deployed).
     "--portworx-endpoint", sc.sim().sdk_url(),
     "--metrics-listen", "127.0.0.1:0",
+    "--health-listen", "127.0.0.1:0",
     "--status-flush-interval", "200ms"};
   child_process ctl(args);
   unsetenv("SCHEDOPT_BINARY");
@@ -251,7 +255,7 @@ BOOST_AUTO_TEST_CASE(image_runs_as_a_pod_converging_a_request_under_rbac,
     },
     std::chrono::seconds(10)));
   BOOST_TEST(ctl.running());
-  if (int port = ctl.metrics_port(); port > 0) {
+  if (int port = ctl.health_port(); port > 0) {
     BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status == 200);
     BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/readyz").status == 200);
   }

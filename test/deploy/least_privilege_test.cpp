@@ -5,15 +5,17 @@
 // schedopt, --leader-elect, the Portworx driver, events on.
 //
 // Sufficient: a whole request with failed and skipped candidates reaches Final with the
-// expected outcome, no write of anyone was answered 403 (the audit lists every mutating
-// request), and, because the audit does not list reads, the controller never logged
-// "forbidden".
+// expected outcome, a Prometheus ServiceAccount bound to schedopt-metrics-reader scrapes
+// the HTTPS /metrics (the controller's reviews of its token are allowed), no write of
+// anyone was answered 403 (the audit lists every mutating request), and, because the
+// audit does not list reads, the controller never logged "forbidden".
 //
 // Necessary: every rule of the shipped ClusterRole and Role, read from deploy/rbac, is
 // removed in turn (the admin patches the role), a fresh controller serves a new request,
 // and something it does fails clearly within a short bound: the audit records a 403 for
 // the rule's resource or the log has a "forbidden ... cannot <verb> resource \"<res>\""
-// line naming it. The rule is restored before the next one.
+// line naming it. The rule is restored before the next one. Prometheus scrapes all along,
+// so the rules for the reviews behind /metrics are put to the test too.
 //
 // SCHEDOPT_LEAST_PRIVILEGE_VERBS=1 also removes single verbs, one run each (about 3.5
 // minutes more): reported, not asserted, because some verbs serve paths a plain run does
@@ -28,6 +30,7 @@
 #include <sstream>
 
 #include "deploy/deploy_support.hpp"
+#include "deploy/service_account_run.hpp"
 #include "e2e/e2e_fixture.hpp"
 
 namespace fs = std::filesystem;
@@ -149,35 +152,6 @@ std::vector<role_cut> verb_cuts() {
   return out;
 }
 
-/// A kubeconfig that authenticates as the ServiceAccount the simulator mounted in `sa_dir`.
-fs::path write_service_account_kubeconfig(const sim_process& sim, const fs::path& sa_dir, const fs::path& file) {
-  std::ofstream out(file);
-  out << "apiVersion: v1\nkind: Config\n"
-      << "clusters:\n- name: sim\n  cluster:\n    server: \"" << sim.url() << "\"\n"
-      << "    certificate-authority: \"" << (sa_dir / "ca.crt").string() << "\"\n"
-      << "users:\n- name: schedopt\n  user:\n    tokenFile: \"" << (sa_dir / "token").string() << "\"\n"
-      << "contexts:\n- name: schedopt\n  context:\n    cluster: sim\n    user: schedopt\n    namespace: schedopt\n"
-      << "current-context: schedopt\n";
-  return file;
-}
-
-void apply_deploy_rbac(const sim_process& sim) {
-  if (!on_path("kubectl").empty()) {
-    auto applied = run_shell("kubectl --kubeconfig '" + sim.kubeconfig() + "' apply -k '" + source_dir
-                             + "/deploy/default'");
-    BOOST_REQUIRE_MESSAGE(applied.first == 0, "kubectl apply -k deploy/default:\n" + applied.second);
-    BOOST_TEST_MESSAGE("RBAC from kubectl apply -k deploy/default");
-    return;
-  }
-  for (const char* file : {"deploy/rbac/serviceaccount.yaml", "deploy/rbac/rbac.yaml"})
-    for (auto& obj : manifest_objects(file)) {
-      auto reply = schedopt::test::http_request(sim, "POST", collection_path(obj), obj.dump());
-      BOOST_TEST_INFO(file << ": " << obj.value("kind", "") << " -> " << reply.body);
-      BOOST_REQUIRE(reply.status == 201 || reply.status == 409); // the simulator made the SA
-    }
-  BOOST_TEST_MESSAGE("kubectl missing: RBAC from deploy/rbac posted as JSON");
-}
-
 void set_rules(const sim_process& sim, const json& role, const json& rules) {
   merge_patch(sim, object_path(role), {{"rules", rules}});
 }
@@ -194,6 +168,7 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
   BOOST_REQUIRE_MESSAGE(access(schedopt_binary().c_str(), X_OK) == 0, "no controller binary " + schedopt_binary());
   scratch_dir tmp;
   const fs::path sa_dir = tmp.path / "serviceaccount";
+  const fs::path prometheus_dir = tmp.path / "prometheus";
 
   // Enough misplaced VMIs that every run below still finds candidates (each run migrates
   // at most --max-non-hyperconverged-per-run), some not migratable (skips) and a failure
@@ -201,11 +176,19 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
   scenario sc("portworx", {"--vmis", verb_level ? "120" : "48", "--misplaced", "0.85", "--not-migratable", "0.15",
                            "--migration-failure-rate", "0.3", "--migration-duration", "1s", "--seed", "3",
                            "--authorization", "rbac", "--service-account", "schedopt/schedopt",
-                           "--service-account-dir", sa_dir.string()});
+                           "--service-account-dir", sa_dir.string(), "--service-account", "monitoring/prometheus",
+                           "--service-account-dir", prometheus_dir.string()});
   for (const char* f : {"token", "ca.crt", "namespace"})
     BOOST_REQUIRE_MESSAGE(fs::exists(sa_dir / f), std::string("simulator wrote no ") + f);
   apply_deploy_rbac(sc.sim());
+  bind_cluster_role(sc.sim(), "schedopt-metrics-reader", "monitoring", "prometheus");
+  const std::string prometheus_token = slurp(prometheus_dir / "token");
   const fs::path sa_kubeconfig = write_service_account_kubeconfig(sc.sim(), sa_dir, tmp.path / "sa-kubeconfig");
+  auto scrape = [&](const child_process& ctl) {
+    int port = ctl.metrics_port();
+    return port > 0 ? scrape_https("https://127.0.0.1:" + std::to_string(port) + "/metrics", prometheus_token)
+                    : schedopt::test::http_reply{};
+  };
 
   auto controller_args = [&](const std::string& per_run) {
     auto args = sc.controller_args({"--leader-elect",
@@ -218,7 +201,9 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
                                     // Failed candidates stay candidates for the next runs
                                     // (below the cluster's default floor, so lowered too).
                                     "--cool-off-period", "1s", "--min-cool-off-period", "0s",
-                                    "--max-non-hyperconverged-per-run", per_run});
+                                    "--max-non-hyperconverged-per-run", per_run,
+                                    // /metrics as deployed: HTTPS, each scraper reviewed.
+                                    "--metrics-secure=true"});
     for (std::size_t i = 0; i + 1 < args.size(); ++i)
       if (args[i] == "--kubeconfig")
         args[i + 1] = sa_kubeconfig.string();
@@ -247,6 +232,9 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
     BOOST_TEST(counter(done, "failed") > 0, done.dump());
     BOOST_TEST(counter(done, "skipped") > 0, done.dump());
     BOOST_TEST(ctl.running());
+    auto scraped = scrape(ctl);
+    BOOST_TEST(scraped.status == 200, "Prometheus's scrape answered " << scraped.status << ": " << scraped.body);
+    BOOST_TEST(scraped.body.find("schedopt_build_info") != std::string::npos);
     BOOST_TEST(ctl.terminate() == 0);
     BOOST_TEST(!mentions_forbidden(ctl.err()), "the controller logged forbidden:\n" + ctl.log_tail());
 
@@ -286,6 +274,7 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
     sc.create_request(name, scenario::enabled_spec());
     std::set<std::string> evidence;
     auto collect = [&] {
+      scrape(ctl); // a review the cut may refuse, cached once allowed
       for (auto& w : audit_writes(sc.sim(), since))
         if (w.value("user", "") == sa_user && w.value("code", 0) == 403) {
           std::string res = w.value("resource", "");

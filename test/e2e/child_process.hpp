@@ -125,15 +125,20 @@ public:
     return text.substr(pos);
   }
 
-  /// The port schedopt logged for its metrics server, 0 if not logged (yet).
-  int metrics_port() const {
+  /// The port schedopt logged for /metrics, 0 if not logged (yet).
+  int metrics_port() const { return logged_port("/metrics on port ([0-9]+)"); }
+
+  /// The port schedopt logged for /healthz and /readyz, 0 if not logged (yet).
+  int health_port() const { return logged_port("/healthz and /readyz on port ([0-9]+)"); }
+
+private:
+  int logged_port(const char* pattern) const {
     std::smatch m;
     auto text = err();
-    static const std::regex re("healthz and readyz on port ([0-9]+)");
+    const std::regex re(pattern);
     return std::regex_search(text, m, re) ? std::atoi(m[1].str().c_str()) : 0;
   }
 
-private:
   static std::string read(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;

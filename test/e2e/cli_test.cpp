@@ -78,7 +78,8 @@ BOOST_AUTO_TEST_CASE(version_prints_the_version_and_revision_and_exits_0) {
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_kubeconfig_is_named_in_the_error) {
-  child_process run({"run", "--kubeconfig", "/nonexistent/kubeconfig", "--metrics-listen", "127.0.0.1:0"});
+  child_process run({"run", "--kubeconfig", "/nonexistent/kubeconfig", "--metrics-listen", "127.0.0.1:0",
+                     "--health-listen", "127.0.0.1:0"});
   int code = run.wait_exit(std::chrono::seconds(30));
   BOOST_TEST(code > 0);
   BOOST_TEST(run.err().find("/nonexistent/kubeconfig") != std::string::npos, "stderr: " << run.err());

@@ -67,7 +67,10 @@ public:
 
   /// The flags every controller in these tests gets, then `extra`.
   std::vector<std::string> controller_args(const std::vector<std::string>& extra = {}) const {
-    auto args = client_args("run", {"--metrics-listen", "127.0.0.1:0",
+    // Plain /metrics for the tests' scrapes (test/deploy/metrics_access_test.cpp is
+    // the one about the secure endpoint); ports of their own, as controllers run side by side.
+    auto args = client_args("run", {"--metrics-listen", "127.0.0.1:0", "--metrics-secure=false",
+                                    "--health-listen", "127.0.0.1:0",
                                     "--status-flush-interval", "200ms",
                                     "--log-level", "debug"});
     args.insert(args.end(), extra.begin(), extra.end());

@@ -39,7 +39,7 @@ std::string lease_holder(const sim_process& sim) {
 }
 
 long readyz(const child_process& c) {
-  auto port = c.metrics_port();
+  auto port = c.health_port();
   return port > 0 ? plain_get("http://127.0.0.1:" + std::to_string(port) + "/readyz").status : 0;
 }
 
@@ -190,7 +190,7 @@ BOOST_AUTO_TEST_CASE(a_request_deleted_mid_run_stops_new_migrations) {
   auto log = ctl.err();
   BOOST_TEST(log.find("Z error ") == std::string::npos);
   BOOST_TEST(log.find("Z critical ") == std::string::npos);
-  auto port = ctl.metrics_port();
+  auto port = ctl.health_port();
   BOOST_REQUIRE(port > 0);
   BOOST_TEST(plain_get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status == 200);
   BOOST_TEST(ctl.terminate() == 0);
@@ -208,7 +208,7 @@ BOOST_AUTO_TEST_CASE(sigterm_before_the_informers_sync_exits_0_at_once) {
                                "users: [{name: u, user: {token: t}}]\n"
                                "contexts: [{name: c, context: {cluster: c, user: u}}]\n";
   child_process run({"run", "--kubeconfig", kubeconfig, "--driver", "csi-topology",
-                     "--metrics-listen", "127.0.0.1:0"});
+                     "--metrics-listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0"});
   std::this_thread::sleep_for(std::chrono::seconds(2));
   BOOST_REQUIRE(run.running());
   auto sent = std::chrono::steady_clock::now();

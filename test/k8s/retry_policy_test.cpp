@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "k8s/access_reviews.hpp"
 #include "k8s/requests.hpp"
 #include "k8s/retry_policy.hpp"
 
@@ -51,6 +52,23 @@ BOOST_AUTO_TEST_CASE(a_create_is_harmless_only_with_a_fixed_name) {
   BOOST_TEST(!k8s::replay_is_harmless(create_of({{"name", ""}, {"generateName", "x-"}})));
   BOOST_TEST(!k8s::replay_is_harmless(create_of(json::object())));
   BOOST_TEST(!k8s::replay_is_harmless(k8s::to_http(k8s::create_request{res::events, "default", "not json"})));
+}
+
+// A review is answered and never stored: the metrics endpoint's TokenReview and
+// SubjectAccessReview are retried after a lost answer or a 5xx, as the apiserver's
+// webhook authenticator and authorizer retry them (util/webhook DefaultShouldRetry).
+BOOST_AUTO_TEST_CASE(a_review_is_harmless_though_nameless) {
+  auto token_review = k8s::to_http(k8s::create_request{res::token_reviews, "", k8s::token_review_body("t")});
+  auto access_review = k8s::to_http(k8s::create_request{
+    res::subject_access_reviews, "", k8s::access_review_body(k8s::access_review_spec({"u", "", {}, {}}, "get", "/metrics"))});
+  BOOST_TEST(token_review.target == "/apis/authentication.k8s.io/v1/tokenreviews");
+  BOOST_TEST(access_review.target == "/apis/authorization.k8s.io/v1/subjectaccessreviews");
+  for (const auto& call : {token_review, access_review}) {
+    BOOST_TEST(k8s::replay_is_harmless(call));
+    BOOST_TEST(retried(no_answer(), call));
+    BOOST_TEST(retried(answered(500), call));
+    BOOST_TEST(!retried(answered(403), call));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(an_update_is_harmless_only_with_a_resource_version) {
