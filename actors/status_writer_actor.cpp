@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -14,6 +13,7 @@
 #include "actors/clock.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/metrics.hpp"
+#include "model/lru_map.hpp"
 #include "model/status_coalescer.hpp"
 
 namespace schedopt {
@@ -42,6 +42,8 @@ struct request_entry {
   std::vector<waiting_write> waiting;
 };
 
+constexpr std::size_t closed_uids_kept = 4096;
+
 struct status_writer_state {
   static inline const char* name = "status-writer";
   status_writer_options options;
@@ -49,8 +51,10 @@ struct status_writer_state {
   std::map<std::string, std::unique_ptr<request_entry>> requests; // by uid
   /// Requests whose writes stopped (deleted: 404, the uid test failed, atom::close; or a patch rejected for
   /// good): late results for them are dropped, so a candidate finishing afterwards writes
-  /// nothing. atom::open of the uid starts over.
-  std::set<std::string> closed;
+  /// nothing. atom::open of the uid starts over. Only the most recent are kept: an entry
+  /// is gone from `requests` once closed, so this names the reason a late update is
+  /// dropped, and a controller serving requests for a year must not keep every uid.
+  lru_map<std::string, bool> closed{closed_uids_kept};
   /// Shutdown: every pending update is written at once, and these callers hear when
   /// nothing is left.
   bool flushing = false;
@@ -93,7 +97,7 @@ void check_flushes(writer_pointer self) {
 /// No more writes for this uid: waiters hear false, late updates are dropped.
 void stop_writing(writer_pointer self, const std::string& uid) {
   auto& st = self->state;
-  st.closed.insert(uid);
+  st.closed.put(uid, true);
   auto i = st.requests.find(uid);
   if (i == st.requests.end())
     return;
@@ -223,9 +227,9 @@ void write(writer_pointer self, const std::string& uid, bool force) {
 request_entry* open_entry(writer_pointer self, const std::string& uid, const char* what) {
   auto& st = self->state;
   auto i = st.requests.find(uid);
-  if (i == st.requests.end() || st.closed.count(uid)) {
+  if (i == st.requests.end() || st.closed.find(uid)) {
     spdlog::debug("status writer: {} for request uid {} dropped ({})", what, uid,
-                  st.closed.count(uid) ? "writes stopped" : "never opened");
+                  st.closed.find(uid) ? "writes stopped" : "never opened");
     return nullptr;
   }
   return i->second.get();
