@@ -7,7 +7,6 @@
 #include <fstream>
 #include <string>
 
-#include <curl/curl.h>
 
 #include "deploy/deploy_support.hpp"
 #include "e2e/e2e_fixture.hpp"
@@ -62,23 +61,7 @@ inline void bind_cluster_role(const schedopt::test::sim_process& sim, const std:
 /// GET over HTTPS as Prometheus does with insecureSkipVerify, with `token` as bearer
 /// (none when empty); status 0 when no answer came.
 inline schedopt::test::http_reply scrape_https(const std::string& url, const std::string& token) {
-  schedopt::test::http_reply reply;
-  CURL* curl = curl_easy_init();
-  curl_slist* headers = nullptr;
-  if (!token.empty())
-    headers = curl_slist_append(headers, ("Authorization: Bearer " + token).c_str());
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, schedopt::test::collect_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
-  if (curl_easy_perform(curl) == CURLE_OK)
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
-  return reply;
+  return schedopt::e2e::plain_get(url, {token, "", true});
 }
 
 } // namespace schedopt::deploy_test

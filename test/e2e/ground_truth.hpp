@@ -47,24 +47,7 @@ inline std::set<std::string> affinity_hostnames(const json& pv) {
 /// GET on the simulator's Portworx SDK gateway, over HTTPS with its CA and with its
 /// token (unless `with_token` is false) when it was started so; status 0 when unreachable.
 inline http_reply sdk_get(const sim_process& sim, const std::string& path, bool with_token = true) {
-  http_reply reply;
-  CURL* curl = curl_easy_init();
-  auto url = sim.sdk_url() + path;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
-  if (!sim.sdk_ca_file().empty())
-    curl_easy_setopt(curl, CURLOPT_CAINFO, sim.sdk_ca_file().c_str());
-  curl_slist* headers = nullptr;
-  if (with_token && !sim.sdk_token().empty())
-    headers = curl_slist_append(headers, ("Authorization: Bearer " + sim.sdk_token()).c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, schedopt::test::collect_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
-  if (curl_easy_perform(curl) == CURLE_OK)
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
-  return reply;
+  return plain_get(sim.sdk_url() + path, {with_token ? sim.sdk_token() : std::string{}, sim.sdk_ca_file()});
 }
 
 /// Replica nodes of a Portworx volume, mapped from Portworx node ids to Kubernetes names.

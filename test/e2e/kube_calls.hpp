@@ -57,16 +57,35 @@ inline long status_of(const sim_process& sim, const std::string& method, const s
   return schedopt::test::http_request(sim, method, path).status;
 }
 
-/// GET on a plain URL (Portworx SDK gateway, /healthz); status 0 when unreachable.
-inline http_reply plain_get(const std::string& url) {
+/// How plain_get reaches a URL that needs more than a bare GET.
+struct get_options {
+  std::string bearer_token;     // sent as `Authorization: Bearer` when not empty
+  std::string ca_file;          // verifies an https:// server against this CA
+  bool insecure = false;        // https:// without verification (Prometheus's insecureSkipVerify)
+};
+
+/// GET on a URL outside the API server (Portworx SDK gateway, /healthz, /metrics); status
+/// 0 when no answer came.
+inline http_reply plain_get(const std::string& url, const get_options& options = {}) {
   http_reply reply;
   CURL* curl = curl_easy_init();
+  curl_slist* headers = nullptr;
+  if (!options.bearer_token.empty())
+    headers = curl_slist_append(headers, ("Authorization: Bearer " + options.bearer_token).c_str());
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
+  if (!options.ca_file.empty())
+    curl_easy_setopt(curl, CURLOPT_CAINFO, options.ca_file.c_str());
+  if (options.insecure) {
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, schedopt::test::collect_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
   if (curl_easy_perform(curl) == CURLE_OK)
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+  curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
   return reply;
 }
