@@ -78,6 +78,15 @@ void read_meta(decode_reader& r, const json_object& obj, object_meta& m) {
   r.require(m.name, meta, "name");
 }
 
+/// A string field naming an enum (model/wire_enums.hpp); text this build does not name
+/// reads as the enum's `unknown`, so the object still decodes.
+template <class Enum>
+void read_wire(decode_reader& r, const json_object& obj, std::string_view key, Enum& out) {
+  std::string text;
+  r.read(obj, key, text);
+  out = from_wire<Enum>(text);
+}
+
 void read_conditions(decode_reader& r, const json_object& status,
                      std::vector<condition>& out) {
   r.for_each(status, "conditions", [&](const json_object& o) {
@@ -364,8 +373,8 @@ void read_into(decode_reader& r, const json_object& root, scheduling_optimizatio
   }
   auto status = r.child(root, "status");
   auto& st = so.status;
-  r.read(status, "stage", st.stage);
-  r.read(status, "status", st.status);
+  read_wire(r, status, "stage", st.stage);
+  read_wire(r, status, "status", st.status);
   r.read(status, "reason", st.reason);
   r.read(status, "startTimestamp", st.start_timestamp);
   r.read(status, "finishTimestamp", st.finish_timestamp);
@@ -381,7 +390,7 @@ void read_into(decode_reader& r, const json_object& root, scheduling_optimizatio
       vm_detail d;
       r.read(o, "name", d.name);
       r.read(o, "namespace", d.namespace_);
-      r.read(o, "status", d.status);
+      read_wire(r, o, "status", d.status);
       r.read(o, "reason", d.reason);
       vs.details.push_back(std::move(d));
     });
