@@ -10,6 +10,7 @@
 #include "model/quantity.hpp"
 #include "model/kubevirt_config.hpp"
 #include "model/longhorn.hpp"
+#include "model/watched_types.hpp"
 
 namespace schedopt {
 
@@ -527,19 +528,12 @@ expected<watch_event<T>> decode_watch_event(std::string_view json) {
   template expected<object_list<type>> decode_list<type>(std::string_view);                 \
   template expected<watch_event<type>> decode_watch_event<type>(std::string_view);
 
-SCHEDOPT_DECODER(virtual_machine_instance)
-SCHEDOPT_DECODER(virtual_machine_instance_migration)
-SCHEDOPT_DECODER(virtual_machine)
+SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_DECODER)
+// Read by a list or a get, never watched.
 SCHEDOPT_DECODER(kube_namespace)
-SCHEDOPT_DECODER(persistent_volume_claim)
-SCHEDOPT_DECODER(persistent_volume)
-SCHEDOPT_DECODER(node)
 SCHEDOPT_DECODER(lease)
 SCHEDOPT_DECODER(event)
 SCHEDOPT_DECODER(api_status)
-SCHEDOPT_DECODER(scheduling_optimization)
-SCHEDOPT_DECODER(longhorn_replica)
-SCHEDOPT_DECODER(kubevirt_cr)
 
 #undef SCHEDOPT_DECODER
 
