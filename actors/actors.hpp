@@ -238,6 +238,12 @@ using request_actor = caf::typed_actor<
   // controller -> request: the request was deleted mid-run.
   caf::reacts_to<atom::stop>>;
 
+/// Owns a controller stack's long-lived actors (informers, API client, status writer, ...):
+/// linked to each, so none outlives it, and stops them in the order it was given.
+using stack_owner_actor = caf::typed_actor<
+  // stop_controller_stack -> owner: stop every actor of the stack in order, then quit.
+  caf::reacts_to<atom::stop>>;
+
 /// The controller root: watches SchedulingOptimizations and runs them one at a time,
 /// oldest first (docs/design.md §1.2), one request actor each.
 using controller_actor = informer_subscriber_actor<scheduling_optimization>::extend<

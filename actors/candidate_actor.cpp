@@ -107,7 +107,7 @@ void check_landing(candidate_pointer self, const std::string& landed_on) {
                      + list + ")");
 }
 
-void finish(candidate_pointer self, const std::string& status, const std::string& reason,
+void finish(candidate_pointer self, detail_status status, const std::string& reason,
             const std::string& landed_on = {}) {
   auto& st = self->state;
   if (st.finished)
@@ -118,20 +118,20 @@ void finish(candidate_pointer self, const std::string& status, const std::string
   self->send(st.ctx.status, vm_result{st.plan.request_uid, detail});
   self->send(st.supervisor, migration_finished{vmi.namespace_, vmi.name, st.target});
   self->send(st.kind, candidate_done{vmi.namespace_, vmi.name, status});
-  k8s::default_metrics().counter_add("schedopt_migrations_total", {{"outcome", status}});
+  k8s::default_metrics().counter_add("schedopt_migrations_total", {{"outcome", to_string(status)}});
   if (st.vmim_created) {
     describe_migration_metrics();
     auto took = std::chrono::duration<double>(actor_now(self) - *st.vmim_created).count();
-    auto outcome = status == vm_status::successful ? "successful" : "failed";
+    auto outcome = status == detail_status::successful ? "successful" : "failed";
     k8s::default_metrics().observe("schedopt_migration_duration_seconds",
                                    {{"outcome", outcome}}, std::max(0.0, took));
   }
-  if (status == vm_status::failed) {
+  if (status == detail_status::failed) {
     log_kv(spdlog::level::warn, "migration failed", vm_fields(st, {{"error", reason}}));
     record_vmi_event(self, "Warning", "MigrationFailed",
                      "live migration" + (st.vmim.empty() ? std::string{} : " " + st.vmim)
                        + " for request " + st.plan.request_name + " failed: " + reason);
-  } else if (status == vm_status::skipped) {
+  } else if (status == detail_status::skipped) {
     log_kv(spdlog::level::info, "skipped at admission", vm_fields(st, {{"reason", reason}}));
   } else {
     auto where = landed_on.empty() ? st.target : landed_on;
@@ -204,14 +204,14 @@ void restore_cool_off_then_fail(candidate_pointer self, const std::string& reaso
     .then(
       [=](const k8s::api_response& resp) {
         feed_own_write(self, holder, resp.body);
-        finish(self, vm_status::failed, reason);
+        finish(self, detail_status::failed, reason);
       },
           [=](caf::error& err) {
             // Costs the VM one cool-off window at most; the result is reported anyway.
             log_kv(spdlog::level::warn,
                    "cool-off record on " + holder.kind + " " + holder.name + " not restored",
                    vm_fields(self->state, {{"error", error_message(err)}}));
-            finish(self, vm_status::failed, reason);
+            finish(self, detail_status::failed, reason);
           });
 }
 
@@ -255,7 +255,7 @@ void adopt_or_fail(candidate_pointer self, const std::string& name, const caf::e
         // so the record stays (erring on the side of waiting).
         if (error_code(err) == ec::not_found)
           return restore_cool_off_then_fail(self, reason);
-        finish(self, vm_status::failed, reason);
+        finish(self, detail_status::failed, reason);
       });
 }
 
@@ -272,7 +272,7 @@ void create_migration(candidate_pointer self) {
       [=](const k8s::api_response& resp) {
         auto created = decode_vmim(resp.body);
         if (!created) {
-          return finish(self, vm_status::failed,
+          return finish(self, detail_status::failed,
                         create_failed_reason("unreadable create response: "
                                              + created.err().message));
         }
@@ -344,7 +344,8 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
         st.target = grant.target;
         st.kubevirt = grant.kubevirt;
         if (!grant.refused.empty())
-          return finish(self, vm_status::skipped, "NoTargetNode: " + grant.refused);
+          return finish(self, detail_status::skipped,
+                        to_string(reason_kind::no_target_node) + ": " + grant.refused);
 
         if (!st.plan.adopted)
           return record_cool_off_and_create(self);
@@ -356,7 +357,7 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
         auto& st = self->state;
         st.finished = true;
         self->send(st.kind, candidate_done{st.plan.vmi.metadata.namespace_,
-                                           st.plan.vmi.metadata.name, ""});
+                                           st.plan.vmi.metadata.name, std::nullopt});
         self->quit();
       });
   return {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "actors/kubevirt_inspect.hpp"
 #include "actors/model_inspect.hpp"
 #include "model/objects.hpp"
+#include "model/outcome.hpp"
 #include "model/scoring.hpp"
 
 namespace schedopt {
@@ -21,8 +23,8 @@ namespace schedopt {
 /// request/kind -> status_writer: the request enters a stage (written at once).
 struct stage_change {
   std::string request; // the request's metadata.uid
-  std::string stage;
-  std::string status;
+  request_stage stage = request_stage::none;
+  request_status status = request_status::none;
   int64_t observed_generation = 0;
 };
 
@@ -35,7 +37,7 @@ struct vm_result {
 /// request -> status_writer: the terminal outcome (Final stage, written at once).
 struct run_outcome {
   std::string request; // the request's metadata.uid
-  std::string status;
+  request_status status = request_status::none;
   std::string reason;
 };
 
@@ -53,7 +55,7 @@ struct kind_result {
   int64_t skipped = 0;
   int64_t failed = 0;
   std::vector<std::string> outstanding; // "<ns>/<name>" left for a later request
-  std::string run_failure;              // non-empty: the run failed as a whole
+  std::optional<schedopt::run_failure> run_failure; // the run failed as a whole
   /// Non-empty: the run stopped creating VMIMs before it was done (maxRunDuration).
   std::string stopped_by;
 };
@@ -129,7 +131,7 @@ struct migration_finished {
 /// vmim_watch -> candidate: the VMIM reached an outcome.
 struct migration_result {
   std::string vmim_name;
-  std::string status; // vm_status::successful / failed
+  detail_status status = detail_status::failed; // successful or failed
   std::string reason;
   /// Where the VM went (the VMIM's migrationState.targetNode) when Successful.
   std::string landed_on;
@@ -140,7 +142,7 @@ struct migration_result {
 struct candidate_done {
   std::string vmi_namespace;
   std::string vmi_name;
-  std::string status;
+  std::optional<detail_status> status; // none: stopped before admission (outstanding)
 };
 
 template <class Inspector>
@@ -162,8 +164,9 @@ typename Inspector::result_type inspect(Inspector& f, kind_run& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, kind_result& x) {
+  auto run_failure = opt(x.run_failure);
   return f(caf::meta::type_name("kind_result"), x.successful, x.skipped, x.failed,
-           x.outstanding, x.run_failure);
+           x.outstanding, run_failure);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replica_answer& x) {
@@ -195,7 +198,8 @@ typename Inspector::result_type inspect(Inspector& f, migration_result& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_done& x) {
-  return f(caf::meta::type_name("candidate_done"), x.vmi_namespace, x.vmi_name, x.status);
+  auto status = opt(x.status);
+  return f(caf::meta::type_name("candidate_done"), x.vmi_namespace, x.vmi_name, status);
 }
 
 } // namespace schedopt

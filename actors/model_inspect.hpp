@@ -12,6 +12,7 @@
 #include <caf/none.hpp>
 
 #include "model/objects.hpp"
+#include "model/outcome.hpp"
 
 namespace schedopt {
 
@@ -198,6 +199,11 @@ typename Inspector::result_type inspect(Inspector& f, scheduling_optimization_st
   return f(caf::meta::type_name("scheduling_optimization_status"), x.stage, x.status, x.reason,
            x.start_timestamp, x.finish_timestamp, x.last_update_timestamp, x.observed_generation,
            hc);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_failure& x) {
+  return f(caf::meta::type_name("run_failure"), x.kind, x.reason);
 }
 
 template <class Inspector>

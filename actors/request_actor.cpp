@@ -35,21 +35,22 @@ void finalize(request_pointer self, const run_summary& summary) {
   if (st.stopped)
     return self->quit();
   auto outcome = decide_outcome(summary);
-  log_kv(spdlog::level::info, "request Final " + outcome.status,
+  log_kv(spdlog::level::info, "request Final " + to_string(outcome.status),
          {{"request", name_of(self)}, {"reason", outcome.reason}});
-  k8s::default_metrics().counter_add("schedopt_requests_total", {{"status", outcome.status}});
+  k8s::default_metrics().counter_add("schedopt_requests_total",
+                                     {{"status", to_string(outcome.status)}});
   self->request(st.ctx.status, caf::infinite, run_outcome{uid_of(self), outcome.status,
                                                           outcome.reason})
     .then(
       [=](bool written) {
         if (written) {
           auto& st = self->state;
-          std::string message = "finished " + outcome.status;
+          std::string message = "finished " + to_string(outcome.status);
           if (!outcome.reason.empty())
             message += ": " + outcome.reason;
           self->send(st.ctx.events,
                      event_record{request_reference(st.request),
-                                  outcome.status == run_status::failed ? "Warning" : "Normal",
+                                  outcome.status == request_status::failed ? "Warning" : "Normal",
                                   "Completed", message});
         }
         self->quit();
@@ -65,7 +66,8 @@ void run_kinds(request_pointer self) {
   auto& st = self->state;
   run_summary summary;
   if (st.request.spec.invalid) {
-    summary.run_failure = "invalid " + *st.request.spec.invalid;
+    summary.run_failure =
+      run_failure{run_failure_kind::invalid_spec, "invalid " + *st.request.spec.invalid};
     return finalize(self, summary);
   }
   summary.any_kind_enabled = false;
@@ -92,15 +94,15 @@ void run_kinds(request_pointer self) {
         s.skipped = r.skipped;
         s.failed = r.failed;
         s.outstanding = r.outstanding;
-        if (!r.run_failure.empty())
-          s.run_failure = r.run_failure;
+        s.run_failure = r.run_failure;
         if (!r.stopped_by.empty())
           s.stopped_by = r.stopped_by;
         finalize(self, s);
       },
       [=](caf::error& err) {
         run_summary s;
-        s.run_failure = "internal error: " + error_message(err);
+        s.run_failure =
+          run_failure{run_failure_kind::internal, "internal error: " + error_message(err)};
         finalize(self, s);
       });
 }
@@ -116,17 +118,17 @@ request_actor::behavior_type request_behavior(request_pointer self, controller_c
       [=](const scheduling_optimization_status& recorded) {
         auto& st = self->state;
         st.request.status = recorded;
-        bool running = recorded.stage == stage::evaluating || recorded.stage == stage::migrating;
+        bool running = is_running(recorded.stage);
         st.resume = running;
         if (running) {
-          log_kv(spdlog::level::info, "request resuming in stage " + recorded.stage,
+          log_kv(spdlog::level::info, "request resuming in stage " + to_string(recorded.stage),
                  {{"request", name_of(self)}});
           return run_kinds(self);
         }
         log_kv(spdlog::level::info, "request started", {{"request", name_of(self)}});
         self->send(st.ctx.events, event_record{request_reference(st.request), "Normal",
                                                "Started", "optimization started"});
-        stage_change change{uid_of(self), stage::evaluating, run_status::in_progress,
+        stage_change change{uid_of(self), request_stage::evaluating, request_status::in_progress,
                             st.request.metadata.generation};
         // The kind gathers its inputs while the stage is written: it creates nothing
         // before its own Migrating write, which the writer orders after this one.

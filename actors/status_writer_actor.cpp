@@ -283,7 +283,7 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
       if (!slot)
         slot = std::make_unique<request_entry>(st.options, uid, so.metadata.name);
       slot->name = so.metadata.name;
-      if (!so.status.stage.empty())
+      if (so.status.stage != request_stage::none)
         slot->coalescer.restore(so.status, actor_now(self));
       slot->coalescer.set_observed_generation(so.metadata.generation);
       return slot->coalescer.current();

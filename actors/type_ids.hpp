@@ -1,5 +1,5 @@
-// The one CAF type-ID block of schedopt: every message type and atom. Append new
-// entries at the end of the block (IDs are positional).
+// The one CAF type-ID block of schedopt: every message type and atom. IDs are
+// positional and number types within this process only (no message leaves it).
 #pragma once
 
 #include <string>
@@ -14,9 +14,11 @@
 #include "actors/model_inspect.hpp"
 #include "k8s/api_types.hpp"
 #include "model/objects.hpp"
+#include "model/watched_types.hpp"
 
-// Registers the four informer notifications of one model type.
+// Registers a watched model type with the four notifications of its informer.
 #define SCHEDOPT_ADD_INFORMER_TYPES(type)                                                \
+  CAF_ADD_TYPE_ID(schedopt, (type))                                                      \
   CAF_ADD_TYPE_ID(schedopt, (schedopt::object_added<type>))                              \
   CAF_ADD_TYPE_ID(schedopt, (schedopt::object_updated<type>))                            \
   CAF_ADD_TYPE_ID(schedopt, (schedopt::object_deleted<type>))                            \
@@ -41,21 +43,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::event_record))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::http_completion))
 
-  // -- model objects carried by informers (actors/model_inspect.hpp)
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::scheduling_optimization))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::virtual_machine_instance))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::virtual_machine_instance_migration))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::persistent_volume_claim))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::persistent_volume))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::node))
+  // -- model objects carried by informers (model/watched_types.hpp, actors/model_inspect.hpp)
+  SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_ADD_INFORMER_TYPES)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::object_reference))
-
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::scheduling_optimization)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine_instance)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine_instance_migration)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::persistent_volume_claim)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::persistent_volume)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::node)
 
   // -- atoms (at most 10 characters each in CAF 0.17)
   CAF_ADD_ATOM(schedopt, schedopt::atom, subscribe, "subscribe")
@@ -93,18 +83,10 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_ATOM(schedopt, schedopt::atom, reserve, "reserve")
   CAF_ADD_ATOM(schedopt, schedopt::atom, unpinned, "unpinned")
 
-  // -- longhorn storage driver (model/longhorn.hpp)
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::longhorn_replica))
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::longhorn_replica)
-
-  // -- VirtualMachine informer (cool-off records) and own writes fed to informers
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::virtual_machine))
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine)
+  // -- own writes fed to informers
   CAF_ADD_ATOM(schedopt, schedopt::atom, observed, "observed")
 
   // -- KubeVirt's own configuration (model/kubevirt_config.hpp)
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_cr))
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::kubevirt_cr)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_migration_limits))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_policy))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::admission_grant))
@@ -113,14 +95,8 @@ CAF_END_TYPE_ID_BLOCK(schedopt)
 
 // Informer snapshots share the store's objects (k8s/informer_store.hpp, copy-on-write):
 // they never leave the process, so they are whitelisted instead of given serializers.
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::scheduling_optimization>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine_instance>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine_instance_migration>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::persistent_volume_claim>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::persistent_volume>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::node>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::longhorn_replica>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::kubevirt_cr>)
+#define SCHEDOPT_ALLOW_SNAPSHOT(type) CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<type>)
+SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_ALLOW_SNAPSHOT)
+#undef SCHEDOPT_ALLOW_SNAPSHOT
 // kind -> storage driver: carries the PV snapshot's objects, never a copy of them.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::replica_query)

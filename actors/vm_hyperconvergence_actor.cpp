@@ -25,6 +25,7 @@
 #include "model/cool_off.hpp"
 #include "model/decode.hpp"
 #include "model/evaluation.hpp"
+#include "model/outcome.hpp"
 #include "model/parallelism.hpp"
 #include "model/plan_report.hpp"
 #include "model/resume_ledger.hpp"
@@ -133,12 +134,12 @@ void reply(kind_pointer self) {
   self->quit();
 }
 
-void fail_run(kind_pointer self, std::string why) {
+void fail_run(kind_pointer self, run_failure_kind kind, std::string why) {
   if (self->state.replied)
     return; // the other input step failed first
   log_kv(spdlog::level::err, "run failed",
          {{"request", self->state.request.metadata.name}, {"error", why}});
-  self->state.result.run_failure = std::move(why);
+  self->state.result.run_failure = run_failure{kind, std::move(why)};
   reply(self);
 }
 
@@ -249,8 +250,8 @@ void spawn_candidates(kind_pointer self, std::vector<candidate_plan>& plans) {
 void start_engine(kind_pointer self) {
   auto& st = self->state;
   st.engine = engine_state::starting;
-  stage_change change{st.request.metadata.uid, stage::migrating, run_status::in_progress,
-                      st.request.metadata.generation};
+  stage_change change{st.request.metadata.uid, request_stage::migrating,
+                      request_status::in_progress, st.request.metadata.generation};
   self->request(st.ctx.status, caf::infinite, change)
     .then(
       [=](bool written) {
@@ -281,7 +282,9 @@ void start_engine(kind_pointer self) {
         spawn_candidates(self, st.queued);
         maybe_reply(self);
       },
-      [=](caf::error& err) { fail_run(self, "status writer failed: " + error_message(err)); });
+      [=](caf::error& err) {
+        fail_run(self, run_failure_kind::internal, "status writer failed: " + error_message(err));
+      });
 }
 
 /// Gives plans to the engine (queued while its stage write is pending). Their detail
@@ -388,8 +391,8 @@ void report_without_migrating(kind_pointer self, const explanation_sources& sour
   const auto& result = sources.result;
   if (st.ctx.explain) {
     auto text = render_explain(*st.ctx.explain, explainer{sources});
-    if (!text) { // the operator's mistake, not a failed run: one line, no log
-      st.result.run_failure = text.err().message;
+    if (!text) { // the operator's mistake (the query is this run's spec): one line, no log
+      st.result.run_failure = run_failure{run_failure_kind::invalid_spec, text.err().message};
       return reply(self);
     }
     std::fputs(text->c_str(), stdout);
@@ -547,10 +550,12 @@ void ask_driver(kind_pointer self) {
         input_step_done(self);
       },
       [=](caf::error& err) {
+        // A driver words its own failures (ec::driver_error); any other error, such as
+        // a driver actor that is gone, is worded here.
         auto why = error_message(err);
-        if (why.rfind("driver failure", 0) != 0)
-          why = "driver failure: " + why;
-        fail_run(self, why);
+        if (error_code(err) != ec::driver_error)
+          why = driver_failure_reason(why);
+        fail_run(self, run_failure_kind::driver, std::move(why));
       });
   // The snapshots are searched as they come (sorted by store key), not indexed or copied.
   if (st.ctx.explain)
@@ -571,7 +576,10 @@ template <class T, class Handle, class Then>
 void snapshot(kind_pointer self, const Handle& informer, Then then) {
   self->request(informer, caf::infinite, atom::snapshot_v)
     .then([=](shared_list<T>& items) { then(std::move(items)); },
-          [=](caf::error& err) { fail_run(self, "informer snapshot failed: " + error_message(err)); });
+          [=](caf::error& err) {
+            fail_run(self, run_failure_kind::internal,
+                     "informer snapshot failed: " + error_message(err));
+          });
 }
 
 void opt_outs_read(kind_pointer self) {
@@ -595,19 +603,22 @@ void vms_done(kind_pointer self) {
         for (auto& page : resp.pages) {
           auto list = decode_list<kube_namespace>(page);
           if (!list)
-            return fail_run(self, "cannot read Namespaces: " + list.err().message);
+            return fail_run(self, run_failure_kind::api,
+                            "cannot read Namespaces: " + list.err().message);
           for (auto& ns : list->items)
             if (ns.opted_out) // the selector already says so; a server ignoring it must not widen the skip
               self->state.in.opted_out_namespaces.insert(ns.metadata.name);
           if (!list->skipped.empty())
-            return fail_run(self, "cannot read Namespace " + list->skipped.front().name + ": " +
-                                    list->skipped.front().why.message);
+            return fail_run(self, run_failure_kind::api,
+                            "cannot read Namespace " + list->skipped.front().name + ": "
+                              + list->skipped.front().why.message);
         }
         opt_outs_read(self);
       },
       [=](caf::error& err) {
-        fail_run(self, "cannot list Namespaces labelled " + std::string{opt_out_label} +
-                         "=true: " + error_message(err));
+        fail_run(self, run_failure_kind::api,
+                 "cannot list Namespaces labelled " + std::string{opt_out_label} + "=true: "
+                   + error_message(err));
       });
 }
 
@@ -636,7 +647,8 @@ void list_vm_annotations(kind_pointer self, std::string continue_token = {}) {
         for (auto& page : resp.pages) {
           auto list = decode_list<virtual_machine>(page);
           if (!list)
-            return fail_run(self, "cannot read VirtualMachines: " + list.err().message);
+            return fail_run(self, run_failure_kind::api,
+                            "cannot read VirtualMachines: " + list.err().message);
           for (auto& bad : list->skipped) {
             // Its cool-off record is unknown; the VMIMs still count for it (docs/design.md §4.1).
             log_kv(spdlog::level::warn, "virtualmachine does not decode; skipped",
@@ -656,7 +668,8 @@ void list_vm_annotations(kind_pointer self, std::string continue_token = {}) {
       [=](caf::error& err) {
         // Half a list would hide cool-off records: that run fails.
         if (mid_list)
-          return fail_run(self, "cannot list VirtualMachines: " + error_message(err));
+          return fail_run(self, run_failure_kind::api,
+                          "cannot list VirtualMachines: " + error_message(err));
         // Without VirtualMachines (no such API) the VMI annotations and VMIMs still count.
         log_kv(spdlog::level::warn, "cannot list VirtualMachines",
                {{"request", self->state.request.metadata.name}, {"error", error_message(err)}});
@@ -732,7 +745,7 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       auto cool_off = choose_cool_off(spec.cool_off_period, cfg.cool_off_period,
                                       cfg.min_cool_off_period);
       if (!cool_off.error.empty()) {
-        fail_run(self, cool_off.error);
+        fail_run(self, run_failure_kind::invalid_spec, cool_off.error);
         return st.promise;
       }
       st.cool_off = cool_off.effective;
@@ -749,12 +762,12 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
     },
     [=](const candidate_done& done) {
       auto& st = self->state;
-      if (done.status == vm_status::successful)
+      if (done.status == detail_status::successful)
         ++st.result.successful;
-      else if (done.status == vm_status::failed) {
+      else if (done.status == detail_status::failed) {
         ++st.result.failed;
         st.failed_vms.push_back(vmi_key(done.vmi_namespace, done.vmi_name));
-      } else if (done.status == vm_status::skipped) {
+      } else if (done.status == detail_status::skipped) {
         ++st.result.skipped; // its targets closed between evaluation and admission
       } else {
         // Stopped before admission: it goes back to the outstanding list.

@@ -44,13 +44,13 @@ using watch_pointer = vmim_watch_actor::stateful_pointer<vmim_watch_state>;
 /// seconds, unless virt-handler is gone.
 constexpr auto abort_wait = std::chrono::minutes(2);
 
-void report(watch_pointer self, std::string status, std::string reason,
+void report(watch_pointer self, detail_status status, std::string reason,
             std::string landed_on = {}) {
   auto& st = self->state;
   if (st.reported)
     return;
   st.reported = true;
-  self->send(st.candidate, migration_result{st.vmim, std::move(status), std::move(reason),
+  self->send(st.candidate, migration_result{st.vmim, status, std::move(reason),
                                             std::move(landed_on)});
   self->send(st.ctx.vmims, atom::unsubscribe_v,
              caf::actor_cast<informer_subscriber_actor<virtual_machine_instance_migration>>(self));
@@ -78,13 +78,13 @@ void report_from_events(watch_pointer self) {
               events.push_back(std::move(e));
         auto words = failure_from_events(events);
         auto& st = self->state;
-        report(self, vm_status::failed,
+        report(self, detail_status::failed,
                words.empty() ? st.causeless_reason : run_failed_reason(st.ns, st.vmim, words));
       },
       [self](caf::error& err) {
         log_kv(spdlog::level::info, "events of a failed vmim unreadable; reporting without its cause",
                {{"namespace", self->state.ns}, {"vmim", self->state.vmim}, {"error", error_message(err)}});
-        report(self, vm_status::failed, self->state.causeless_reason);
+        report(self, detail_status::failed, self->state.causeless_reason);
       });
 }
 
@@ -100,16 +100,16 @@ void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
   }
   auto outcome = classify_migration(m);
   if (st.timed_out && outcome.progress == migration_progress::failed)
-    return report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
+    return report(self, detail_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
   switch (outcome.progress) {
     case migration_progress::running:
       return;
     case migration_progress::succeeded:
-      return report(self, vm_status::successful, "",
+      return report(self, detail_status::successful, "",
                     m.migration ? m.migration->target_node : std::string{});
     case migration_progress::failed:
       if (outcome.cause_known || st.uid.empty())
-        return report(self, vm_status::failed, outcome.reason);
+        return report(self, detail_status::failed, outcome.reason);
       st.causeless_reason = outcome.reason;
       if (!st.awaiting_cause) {
         st.awaiting_cause = true;
@@ -163,14 +163,14 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
       auto outcome = classify_migration(e.object);
       auto& st = self->state;
       if (st.timed_out && outcome.progress != migration_progress::succeeded)
-        return report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
+        return report(self, detail_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
       if (outcome.progress == migration_progress::failed && !outcome.cause_known && !self->state.uid.empty()) {
         self->state.causeless_reason = outcome.reason;
         return report_from_events(self);
       }
       if (outcome.progress != migration_progress::running)
         return observe(self, e.object);
-      report(self, vm_status::failed, deleted_reason(self->state.ns, self->state.vmim));
+      report(self, detail_status::failed, deleted_reason(self->state.ns, self->state.vmim));
     },
     [=](atom::done) { report_from_events(self); },
     [=](const informer_synced<virtual_machine_instance_migration>&) { arm_timeout(self); },
@@ -204,14 +204,14 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
                   log_kv(spdlog::level::warn, "deleting timed-out vmim failed",
                          {{"namespace", st.ns}, {"vmim", st.vmim}, {"error", error_message(err)}});
                 // Nothing more will come of this VMIM that the watch can wait for.
-                report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
+                report(self, detail_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
               });
       // The end of an abort that KubeVirt never reports: the result is not held for ever.
       self->delayed_send(self, to_clock(abort_wait), atom::close_v);
     },
     [=](atom::close) {
       auto& st = self->state;
-      report(self, vm_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
+      report(self, detail_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
     },
   };
 }

@@ -10,6 +10,7 @@
 #include "model/quantity.hpp"
 #include "model/kubevirt_config.hpp"
 #include "model/longhorn.hpp"
+#include "model/watched_types.hpp"
 
 namespace schedopt {
 
@@ -76,6 +77,15 @@ void read_meta(decode_reader& r, const json_object& obj, object_meta& m) {
   r.read(meta, "labels", m.labels);
   r.read(meta, "finalizers", m.finalizers);
   r.require(m.name, meta, "name");
+}
+
+/// A string field naming an enum (model/wire_enums.hpp); text this build does not name
+/// reads as the enum's `unknown`, so the object still decodes.
+template <class Enum>
+void read_wire(decode_reader& r, const json_object& obj, std::string_view key, Enum& out) {
+  std::string text;
+  r.read(obj, key, text);
+  out = from_wire<Enum>(text);
 }
 
 void read_conditions(decode_reader& r, const json_object& status,
@@ -364,8 +374,8 @@ void read_into(decode_reader& r, const json_object& root, scheduling_optimizatio
   }
   auto status = r.child(root, "status");
   auto& st = so.status;
-  r.read(status, "stage", st.stage);
-  r.read(status, "status", st.status);
+  read_wire(r, status, "stage", st.stage);
+  read_wire(r, status, "status", st.status);
   r.read(status, "reason", st.reason);
   r.read(status, "startTimestamp", st.start_timestamp);
   r.read(status, "finishTimestamp", st.finish_timestamp);
@@ -381,7 +391,7 @@ void read_into(decode_reader& r, const json_object& root, scheduling_optimizatio
       vm_detail d;
       r.read(o, "name", d.name);
       r.read(o, "namespace", d.namespace_);
-      r.read(o, "status", d.status);
+      read_wire(r, o, "status", d.status);
       r.read(o, "reason", d.reason);
       vs.details.push_back(std::move(d));
     });
@@ -518,19 +528,12 @@ expected<watch_event<T>> decode_watch_event(std::string_view json) {
   template expected<object_list<type>> decode_list<type>(std::string_view);                 \
   template expected<watch_event<type>> decode_watch_event<type>(std::string_view);
 
-SCHEDOPT_DECODER(virtual_machine_instance)
-SCHEDOPT_DECODER(virtual_machine_instance_migration)
-SCHEDOPT_DECODER(virtual_machine)
+SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_DECODER)
+// Read by a list or a get, never watched.
 SCHEDOPT_DECODER(kube_namespace)
-SCHEDOPT_DECODER(persistent_volume_claim)
-SCHEDOPT_DECODER(persistent_volume)
-SCHEDOPT_DECODER(node)
 SCHEDOPT_DECODER(lease)
 SCHEDOPT_DECODER(event)
 SCHEDOPT_DECODER(api_status)
-SCHEDOPT_DECODER(scheduling_optimization)
-SCHEDOPT_DECODER(longhorn_replica)
-SCHEDOPT_DECODER(kubevirt_cr)
 
 #undef SCHEDOPT_DECODER
 

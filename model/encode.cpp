@@ -115,13 +115,15 @@ json to_json(const migration_state& s) {
 }
 
 json to_json(const vm_detail& detail) {
-  json j{{"name", detail.name}, {"namespace", detail.namespace_}, {"status", detail.status}};
+  json j{{"name", detail.name},
+         {"namespace", detail.namespace_},
+         {"status", to_wire(detail.status)}};
   put(j, "reason", detail.reason);
   return j;
 }
 
 json to_json(const scheduling_optimization_status& status) {
-  json j{{"stage", status.stage}, {"status", status.status}};
+  json j{{"stage", to_wire(status.stage)}, {"status", to_wire(status.status)}};
   put(j, "reason", status.reason);
   put(j, "startTimestamp", status.start_timestamp);
   put(j, "finishTimestamp", status.finish_timestamp);
@@ -299,7 +301,8 @@ json to_json(const scheduling_optimization& so) {
   json j = object("stork.libopenstorage.org/v1alpha1", "SchedulingOptimization", so.metadata);
   j["spec"] = to_json(so.spec);
   // A new request has no status yet; writing an empty one would read as "seen".
-  if (!so.status.stage.empty() || !so.status.status.empty() || so.status.vm_hyperconvergence)
+  if (so.status.stage != request_stage::none || so.status.status != request_status::none
+      || so.status.vm_hyperconvergence)
     j["status"] = to_json(so.status);
   return j;
 }

@@ -292,7 +292,7 @@ const replica_nodes* evaluator::state::replicas_of(const persistent_volume& pv) 
 void evaluator::state::skip(vmi_evaluation& ev, std::string reason) {
   ev.disp = disposition::skipped;
   ev.reason = std::move(reason);
-  out.skipped.push_back({ev.name, ev.namespace_, vm_status::skipped, ev.reason});
+  out.skipped.push_back({ev.name, ev.namespace_, detail_status::skipped, ev.reason});
   ++out.counts.skipped;
 }
 

@@ -61,7 +61,7 @@ struct migration_in_flight {
 /// The request that would take the VM next: the one the controller's queue runs first.
 struct next_request {
   std::string name;
-  std::string stage; // "", "Pending", "Evaluating", "Migrating"
+  request_stage stage = request_stage::none; // none, pending, evaluating, migrating
 };
 
 struct per_run_cap {

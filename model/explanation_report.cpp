@@ -69,7 +69,8 @@ std::string in_flight_line(const vmi_explanation& ex) {
 std::string next_request_line(const vmi_explanation& ex) {
   if (!ex.next)
     return "none pending";
-  return ex.next->name + " (" + (ex.next->stage.empty() ? "new" : ex.next->stage) + ")";
+  auto stage = ex.next->stage == request_stage::none ? "new" : to_string(ex.next->stage);
+  return ex.next->name + " (" + stage + ")";
 }
 
 std::string cap_line(const per_run_cap& c) {
@@ -144,7 +145,8 @@ nlohmann::json explanation_json(const vmi_explanation& ex) {
   for (const auto& m : ex.in_flight)
     flights.push_back({{"name", m.name}, {"phase", m.phase}, {"schedopt", m.schedopt}});
   o["migrationsInFlight"] = std::move(flights);
-  o["nextRequest"] = ex.next ? nlohmann::json{{"name", ex.next->name}, {"stage", ex.next->stage}}
+  o["nextRequest"] = ex.next ? nlohmann::json{{"name", ex.next->name},
+                                               {"stage", to_string(ex.next->stage)}}
                              : nlohmann::json(nullptr);
   o["perRunCap"] = {{"maxNonHyperconvergedPerRun", ex.cap.max_non_hyperconverged_per_run},
                     {"position", ex.cap.position},

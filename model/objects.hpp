@@ -12,6 +12,7 @@
 #include "model/boxed_optional.hpp"
 #include "model/object_uid.hpp"
 #include "model/shared_string.hpp"
+#include "model/wire_enums.hpp"
 
 namespace schedopt {
 
@@ -326,32 +327,11 @@ struct scheduling_optimization_spec {
   std::optional<std::string> invalid;
 };
 
-namespace stage {
-constexpr const char* pending = "Pending";
-constexpr const char* evaluating = "Evaluating";
-constexpr const char* migrating = "Migrating";
-constexpr const char* final_ = "Final";
-} // namespace stage
-
-namespace run_status {
-constexpr const char* pending = "Pending";
-constexpr const char* in_progress = "InProgress";
-constexpr const char* successful = "Successful";
-constexpr const char* partial_success = "PartialSuccess";
-constexpr const char* failed = "Failed";
-} // namespace run_status
-
-namespace vm_status {
-constexpr const char* successful = "Successful";
-constexpr const char* skipped = "Skipped";
-constexpr const char* failed = "Failed";
-} // namespace vm_status
-
 struct vm_detail {
   std::string name;
   std::string namespace_;
-  std::string status; // vm_status::*
-  std::string reason; // "<Enum>: <detail>", empty when Successful
+  detail_status status = detail_status::unknown;
+  std::string reason; // "<Kind>: <detail>" (model/reason.hpp), empty when Successful
 };
 
 struct vm_hyperconvergence_status {
@@ -362,8 +342,8 @@ struct vm_hyperconvergence_status {
 };
 
 struct scheduling_optimization_status {
-  std::string stage;
-  std::string status;
+  request_stage stage = request_stage::none;
+  request_status status = request_status::none;
   std::string reason;
   std::string start_timestamp;
   std::string finish_timestamp;

@@ -44,19 +44,24 @@ std::string deferred_part(const std::vector<std::string>& names, std::size_t bud
 
 } // namespace
 
+std::string driver_failure_reason(std::string_view detail) {
+  return "driver failure: " + std::string{detail};
+}
+
 terminal_outcome decide_outcome(const run_summary& run) {
   if (!run.any_kind_enabled)
-    return {run_status::successful, "no optimization kind enabled"};
+    return {request_status::successful, "no optimization kind enabled"};
   if (!run.vm_hyperconvergence_enabled)
-    return {run_status::successful, "vmHyperconvergence disabled"};
+    return {request_status::successful, "vmHyperconvergence disabled"};
   if (run.run_failure)
-    return {run_status::failed, truncate_utf8(*run.run_failure, max_status_reason_bytes)};
+    return {request_status::failed,
+            truncate_utf8(run.run_failure->reason, max_status_reason_bytes)};
   int64_t deferred = static_cast<int64_t>(run.outstanding.size());
   int64_t left = run.failed + run.skipped + deferred;
   if (left == 0 && !run.stopped_by)
-    return {run_status::successful, ""};
+    return {request_status::successful, ""};
   if (left == 0)
-    return {run_status::partial_success,
+    return {request_status::partial_success,
             truncate_utf8(*run.stopped_by + ": VMIs not yet judged are left for a later request",
                           max_status_reason_bytes)};
   std::string parts;
@@ -73,8 +78,8 @@ terminal_outcome decide_outcome(const run_summary& run) {
                            : 0;
     reason += deferred_part(run.outstanding, budget);
   }
-  const char* status = run.successful == 0 && run.failed > 0 ? run_status::failed
-                                                             : run_status::partial_success;
+  auto status = run.successful == 0 && run.failed > 0 ? request_status::failed
+                                                      : request_status::partial_success;
   return {status, truncate_utf8(reason, max_status_reason_bytes)};
 }
 

@@ -4,14 +4,28 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "model/wire_enums.hpp"
+
 namespace schedopt {
+
+/// Why a run failed as a whole: what failed, and the reason the request's status gives
+/// ("driver failure: portworx: ...", "invalid spec.vmHyperconvergence.coolOffPeriod ...").
+struct run_failure {
+  run_failure_kind kind = run_failure_kind::internal;
+  std::string reason;
+};
+
+/// A failure of the storage driver, worded "driver failure: <detail>"; a driver words
+/// its own errors with it, and so does a run whose driver could not answer at all.
+std::string driver_failure_reason(std::string_view detail);
 
 struct run_summary {
   bool any_kind_enabled = true;          // false: spec names no kind at all
   bool vm_hyperconvergence_enabled = true;
-  std::optional<std::string> run_failure; // "driver failure: ...", "invalid spec...", ...
+  std::optional<schedopt::run_failure> run_failure;
   int64_t successful = 0;
   int64_t skipped = 0;
   int64_t failed = 0;
@@ -24,7 +38,7 @@ struct run_summary {
 };
 
 struct terminal_outcome {
-  std::string status; // run_status::successful / partial_success / failed
+  request_status status = request_status::none; // successful, partial_success or failed
   std::string reason;
 };
 

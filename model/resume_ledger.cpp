@@ -19,7 +19,7 @@ resume_ledger::resume_ledger(const std::optional<vm_hyperconvergence_status>& re
   int64_t named_skips = 0;
   for (const auto& d : recorded->details) {
     named_.insert(key_of(d));
-    if (d.status == vm_status::skipped)
+    if (d.status == detail_status::skipped)
       ++named_skips;
     else
       engine_done_.insert(key_of(d));

@@ -72,7 +72,7 @@ void status_coalescer::restore(const scheduling_optimization_status& s, timestam
       recorded_.insert(key_of(d.namespace_, d.name));
   dirty_ = false;
   urgent_ = false;
-  final_ = status_.stage == stage::final_;
+  final_ = status_.stage == request_stage::final_;
   final_written_ = final_;
   // The previous writer's last write is what the creator last saw: heartbeats continue
   // from there, so a long-dead controller's successor bumps the timestamp at once.
@@ -89,16 +89,15 @@ void status_coalescer::touch() {
 }
 
 bool status_coalescer::in_progress() const {
-  return !final_ && (status_.stage == stage::evaluating || status_.stage == stage::migrating);
+  return !final_ && is_running(status_.stage);
 }
 
-void status_coalescer::set_stage(const std::string& stage_name, const std::string& status,
-                                 timestamp now) {
+void status_coalescer::set_stage(request_stage stage_name, request_status status, timestamp now) {
   if (final_ || (status_.stage == stage_name && status_.status == status))
     return;
   status_.stage = stage_name;
   status_.status = status;
-  if (stage_name == stage::evaluating && status_.start_timestamp.empty())
+  if (stage_name == request_stage::evaluating && status_.start_timestamp.empty())
     status_.start_timestamp = format_rfc3339(now);
   urgent_ = true;
   touch();
@@ -125,13 +124,13 @@ bool status_coalescer::add_result(const vm_detail& d) {
   if (!status_.vm_hyperconvergence)
     status_.vm_hyperconvergence.emplace();
   auto& vh = *status_.vm_hyperconvergence;
-  if (d.status == vm_status::successful)
+  if (d.status == detail_status::successful)
     ++vh.successful;
-  else if (d.status == vm_status::skipped)
+  else if (d.status == detail_status::skipped)
     ++vh.skipped;
   else
     ++vh.failed;
-  bool is_skip = d.status == vm_status::skipped;
+  bool is_skip = d.status == detail_status::skipped;
   if (is_skip ? vh.details.size() + reserved_ < max_details_ : vh.details.size() < max_details_)
     vh.details.push_back(d);
   if (!is_skip && reserved_ > 0)
@@ -145,11 +144,10 @@ bool status_coalescer::has_detail(const std::string& namespace_,
   return recorded_.count(key_of(namespace_, name)) > 0;
 }
 
-void status_coalescer::finish(const std::string& status, const std::string& reason,
-                              timestamp now) {
+void status_coalescer::finish(request_status status, const std::string& reason, timestamp now) {
   if (final_)
     return;
-  status_.stage = stage::final_;
+  status_.stage = request_stage::final_;
   status_.status = status;
   status_.reason = reason;
   if (status_.start_timestamp.empty())

@@ -50,11 +50,11 @@ public:
 
   /// Stage/status change (Pending, Evaluating+InProgress, Migrating+InProgress); urgent.
   /// Entering Evaluating sets startTimestamp = now unless already set.
-  void set_stage(const std::string& stage, const std::string& status, timestamp now);
+  void set_stage(request_stage stage, request_status status, timestamp now);
   void set_observed_generation(int64_t generation);
   void set_reason(const std::string& reason);
 
-  /// Counts one per-VM result (status vm_status::*) and appends its detail while under
+  /// Counts one per-VM result and appends its detail while under
   /// the cap. Returns false (and changes nothing) when this VM was already recorded.
   bool add_result(const vm_detail& d);
   bool has_detail(const std::string& namespace_, const std::string& name) const;
@@ -65,7 +65,7 @@ public:
 
   /// Final stage with outcome and reason, finishTimestamp = now; urgent. Afterwards
   /// every mutation is ignored.
-  void finish(const std::string& status, const std::string& reason, timestamp now);
+  void finish(request_status status, const std::string& reason, timestamp now);
 
   /// The last patch was too large for the API server: keeps the first half of the
   /// details (counters untouched; later results add no details beyond that), notes the

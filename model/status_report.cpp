@@ -17,7 +17,8 @@ std::string count(const std::optional<vm_hyperconvergence_status>& vh,
 }
 
 std::string progress_line(const scheduling_optimization& so, const request_progress& p) {
-  std::string stage = so.status.stage.empty() ? "not yet picked up" : so.status.stage;
+  std::string stage = so.status.stage == request_stage::none ? "not yet picked up"
+                                                              : to_string(so.status.stage);
   std::string moving = p.migrations_listed ? std::to_string(p.in_flight) + " in flight, "
                                                 + std::to_string(p.pending) + " pending"
                                           : std::string("in flight and pending unknown");
@@ -89,7 +90,7 @@ std::string render_status_table(const std::vector<status_entry>& entries, timest
   for (const auto& e : entries) {
     const auto& so = e.request;
     const auto& vh = so.status.vm_hyperconvergence;
-    rows.push_back({so.metadata.name, so.status.stage, so.status.status,
+    rows.push_back({so.metadata.name, to_string(so.status.stage), to_string(so.status.status),
                     count(vh, &vm_hyperconvergence_status::successful),
                     count(vh, &vm_hyperconvergence_status::failed),
                     count(vh, &vm_hyperconvergence_status::skipped),
@@ -110,8 +111,8 @@ std::string render_status_json(const std::vector<status_entry>& entries) {
     nlohmann::json o;
     o["name"] = so.metadata.name;
     o["uid"] = so.metadata.uid;
-    o["stage"] = so.status.stage;
-    o["status"] = so.status.status;
+    o["stage"] = to_string(so.status.stage);
+    o["status"] = to_string(so.status.status);
     o["reason"] = so.status.reason;
     const auto& vh = so.status.vm_hyperconvergence;
     o["successful"] = vh ? vh->successful : 0;

@@ -72,7 +72,8 @@ void show_progress(const scheduling_optimization& so, bool tty, std::string& las
   bar.resize(width, '.');
   char line[256];
   std::snprintf(line, sizeof line, "%-10s [%s] %lld/%lld migrated, %lld failed, %lld skipped",
-                so.status.stage.empty() ? "New" : so.status.stage.c_str(), bar.c_str(),
+                so.status.stage == request_stage::none ? "New" : to_string(so.status.stage).c_str(),
+                bar.c_str(),
                 static_cast<long long>(ok), static_cast<long long>(total),
                 static_cast<long long>(failed), static_cast<long long>(skipped));
   if (line == last_line)
@@ -88,7 +89,8 @@ void show_progress(const scheduling_optimization& so, bool tty, std::string& las
 void print_final(const scheduling_optimization& so, const demo_options& d) {
   auto& st = so.status;
   std::printf("\nSchedulingOptimization %s\n", so.metadata.name.c_str());
-  std::printf("  stage: %s\n  status: %s\n  reason: %s\n", st.stage.c_str(), st.status.c_str(),
+  std::printf("  stage: %s\n  status: %s\n  reason: %s\n", to_string(st.stage).c_str(),
+              to_string(st.status).c_str(),
               st.reason.empty() ? "\"\"" : st.reason.c_str());
   std::printf("  startTimestamp: %s\n  finishTimestamp: %s\n", st.start_timestamp.c_str(),
               st.finish_timestamp.c_str());
@@ -102,11 +104,11 @@ void print_final(const scheduling_optimization& so, const demo_options& d) {
                 static_cast<long long>(skipped), vs->details.size());
     std::size_t shown = 0;
     for (auto& detail : vs->details) {
-      if (detail.status == vm_status::successful || shown >= 8)
+      if (detail.status == detail_status::successful || shown >= 8)
         continue;
       ++shown;
       std::printf("    %s/%s %s %s\n", detail.namespace_.c_str(), detail.name.c_str(),
-                  detail.status.c_str(), detail.reason.c_str());
+                  to_string(detail.status).c_str(), detail.reason.c_str());
     }
   }
   auto start = parse_rfc3339(st.start_timestamp);
@@ -177,9 +179,9 @@ int demo_command(const settings& given, const demo_options& d, const std::string
     auto so = first_request(all);
     if (!so)
       continue;
-    if (d.progress || so->status.stage == stage::final_)
+    if (d.progress || so->status.stage == request_stage::final_)
       show_progress(*so, tty, last_line);
-    if (so->status.stage == stage::final_) {
+    if (so->status.stage == request_stage::final_) {
       print_final(*so, d);
       rc = 0;
       break;

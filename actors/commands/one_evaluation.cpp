@@ -43,8 +43,8 @@ int run_one_evaluation(const char* command, const settings& given,
     self->request(kind, caf::infinite, kind_run{request, false})
       .receive(
         [&](const kind_result& r) {
-          if (!r.run_failure.empty())
-            failed(r.run_failure);
+          if (r.run_failure)
+            failed(r.run_failure->reason);
         },
         [&](caf::error& err) { failed(error_message(err)); });
   }

@@ -51,7 +51,7 @@ expected<std::vector<T>> list_all(caf::scoped_actor& self, const api_client_acto
 }
 
 bool is_running(const scheduling_optimization& so) {
-  return so.status.stage != stage::final_;
+  return so.status.stage != request_stage::final_;
 }
 
 } // namespace

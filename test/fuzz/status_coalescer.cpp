@@ -140,8 +140,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   for (int steps = 0; !in.empty() && steps < max_steps; ++steps) {
     switch (in.byte() % 10) {
       case 0:
-        c.set_stage(in.pick({stage::pending, stage::evaluating, stage::migrating}),
-                    in.pick({run_status::pending, run_status::in_progress}), now);
+        c.set_stage(in.pick({request_stage::pending, request_stage::evaluating,
+                             request_stage::migrating}),
+                    in.pick({request_status::pending, request_status::in_progress}), now);
         break;
       case 1: c.set_observed_generation(in.byte()); break;
       case 2: c.set_reason(reason()); break;
@@ -149,16 +150,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         vm_detail d;
         d.namespace_ = in.pick({"default", "ns-a", "ns-b"});
         d.name = "vm-" + std::to_string(in.byte() % 64);
-        d.status = in.pick({vm_status::successful, vm_status::skipped, vm_status::failed});
-        if (d.status != std::string{vm_status::successful})
+        d.status = in.pick({detail_status::successful, detail_status::skipped,
+                            detail_status::failed});
+        if (d.status != detail_status::successful)
           d.reason = reason();
         c.add_result(d);
         break;
       }
       case 4: c.reserve_details(in.byte() % 16); break;
       case 5:
-        c.finish(in.pick({run_status::successful, run_status::partial_success,
-                          run_status::failed}),
+        c.finish(in.pick({request_status::successful, request_status::partial_success,
+                          request_status::failed}),
                  reason(), now);
         break;
       case 6:

@@ -32,23 +32,25 @@ std::string label(const std::string& stem, std::size_t n) {
 std::string largest_status_patch(std::size_t cap, std::size_t results, const std::string& uid) {
   auto now = std::chrono::system_clock::now();
   schedopt::status_coalescer c(1s, 30s, cap);
-  c.set_stage("Evaluating", "InProgress", now);
+  c.set_stage(schedopt::request_stage::evaluating, schedopt::request_status::in_progress, now);
   c.set_observed_generation(std::numeric_limits<int32_t>::max());
-  c.set_stage("Migrating", "InProgress", now);
+  c.set_stage(schedopt::request_stage::migrating, schedopt::request_status::in_progress, now);
   const std::string long_detail(1000, 'd');
-  const char* statuses[] = {schedopt::vm_status::skipped, schedopt::vm_status::failed,
-                            schedopt::vm_status::successful};
+  const schedopt::detail_status statuses[] = {schedopt::detail_status::skipped,
+                                              schedopt::detail_status::failed,
+                                              schedopt::detail_status::successful};
   for (std::size_t i = 0; i < results; ++i) {
     schedopt::vm_detail d;
     d.namespace_ = label("ns-" + std::to_string(i) + "-", 63);
     d.name = label("vm-" + std::to_string(i) + "-", 253);
     d.status = statuses[i % 3];
-    if (d.status != schedopt::vm_status::successful)
+    if (d.status != schedopt::detail_status::successful)
       d.reason = schedopt::make_reason(schedopt::reason_kind::migration_run_failed,
                                        "vmim=" + d.namespace_ + "/mig-" + long_detail);
     c.add_result(d);
   }
-  c.finish("PartialSuccess", "some candidates failed; " + std::string(4000, 'r'), now);
+  c.finish(schedopt::request_status::partial_success,
+           "some candidates failed; " + std::string(4000, 'r'), now);
   return c.take_patch(now, uid);
 }
 

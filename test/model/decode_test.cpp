@@ -251,8 +251,8 @@ BOOST_AUTO_TEST_CASE(scheduling_optimization_with_spec_and_status) {
   BOOST_TEST(so->spec.vm_hyperconvergence->cool_off_period.value() == "30m");
   BOOST_TEST(so->spec.vm_hyperconvergence->max_parallel_migrations.value() == 10);
   const auto& st = so->status;
-  BOOST_TEST(st.stage == "Final");
-  BOOST_TEST(st.status == "PartialSuccess");
+  BOOST_TEST(st.stage == request_stage::final_);
+  BOOST_TEST(st.status == request_status::partial_success);
   BOOST_TEST(st.reason == "2 candidates outstanding: 1 failed, 1 skipped");
   BOOST_TEST(st.start_timestamp == "2026-11-30T12:00:01Z");
   BOOST_TEST(st.finish_timestamp == "2026-11-30T12:03:10Z");
@@ -266,7 +266,7 @@ BOOST_AUTO_TEST_CASE(scheduling_optimization_with_spec_and_status) {
   const auto& failed = st.vm_hyperconvergence->details[2];
   BOOST_TEST(failed.name == "vm-3");
   BOOST_TEST(failed.namespace_ == "vms");
-  BOOST_TEST(failed.status == "Failed");
+  BOOST_TEST(failed.status == detail_status::failed);
   BOOST_TEST(failed.reason == "MigrationRunFailed: vmim=vms/vm-3-schedopt-x2k9d: unable to attach volume \"\xC3\xBC\"");
   BOOST_TEST(st.vm_hyperconvergence->details[0].reason == "");
   BOOST_TEST(st.vm_hyperconvergence->details[4].namespace_ == "other");
@@ -279,7 +279,7 @@ BOOST_AUTO_TEST_CASE(new_request_without_status) {
   BOOST_TEST(so->spec.vm_hyperconvergence->enabled);
   BOOST_TEST(!so->spec.vm_hyperconvergence->cool_off_period.has_value());
   BOOST_TEST(!so->spec.vm_hyperconvergence->max_parallel_migrations.has_value());
-  BOOST_TEST(so->status.stage == "");
+  BOOST_TEST(so->status.stage == request_stage::none);
   BOOST_TEST(!so->status.vm_hyperconvergence.has_value());
   auto empty_spec = decode_scheduling_optimization(R"({"metadata":{"name":"r2"},"spec":{}})");
   BOOST_REQUIRE(empty_spec);

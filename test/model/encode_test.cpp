@@ -28,8 +28,8 @@ BOOST_AUTO_TEST_SUITE(encode)
 
 BOOST_AUTO_TEST_CASE(status_patch_tests_the_uid_before_it_adds_the_status) {
   scheduling_optimization_status st;
-  st.stage = stage::pending;
-  st.status = run_status::pending;
+  st.stage = request_stage::pending;
+  st.status = request_status::pending;
   json ops = json::parse(status_json_patch(st, "uid-1"));
   BOOST_REQUIRE_EQUAL(ops.size(), 2u);
   BOOST_TEST(ops[0] == json::parse(R"({"op":"test","path":"/metadata/uid","value":"uid-1"})"));
@@ -47,8 +47,8 @@ BOOST_AUTO_TEST_CASE(status_patch_reencodes_the_golden_status) {
 
 BOOST_AUTO_TEST_CASE(status_patch_of_a_fresh_run) {
   scheduling_optimization_status st;
-  st.stage = stage::evaluating;
-  st.status = run_status::in_progress;
+  st.stage = request_stage::evaluating;
+  st.status = request_status::in_progress;
   st.start_timestamp = "2026-11-30T12:00:01Z";
   st.last_update_timestamp = "2026-11-30T12:00:01Z";
   st.observed_generation = 1;
@@ -64,11 +64,12 @@ BOOST_AUTO_TEST_CASE(status_patch_of_a_fresh_run) {
 
 BOOST_AUTO_TEST_CASE(status_patch_escapes_hostile_strings) {
   scheduling_optimization_status st;
-  st.stage = stage::final_;
-  st.status = run_status::failed;
+  st.stage = request_stage::final_;
+  st.status = request_status::failed;
   st.reason = "driver failure: \"quoted\"\n\tback\\slash \x01 ü";
   st.vm_hyperconvergence = vm_hyperconvergence_status{};
-  st.vm_hyperconvergence->details.push_back({"vm\"1", "ns", vm_status::failed, "MigrationCreateFailed: <b>\"x\"</b>"});
+  st.vm_hyperconvergence->details.push_back({"vm\"1", "ns", detail_status::failed,
+                                             "MigrationCreateFailed: <b>\"x\"</b>"});
   std::string body = status_json_patch(st, "");
   json patch = status_of(body); // would throw if escaping were wrong
   BOOST_TEST(patch["status"]["reason"] == st.reason);
@@ -81,8 +82,8 @@ BOOST_AUTO_TEST_CASE(status_patch_escapes_hostile_strings) {
 
 BOOST_AUTO_TEST_CASE(status_patch_without_vm_block_omits_it) {
   scheduling_optimization_status st;
-  st.stage = stage::pending;
-  st.status = run_status::pending;
+  st.stage = request_stage::pending;
+  st.status = request_status::pending;
   json patch = status_of(status_json_patch(st, ""));
   BOOST_TEST(patch == json::parse(R"({"status":{"stage":"Pending","status":"Pending","observedGeneration":0}})"),
              "got " << patch.dump());

@@ -218,7 +218,7 @@ BOOST_AUTO_TEST_CASE(filters_apply_in_spec_order) {
         BOOST_REQUIRE_EQUAL(r.skipped.size(), 1u);
         BOOST_CHECK_EQUAL(r.skipped[0].name, "vm");
         BOOST_CHECK_EQUAL(r.skipped[0].namespace_, "ns");
-        BOOST_CHECK_EQUAL(r.skipped[0].status, vm_status::skipped);
+        BOOST_CHECK_EQUAL(r.skipped[0].status, detail_status::skipped);
         BOOST_CHECK_EQUAL(r.skipped[0].reason, expected);
         BOOST_CHECK_EQUAL(r.counts.skipped, 1);
       }

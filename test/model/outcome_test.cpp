@@ -29,7 +29,7 @@ BOOST_AUTO_TEST_CASE(no_kind_enabled_is_successful_with_reason) {
   r.any_kind_enabled = false;
   r.vm_hyperconvergence_enabled = false;
   auto o = decide_outcome(r);
-  BOOST_TEST(o.status == run_status::successful);
+  BOOST_TEST(o.status == request_status::successful);
   BOOST_TEST(o.reason == "no optimization kind enabled");
 }
 
@@ -37,65 +37,68 @@ BOOST_AUTO_TEST_CASE(kind_disabled_is_successful_with_reason) {
   run_summary r = counts(0, 0, 0);
   r.vm_hyperconvergence_enabled = false;
   auto o = decide_outcome(r);
-  BOOST_TEST(o.status == run_status::successful);
+  BOOST_TEST(o.status == request_status::successful);
   BOOST_TEST(o.reason == "vmHyperconvergence disabled");
 }
 
 BOOST_AUTO_TEST_CASE(converged_fleet_is_successful_without_reason) {
   auto o = decide_outcome(counts(0, 0, 0));
-  BOOST_TEST(o.status == run_status::successful);
+  BOOST_TEST(o.status == request_status::successful);
   BOOST_TEST(o.reason == "");
 }
 
 BOOST_AUTO_TEST_CASE(every_candidate_migrated_is_successful_without_reason) {
   auto o = decide_outcome(counts(7, 0, 0));
-  BOOST_TEST(o.status == run_status::successful);
+  BOOST_TEST(o.status == request_status::successful);
   BOOST_TEST(o.reason == "");
 }
 
 BOOST_AUTO_TEST_CASE(some_left_over_is_partial_success) {
   auto o = decide_outcome(counts(4, 2, 1));
-  BOOST_TEST(o.status == run_status::partial_success);
+  BOOST_TEST(o.status == request_status::partial_success);
   BOOST_TEST(o.reason == "3 candidates outstanding: 1 failed, 2 skipped");
   auto skipped_only = decide_outcome(counts(0, 2, 0));
-  BOOST_TEST(skipped_only.status == run_status::partial_success); // nothing failed
+  BOOST_TEST(skipped_only.status == request_status::partial_success); // nothing failed
   BOOST_TEST(skipped_only.reason == "2 candidates outstanding: 2 skipped");
   auto one = decide_outcome(counts(1, 0, 1));
-  BOOST_TEST(one.status == run_status::partial_success);
+  BOOST_TEST(one.status == request_status::partial_success);
   BOOST_TEST(one.reason == "1 candidate outstanding: 1 failed");
 }
 
 BOOST_AUTO_TEST_CASE(nothing_succeeded_and_something_failed_is_failed) {
   auto o = decide_outcome(counts(0, 1, 2));
-  BOOST_TEST(o.status == run_status::failed);
+  BOOST_TEST(o.status == request_status::failed);
   BOOST_TEST(o.reason == "3 candidates outstanding: 2 failed, 1 skipped");
 }
 
 BOOST_AUTO_TEST_CASE(run_failure_is_failed_with_its_reason) {
   run_summary r = counts(3, 0, 0);
-  r.run_failure = "driver failure: portworx: connection refused";
+  r.run_failure =
+    run_failure{run_failure_kind::driver, "driver failure: portworx: connection refused"};
   auto o = decide_outcome(r);
-  BOOST_TEST(o.status == run_status::failed);
+  BOOST_TEST(o.status == request_status::failed);
   BOOST_TEST(o.reason == "driver failure: portworx: connection refused");
-  r.run_failure = "invalid spec.vmHyperconvergence.coolOffPeriod \"abc\": invalid duration";
-  BOOST_TEST(decide_outcome(r).reason == *r.run_failure);
-  r.run_failure = std::string(5000, 'x');
+  r.run_failure =
+    run_failure{run_failure_kind::invalid_spec,
+                "invalid spec.vmHyperconvergence.coolOffPeriod \"abc\": invalid duration"};
+  BOOST_TEST(decide_outcome(r).reason == r.run_failure->reason);
+  r.run_failure = run_failure{run_failure_kind::internal, std::string(5000, 'x')};
   BOOST_TEST(decide_outcome(r).reason.size() == max_status_reason_bytes);
 }
 
 BOOST_AUTO_TEST_CASE(disabled_wins_over_run_failure) {
   run_summary r = counts(0, 0, 0);
   r.vm_hyperconvergence_enabled = false;
-  r.run_failure = "driver failure: x";
-  BOOST_TEST(decide_outcome(r).status == run_status::successful);
+  r.run_failure = run_failure{run_failure_kind::driver, "driver failure: x"};
+  BOOST_TEST(decide_outcome(r).status == request_status::successful);
 }
 
 BOOST_AUTO_TEST_CASE(deferred_candidates_are_named) {
   auto o = decide_outcome(counts(100, 1, 0, {"ns/a", "ns/b"}));
-  BOOST_TEST(o.status == run_status::partial_success);
+  BOOST_TEST(o.status == request_status::partial_success);
   BOOST_TEST(o.reason == "3 candidates outstanding: 1 skipped, 2 deferred by maxNonHyperconvergedPerRun: ns/a, ns/b");
   auto only = decide_outcome(counts(100, 0, 0, {"ns/a"}));
-  BOOST_TEST(only.status == run_status::partial_success);
+  BOOST_TEST(only.status == request_status::partial_success);
   BOOST_TEST(only.reason == "1 candidate outstanding: 1 deferred by maxNonHyperconvergedPerRun: ns/a");
 }
 
