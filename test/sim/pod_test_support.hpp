@@ -41,6 +41,7 @@ inline bool eventually(const std::function<bool()>& probe, std::chrono::millisec
   return probe();
 }
 
+/// GET `path` as JSON; null unless it answered 200.
 inline json get_json(const sim_process& sim, const std::string& path) {
   auto reply = http_request(sim, "GET", path);
   return reply.status == 200 ? reply.json() : json();
@@ -120,6 +121,8 @@ inline std::vector<json> pods_of(const sim_process& sim, const std::string& ns, 
 }
 
 inline bool pod_ready(const json& pod) {
+  if (!pod.is_object())
+    return false;
   for (auto& c : pod.value("/status/conditions"_json_pointer, json::array()))
     if (c.value("type", "") == "Ready")
       return c.value("status", "") == "True";
@@ -127,7 +130,7 @@ inline bool pod_ready(const json& pod) {
 }
 
 inline bool terminating(const json& pod) {
-  return pod.contains("metadata") && pod["metadata"].contains("deletionTimestamp");
+  return pod.is_object() && pod.contains("metadata") && pod["metadata"].contains("deletionTimestamp");
 }
 
 /// The Ready, not terminating pods of app=`app`.
@@ -140,7 +143,8 @@ inline std::vector<json> ready_pods(const sim_process& sim, const std::string& n
 }
 
 inline json pdb_status(const sim_process& sim, const std::string& ns, const std::string& name) {
-  return get_json(sim, pdbs_path(ns) + "/" + name).value("status", json::object());
+  auto pdb = get_json(sim, pdbs_path(ns) + "/" + name);
+  return pdb.is_object() ? pdb.value("status", json::object()) : json::object();
 }
 
 /// GET on a plain-HTTP URL (the SDK gateway); status 0 when unreachable.
