@@ -106,12 +106,14 @@ pod_scenario_planner::pod_scenario_planner(const scenario_options& options, std:
 }
 
 planned_volume pod_scenario_planner::plan_volume(const std::string& ns, const std::string& claim,
-                                                 const std::string& app) {
+                                                 const std::string& app, const planned_volume* same_as) {
   std::vector<std::string> names;
   for (const auto& n : nodes_)
     names.push_back(n.name);
   std::shuffle(names.begin(), names.end(), rng_);
   names.resize(static_cast<std::size_t>(std::clamp(options_.replicas, 1, static_cast<int>(names.size()))));
+  if (topology_ && same_as != nullptr)
+    names = same_as->backing.replica_nodes;
   planned_volume v;
   auto& sv = v.backing;
   sv.id = px_volume_id(rng_);
@@ -225,7 +227,8 @@ std::vector<planned_workload> pod_scenario_planner::plan() {
         p.ordinal = ord;
         for (int k = 0; k < volumes; ++k) {
           p.volumes.push_back(w.volumes.size());
-          w.volumes.push_back(plan_volume(w.ns, statefulset_claim_name(w.owner, claim_templates[static_cast<std::size_t>(k)], ord), name));
+          auto claim = statefulset_claim_name(w.owner, claim_templates[static_cast<std::size_t>(k)], ord);
+          w.volumes.push_back(plan_volume(w.ns, claim, name, k == 0 ? nullptr : &w.volumes[p.volumes.front()]));
         }
         w.pods.push_back(std::move(p));
       }
@@ -243,7 +246,8 @@ std::vector<planned_workload> pod_scenario_planner::plan() {
       for (int k = 0; k < volumes; ++k) {
         claims[volume_name(k)] = app + "-" + volume_name(k);
         p.volumes.push_back(w.volumes.size());
-        w.volumes.push_back(plan_volume(w.ns, app + "-" + volume_name(k), app));
+        w.volumes.push_back(
+          plan_volume(w.ns, app + "-" + volume_name(k), app, k == 0 ? nullptr : &w.volumes[p.volumes.front()]));
       }
       w.owner = {{"apiVersion", "apps/v1"},
                  {"kind", "ReplicaSet"},
@@ -294,7 +298,8 @@ std::vector<planned_workload> pod_scenario_planner::plan() {
     for (int k = 0; k < volumes; ++k) {
       claims[volume_name(k)] = p.name + "-" + volume_name(k);
       p.volumes.push_back(w.volumes.size());
-      w.volumes.push_back(plan_volume(w.ns, p.name + "-" + volume_name(k), base));
+      w.volumes.push_back(
+        plan_volume(w.ns, p.name + "-" + volume_name(k), base, k == 0 ? nullptr : &w.volumes[p.volumes.front()]));
     }
     json labels = {{"app", base}};
     json tmpl = {{"metadata", {{"labels", labels}}},

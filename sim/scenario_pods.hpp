@@ -51,7 +51,10 @@ public:
   std::vector<planned_workload> plan();
 
 private:
-  planned_volume plan_volume(const std::string& ns, const std::string& claim, const std::string& app);
+  /// `same_as`: another volume of the pod, whose replica nodes this one shares (a
+  /// csi-topology pod's volumes are provisioned where the pod can run them all).
+  planned_volume plan_volume(const std::string& ns, const std::string& claim, const std::string& app,
+                             const planned_volume* same_as = nullptr);
   std::string place(const std::vector<std::size_t>& volumes, const std::vector<planned_volume>& all, bool misplaced);
 
   scenario_options options_;
