@@ -1,6 +1,6 @@
 // Everything that moves pods in the simulated cluster, on one thread: the StatefulSet
-// and ReplicaSet controllers, the disruption controller, the schedulers and the kubelets
-// (docs/simulator.md "Pods and their workloads").
+// and ReplicaSet controllers, the disruption controller, the schedulers, the kubelets and
+// KubeVirt's virt-launcher pods (docs/simulator.md "Pods and their workloads").
 #pragma once
 
 #include <chrono>
@@ -19,6 +19,9 @@ struct pod_workload_options {
   /// From a pod's deletionTimestamp to its removal (at most its grace period).
   std::chrono::milliseconds termination_delay{1000};
   std::chrono::milliseconds tick_interval{50};
+  /// KubeVirt's virt-launcher pods as pod objects (sim/launcher_pods); the world turns
+  /// them on with --pods, so a VMI-only cluster keeps its memory.
+  bool launcher_pods = false;
 };
 
 class pod_workloads {
@@ -27,7 +30,8 @@ public:
   pod_workloads(object_store& store, const storage_backend& storage, pod_workload_options options);
   ~pod_workloads();
 
-  /// Runs tick() every tick_interval on a thread of its own.
+  /// One tick() now, so the cluster is settled (statuses, budgets, launcher pods) before
+  /// it serves, then every tick_interval on a thread of its own.
   void start();
   void stop();
 

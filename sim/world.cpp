@@ -64,7 +64,7 @@ struct world::impl {
       drainer(s, {std::chrono::seconds{5}, std::chrono::milliseconds{100}, cr_fallback(options)}),
       churn(s, {options.vmi_churn_per_second, std::chrono::milliseconds{100}, options.seed}),
       pods(s, storage, {options.pod_recreate_delay, options.pod_start_delay, options.pod_termination_delay,
-                        std::chrono::milliseconds{50}}),
+                        std::chrono::milliseconds{50}, options.pods > 0}),
       failover_rng(options.seed * 0x9e3779b97f4a7c15ULL + 7) {}
 };
 
