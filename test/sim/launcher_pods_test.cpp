@@ -4,6 +4,7 @@
 // new pod and the old one completed; a launcher pod deleted under its VMI fails the VMI.
 #include <boost/test/unit_test.hpp>
 
+#include "e2e/ground_truth.hpp"
 #include "pod_test_support.hpp"
 
 using namespace schedopt::test;
@@ -60,6 +61,28 @@ BOOST_AUTO_TEST_CASE(each_running_vmi_has_one_launcher_pod_on_its_node) {
   // The scenario's own pods are not launcher pods.
   auto apps = get_json(sim, pods_path("apps-a") + "?labelSelector=kubevirt.io%3Dvirt-launcher");
   BOOST_TEST(apps["items"].empty());
+  // The e2e ground truth reads both kinds apart, with their replicas.
+  auto truth = schedopt::e2e::pod_ground_truth(sim, "portworx");
+  int launchers = 0, workloads = 0, misplaced = 0;
+  for (auto& t : truth) {
+    BOOST_TEST_CONTEXT(t.key()) {
+      BOOST_TEST(t.error.empty());
+      BOOST_TEST(t.has_driver_volume);
+      BOOST_TEST(!t.best.empty());
+      if (t.virt_launcher) {
+        ++launchers;
+        BOOST_TEST(t.owner_kind == "VirtualMachineInstance");
+        continue;
+      }
+      ++workloads;
+      misplaced += t.misplaced ? 1 : 0;
+      BOOST_TEST(t.replicas.size() == 1u); // --volumes-per-pod 1
+      BOOST_TEST(t.replicas[0].size() == 2u); // --replicas 2
+    }
+  }
+  BOOST_TEST(launchers == 6);
+  BOOST_TEST(workloads == 4);
+  BOOST_TEST(misplaced == 1); // round(0.3 * 4)
 }
 
 BOOST_AUTO_TEST_CASE(an_evicted_launcher_pod_is_an_evacuation_and_its_vmi_moves) {
