@@ -504,6 +504,12 @@ expected<json> object_store::remove(const std::string& key, const std::string& n
   auto& [te, k, old] = *found;
   json obj = *old->parsed();
   if (has_finalizers(obj)) {
+    // A graceful deletion ended by a delete with grace 0 (the kubelet's) waits for the
+    // finalizers from now on: their removal then deletes the object.
+    if (is_terminating(obj) && !grace_elapsed(obj)) {
+      obj["metadata"]["deletionGracePeriodSeconds"] = 0;
+      return impl_->commit(*te, k, std::move(obj), "MODIFIED", old);
+    }
     if (is_terminating(obj))
       return obj;
     obj["metadata"]["deletionTimestamp"] = now_rfc3339();

@@ -88,20 +88,24 @@ placement_decision place_pod(const placement_request& request) {
   const auto& pod = *request.pod;
   auto view = scheduling_view(pod);
   bool storage_aware = text_at(pod, "/spec/schedulerName"_json_pointer) == stork_scheduler_name;
+  static const std::vector<json> no_nodes;
+  static const std::map<std::string, pod_resources> nothing_used;
+  const auto& nodes = request.nodes != nullptr ? *request.nodes : no_nodes;
+  const auto& used_by_node = request.used != nullptr ? *request.used : nothing_used;
   std::map<std::string, std::string> zones;
-  for (const auto& node : request.nodes)
+  for (const auto& node : nodes)
     zones[name_of(node)] =
       text_at(node, json::json_pointer{std::string{"/metadata/labels/"} + "topology.kubernetes.io~1zone"});
   std::map<std::string, int> refused;
   std::vector<const json*> sorted;
-  for (const auto& node : request.nodes)
+  for (const auto& node : nodes)
     sorted.push_back(&node);
   std::sort(sorted.begin(), sorted.end(), [](const json* a, const json* b) { return name_of(*a) < name_of(*b); });
   int64_t best = -1;
   for (const auto* node : sorted) {
     auto name = name_of(*node);
     pod_resources used;
-    if (auto u = request.used.find(name); u != request.used.end())
+    if (auto u = used_by_node.find(name); u != used_by_node.end())
       used = u->second;
     if (auto no = scheduler_refusal(view, *node, used)) {
       ++refused[*no];
@@ -128,7 +132,7 @@ placement_decision place_pod(const placement_request& request) {
   }
   if (out.node.empty()) {
     // schedule_one.go FitError.Error: "0/N nodes are available: <count> <reason>, ...".
-    out.message = "0/" + std::to_string(request.nodes.size()) + " nodes are available:";
+    out.message = "0/" + std::to_string(nodes.size()) + " nodes are available:";
     bool first = true;
     for (const auto& [reason, count] : refused) {
       out.message += (first ? " " : ", ") + std::to_string(count) + " " + reason;

@@ -21,9 +21,10 @@ constexpr const char* stork_scheduler_name = "stork";
 
 struct placement_request {
   const nlohmann::json* pod = nullptr;
-  /// Every node, with what is already requested on it (pods bound there and VMIs).
-  std::vector<nlohmann::json> nodes;
-  std::map<std::string, pod_resources> used;
+  /// Every node, with what is already requested on it (pods bound there and VMIs); both
+  /// shared by every pod of a scheduling pass, so they are pointed at, not copied.
+  const std::vector<nlohmann::json>* nodes = nullptr;
+  const std::map<std::string, pod_resources>* used = nullptr;
   /// Per driver volume of the pod, the nodes holding its replicas.
   std::vector<std::set<std::string>> replica_nodes;
   /// Per bound PV of the pod, its required node affinity terms (empty: none).

@@ -75,22 +75,22 @@ void pod_scheduler::tick(std::chrono::system_clock::time_point now) {
     return text_at(*a, "/metadata/creationTimestamp"_json_pointer) < text_at(*b, "/metadata/creationTimestamp"_json_pointer);
   });
 
-  placement_request base;
-  base.nodes = store_.list("nodes").items;
+  auto nodes = store_.list("nodes").items;
+  std::map<std::string, pod_resources> used;
   for (const auto& s : stored) {
     auto pod = s->parsed();
     auto node = text_at(*pod, "/spec/nodeName"_json_pointer);
     if (node.empty() || is_pod_terminal(*pod) || is_virt_launcher(*pod))
       continue; // a virt-launcher pod's requests are its VMI's, counted below
     auto r = pod_requests(*pod);
-    base.used[node].cpu_millis += r.cpu_millis;
-    base.used[node].memory_bytes += r.memory_bytes;
+    used[node].cpu_millis += r.cpu_millis;
+    used[node].memory_bytes += r.memory_bytes;
   }
   vmis_->for_each([&](const std::string&, const vmi_usage& v) {
     if (v.node.empty() || v.phase == "Succeeded" || v.phase == "Failed")
       return;
-    base.used[v.node].cpu_millis += v.requests.cpu_millis;
-    base.used[v.node].memory_bytes += v.requests.memory_bytes;
+    used[v.node].cpu_millis += v.requests.cpu_millis;
+    used[v.node].memory_bytes += v.requests.memory_bytes;
   });
 
   auto stamp = format_rfc3339(now);
@@ -103,8 +103,10 @@ void pod_scheduler::tick(std::chrono::system_clock::time_point now) {
     auto name = name_of(*pod);
     auto scheduler = scheduler_of(*pod);
     component_identity_scope as{scheduler};
-    placement_request request = base;
+    placement_request request;
     request.pod = pod.get();
+    request.nodes = &nodes;
+    request.used = &used;
     std::string volume_problem;
     for (const auto& claim : pod_claims(*pod)) {
       auto pvc = store_.get("persistentvolumeclaims", ns, claim);
@@ -131,7 +133,7 @@ void pod_scheduler::tick(std::chrono::system_clock::time_point now) {
     if (volume_problem.empty())
       decision = place_pod(request);
     else
-      decision.message = "0/" + std::to_string(base.nodes.size()) + " nodes are available: " + volume_problem + ".";
+      decision.message = "0/" + std::to_string(nodes.size()) + " nodes are available: " + volume_problem + ".";
     if (decision.node.empty()) {
       bool changed = tried == unschedulable_.end() || tried->second.message != decision.message;
       unschedulable_[uid] = {now, decision.message};
@@ -155,8 +157,8 @@ void pod_scheduler::tick(std::chrono::system_clock::time_point now) {
     store_.modify(pods_key, ns, name, [&](json& p) { return set_pod_condition(p, "PodScheduled", "True", stamp); },
                   true);
     auto r = pod_requests(*pod);
-    base.used[decision.node].cpu_millis += r.cpu_millis;
-    base.used[decision.node].memory_bytes += r.memory_bytes;
+    used[decision.node].cpu_millis += r.cpu_millis;
+    used[decision.node].memory_bytes += r.memory_bytes;
     record_event(store_, object_reference(*pod), "Normal", "Scheduled",
                  "Successfully assigned " + ns + "/" + name + " to " + decision.node, scheduler);
   }

@@ -36,12 +36,17 @@ json pod(const std::string& scheduler, const std::string& memory = "1Gi") {
 
 const int64_t gib = int64_t{1} << 30;
 
-placement_request request_for(const json& p, std::vector<json> nodes) {
+/// A request over `nodes` with `used` requested on them (both outlive the request).
+struct placement_case {
+  std::vector<json> nodes;
+  std::map<std::string, pod_resources> used;
   placement_request r;
-  r.pod = &p;
-  r.nodes = std::move(nodes);
-  return r;
-}
+  placement_case(const json& p, std::vector<json> n) : nodes(std::move(n)) {
+    r.pod = &p;
+    r.nodes = &nodes;
+    r.used = &used;
+  }
+};
 
 } // namespace
 
@@ -49,10 +54,10 @@ BOOST_AUTO_TEST_SUITE(pod_placement)
 
 BOOST_AUTO_TEST_CASE(stork_puts_a_pod_on_the_node_with_most_replicas_whatever_its_load) {
   auto p = pod("stork");
-  auto r = request_for(p, {node("n1"), node("n2"), node("n3"), node("n4")});
-  r.replica_nodes = {{"n1", "n2"}, {"n2", "n3"}};
-  r.used["n2"] = {6000, 12 * gib}; // the busiest node, and the only one with both replicas
-  auto d = place_pod(r);
+  placement_case c(p, {node("n1"), node("n2"), node("n3"), node("n4")});
+  c.r.replica_nodes = {{"n1", "n2"}, {"n2", "n3"}};
+  c.used["n2"] = {6000, 12 * gib}; // the busiest node, and the only one with both replicas
+  auto d = place_pod(c.r);
   BOOST_TEST(d.node == "n2");
   BOOST_TEST(d.scores["n2"] > d.scores["n1"]);
   BOOST_TEST(d.scores["n1"] > d.scores["n4"]); // one replica beats none
@@ -60,17 +65,17 @@ BOOST_AUTO_TEST_CASE(stork_puts_a_pod_on_the_node_with_most_replicas_whatever_it
 
 BOOST_AUTO_TEST_CASE(any_other_scheduler_takes_the_least_allocated_node) {
   auto p = pod("default-scheduler");
-  auto r = request_for(p, {node("n1"), node("n2"), node("n3"), node("n4")});
-  r.replica_nodes = {{"n1", "n2"}, {"n2", "n3"}};
-  r.used = {{"n1", {4000, 8 * gib}}, {"n2", {1000, 2 * gib}}, {"n3", {2000, 4 * gib}}, {"n4", {3000, 1 * gib}}};
-  BOOST_TEST(place_pod(r).node == "n2");
+  placement_case c(p, {node("n1"), node("n2"), node("n3"), node("n4")});
+  c.r.replica_nodes = {{"n1", "n2"}, {"n2", "n3"}};
+  c.used = {{"n1", {4000, 8 * gib}}, {"n2", {1000, 2 * gib}}, {"n3", {2000, 4 * gib}}, {"n4", {3000, 1 * gib}}};
+  BOOST_TEST(place_pod(c.r).node == "n2");
   // Equal allocations: the first node by name (kube-scheduler draws among the tied).
-  r.used.clear();
-  BOOST_TEST(place_pod(r).node == "n1");
+  c.used.clear();
+  BOOST_TEST(place_pod(c.r).node == "n1");
   auto named = pod("my-scheduler");
-  r.pod = &named;
-  r.used = {{"n1", {4000, 8 * gib}}};
-  BOOST_TEST(place_pod(r).node == "n2");
+  c.r.pod = &named;
+  c.used = {{"n1", {4000, 8 * gib}}};
+  BOOST_TEST(place_pod(c.r).node == "n2");
 }
 
 BOOST_AUTO_TEST_CASE(stork_passes_over_replica_nodes_the_pod_cannot_use) {
@@ -79,40 +84,40 @@ BOOST_AUTO_TEST_CASE(stork_passes_over_replica_nodes_the_pod_cannot_use) {
   cordoned["spec"]["unschedulable"] = true;
   auto tainted = node("n1");
   tainted["spec"]["taints"] = json::array({{{"key", "dedicated"}, {"value", "vms"}, {"effect", "NoSchedule"}}});
-  auto r = request_for(p, {tainted, cordoned, node("n3"), node("n4")});
-  r.replica_nodes = {{"n1", "n2", "n3"}};
-  r.used["n4"] = {0, 0};
-  BOOST_TEST(place_pod(r).node == "n3");
+  placement_case c(p, {tainted, cordoned, node("n3"), node("n4")});
+  c.r.replica_nodes = {{"n1", "n2", "n3"}};
+  c.used["n4"] = {0, 0};
+  BOOST_TEST(place_pod(c.r).node == "n3");
   // No replica node left: the least allocated of the others (RescheduledOffReplica).
-  r.used["n3"] = {0, 15 * gib + gib / 2};
-  auto d = place_pod(r);
+  c.used["n3"] = {0, 15 * gib + gib / 2};
+  auto d = place_pod(c.r);
   BOOST_TEST(d.node == "n4");
   BOOST_TEST(d.scores.count("n3") == 0u); // Insufficient memory
 }
 
 BOOST_AUTO_TEST_CASE(stork_scores_a_replicas_zone_above_other_zones) {
   auto p = pod("stork");
-  auto r = request_for(p, {node("n1", "zone-a"), node("n2", "zone-a"), node("n3", "zone-b")});
-  r.replica_nodes = {{"n1"}};
+  placement_case c(p, {node("n1", "zone-a"), node("n2", "zone-a"), node("n3", "zone-b")});
+  c.r.replica_nodes = {{"n1"}};
   auto cordoned = node("n1", "zone-a");
   cordoned["spec"]["unschedulable"] = true;
-  r.nodes[0] = cordoned;
-  r.used["n2"] = {4000, 8 * gib}; // busier, but beside the replica
-  auto d = place_pod(r);
+  c.nodes[0] = cordoned;
+  c.used["n2"] = {4000, 8 * gib}; // busier, but beside the replica
+  auto d = place_pod(c.r);
   BOOST_TEST(d.node == "n2");
-  BOOST_TEST(stork_score(r.nodes[1], r.replica_nodes, {{"n1", "zone-a"}, {"n2", "zone-a"}, {"n3", "zone-b"}}) == 25);
-  BOOST_TEST(stork_score(r.nodes[2], r.replica_nodes, {{"n1", "zone-a"}, {"n2", "zone-a"}, {"n3", "zone-b"}}) == 5);
+  BOOST_TEST(stork_score(c.nodes[1], c.r.replica_nodes, {{"n1", "zone-a"}, {"n2", "zone-a"}, {"n3", "zone-b"}}) == 25);
+  BOOST_TEST(stork_score(c.nodes[2], c.r.replica_nodes, {{"n1", "zone-a"}, {"n2", "zone-a"}, {"n3", "zone-b"}}) == 5);
 }
 
 BOOST_AUTO_TEST_CASE(a_volumes_node_affinity_binds_the_pod_to_its_nodes) {
   auto p = pod("default-scheduler");
-  auto r = request_for(p, {node("n1"), node("n2"), node("n3")});
+  placement_case c(p, {node("n1"), node("n2"), node("n3")});
   json expr = {{"key", "kubernetes.io/hostname"}, {"operator", "In"}, {"values", {"n3"}}};
-  r.volume_affinities.push_back(json::array({{{"matchExpressions", json::array({expr})}}}));
-  r.used["n3"] = {6000, 12 * gib};
-  BOOST_TEST(place_pod(r).node == "n3");
-  r.used["n3"] = {0, 16 * gib};
-  auto d = place_pod(r);
+  c.r.volume_affinities.push_back(json::array({{{"matchExpressions", json::array({expr})}}}));
+  c.used["n3"] = {6000, 12 * gib};
+  BOOST_TEST(place_pod(c.r).node == "n3");
+  c.used["n3"] = {0, 16 * gib};
+  auto d = place_pod(c.r);
   BOOST_TEST(d.node.empty());
   BOOST_TEST(d.message == "0/3 nodes are available: 1 Insufficient memory, 2 node(s) had volume node affinity conflict.");
 }
@@ -122,7 +127,8 @@ BOOST_AUTO_TEST_CASE(nowhere_to_go_is_said_as_kube_scheduler_says_it) {
   auto a = node("n1"), b = node("n2");
   a["spec"]["unschedulable"] = true;
   b["spec"]["unschedulable"] = true;
-  auto d = place_pod(request_for(p, {a, b}));
+  placement_case c(p, {a, b});
+  auto d = place_pod(c.r);
   BOOST_TEST(d.node.empty());
   BOOST_TEST(d.message == "0/2 nodes are available: 2 node(s) were unschedulable.");
 }
