@@ -194,8 +194,10 @@ struct api_server::impl {
     return true;
   }
 
-  /// `user_name` receives who the request was authenticated as, for the audit.
-  void handle(const httplib::Request& req, httplib::Response& res, std::string& user_name) {
+  /// `user_name` receives who the request was authenticated as, for the audit, and
+  /// `eviction` the decision on a pod eviction.
+  void handle(const httplib::Request& req, httplib::Response& res, std::string& user_name,
+              std::optional<eviction_outcome>& eviction) {
     if (is_public_path(req.path)) {
       res.set_content("ok", "text/plain");
       return;
@@ -267,7 +269,7 @@ struct api_server::impl {
           return send(res, 200, list);
       }
       if (segs.size() >= 3)
-        return handlers.serve(req, res, "", segs[1], {segs.begin() + 2, segs.end()});
+        return handlers.serve(req, res, "", segs[1], {segs.begin() + 2, segs.end()}, &eviction);
     } else if (segs[0] == "apis") {
       if (segs.size() == 1 && req.method == "GET")
         return send(res, 200, registry.api_group_list());
@@ -282,7 +284,7 @@ struct api_server::impl {
           return send(res, 200, list);
       }
       if (segs.size() >= 4)
-        return handlers.serve(req, res, segs[1], segs[2], {segs.begin() + 3, segs.end()});
+        return handlers.serve(req, res, segs[1], segs[2], {segs.begin() + 3, segs.end()}, &eviction);
     }
     send(res, 404, status_failure(404, "NotFound", "the server could not find the requested resource"));
   }
@@ -432,7 +434,27 @@ struct api_server::impl {
     res.set_header("X-Audit-Next-Since", std::to_string(next));
     res.set_header("X-Audit-Dropped-Vmims", std::to_string(audit->vmims_dropped()));
     res.set_header("X-Audit-Dropped-Writes", std::to_string(audit->writes_dropped()));
+    res.set_header("X-Audit-Dropped-Pod-Records", std::to_string(audit->pod_records_dropped()));
     send(res, 200, body);
+  }
+
+  void record_eviction(const audit_write& write, const std::string& user, const eviction_outcome& decided) {
+    audit_eviction e;
+    e.time = write.time;
+    e.identity = write.identity;
+    e.user = user;
+    e.ns = write.ns;
+    e.pod = write.name;
+    e.pod_uid = decided.pod_uid;
+    e.node = decided.node;
+    e.pod_ready = decided.pod_ready;
+    e.code = write.code;
+    e.outcome = decided.outcome;
+    e.pdb = decided.pdb;
+    e.disruptions_allowed = decided.disruptions_allowed;
+    e.budget_decremented = decided.budget_decremented;
+    e.dry_run = decided.dry_run;
+    audit->record_eviction(std::move(e));
   }
 
   /// Every mutating request is served under its client's identity (so VMIMs it creates
@@ -448,13 +470,16 @@ struct api_server::impl {
     if (mutating)
       identity.emplace(req.get_header_value("User-Agent"));
     std::string user;
+    std::optional<eviction_outcome> eviction;
     try {
-      handle(req, res, user);
+      handle(req, res, user, eviction);
     } catch (const std::exception& e) {
       send(res, 500, status_failure(500, "InternalError", std::string{"Internal error occurred: "} + e.what()));
     }
     if (mutating) {
       auto write = describe_write(req, res, registry);
+      if (eviction)
+        record_eviction(write, user, *eviction);
       write.user = std::move(user);
       audit->record_write(std::move(write));
     }

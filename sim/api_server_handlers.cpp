@@ -9,6 +9,9 @@
 #include "sim/api_server_status.hpp"
 #include "sim/api_server_table.hpp"
 #include "sim/patch.hpp"
+#include "sim/pod_deletion.hpp"
+#include "sim/pod_facts.hpp"
+#include "sim/pod_templates.hpp"
 #include "sim/selectors.hpp"
 #include "sim/structural_schema.hpp"
 
@@ -201,7 +204,8 @@ resource_handlers::resource_handlers(object_store& store, const resource_registr
 
 void resource_handlers::serve(const httplib::Request& req, httplib::Response& res,
                               const std::string& group, const std::string& version,
-                              std::vector<std::string> rest) {
+                              std::vector<std::string> rest,
+                              std::optional<eviction_outcome>* eviction) {
   resource_target t;
   if (!rest.empty() && rest[0] == "watch") {
     t.watch_path = true;
@@ -225,7 +229,9 @@ void resource_handlers::serve(const httplib::Request& req, httplib::Response& re
     t.name = rest[1];
   if (rest.size() == 3)
     t.subresource = rest[2];
-  if (!t.subresource.empty() && !(t.subresource == "status" && t.resource->type.status_subresource))
+  bool eviction_path = t.subresource == "eviction" && t.resource->type.key() == pods_key;
+  if (!t.subresource.empty() && !(t.subresource == "status" && t.resource->type.status_subresource)
+      && !eviction_path)
     return not_found(res);
   if (t.resource->type.namespaced && t.ns.empty() && !t.name.empty())
     return not_found(res);
@@ -237,6 +243,11 @@ void resource_handlers::serve(const httplib::Request& req, httplib::Response& re
     if (t.watch_path || truthy(param(req, "watch")))
       return watch(req, res, t);
     return list(req, res, t);
+  }
+  if (eviction_path) {
+    if (m != "POST")
+      return method_not_allowed(res, m);
+    return evict(req, res, t, eviction);
   }
   if (m == "POST") {
     if (!t.name.empty())
@@ -629,6 +640,8 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
   if (obj["metadata"].contains("resourceVersion") && !meta_str(obj, "resourceVersion").empty())
     return send_json(res, 400, status_failure(400, "BadRequest",
                                               "resourceVersion should not be set on objects to be created"));
+  if (type.key() == pods_key)
+    default_new_pod(obj); // SetDefaults_PodSpec, DefaultTolerationSeconds, PrepareForCreate
   if (truthy(param(req, "dryRun")) || param(req, "dryRun") == "All")
     return send_json(res, 201, obj);
   auto name = meta_str(obj, "name");
@@ -796,10 +809,33 @@ void resource_handlers::remove(const httplib::Request& req, httplib::Response& r
                                       details));
     }
   }
-  auto removed = store_.remove(key, t.ns, t.name);
+  // A pod goes gracefully (pkg/registry/core/pod/strategy.go CheckGracefulDelete).
+  auto removed = key == pods_key ? delete_pod(store_, t.ns, t.name, options) : store_.remove(key, t.ns, t.name);
   if (!removed)
     return send_error(res, removed.err(), t.resource, t.name);
   send_json(res, 200, *removed);
+}
+
+// Follows kubernetes pkg/registry/core/pod/storage/eviction.go EvictionREST.Create through
+// apiserver's handlers/create.go createHandler (a Status result is answered with its
+// code, 201 when it has none; a refusal's Retry-After as responsewriters writes it).
+void resource_handlers::evict(const httplib::Request& req, httplib::Response& res,
+                              const resource_target& t, std::optional<eviction_outcome>* decision) {
+  auto body = parse_body(req);
+  if (!body)
+    return send_error(res, body.err(), nullptr, {});
+  auto body_ns = meta_str(*body, "namespace");
+  if (!body_ns.empty() && body_ns != t.ns)
+    return send_json(res, 400, status_failure(400, "BadRequest",
+                                              "the namespace of the provided object does not "
+                                              "match the namespace sent on the request"));
+  auto dry_run = param(req, "dryRun");
+  auto outcome = evict_pod(store_, {t.ns, t.name, *body, dry_run == "All"});
+  if (outcome.retry_after_seconds > 0)
+    res.set_header("Retry-After", std::to_string(outcome.retry_after_seconds));
+  send_json(res, outcome.code, outcome.body);
+  if (decision != nullptr)
+    *decision = std::move(outcome);
 }
 
 void resource_handlers::remove_collection(const httplib::Request& req, httplib::Response& res,
@@ -814,8 +850,10 @@ void resource_handlers::remove_collection(const httplib::Request& req, httplib::
     if (!sel->matches(*item))
       continue;
     auto object = item->parsed();
-    auto removed = store_.remove(type.key(), meta_str(*object, "namespace"),
-                                 meta_str(*object, "name"));
+    auto ns = meta_str(*object, "namespace");
+    auto name = meta_str(*object, "name");
+    auto removed = type.key() == pods_key ? delete_pod(store_, ns, name, json::object())
+                                          : store_.remove(type.key(), ns, name);
     if (removed)
       items.push_back(std::move(*removed));
   }

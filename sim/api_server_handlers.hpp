@@ -13,6 +13,7 @@
 #include "sim/discovery.hpp"
 #include "sim/object_store.hpp"
 #include "sim/partitions.hpp"
+#include "sim/pod_eviction.hpp"
 
 namespace httplib {
 struct Request;
@@ -33,7 +34,7 @@ struct resource_target {
   const served_resource* resource = nullptr;
   std::string ns;
   std::string name;
-  std::string subresource; // "" or "status"
+  std::string subresource; // "", "status" or (pods) "eviction"
   bool watch_path = false; // legacy /watch/ prefix
 };
 
@@ -41,9 +42,11 @@ class resource_handlers {
 public:
   resource_handlers(object_store& store, const resource_registry& registry, handler_options options);
 
-  /// `rest`: the path segments after the group version.
+  /// `rest`: the path segments after the group version. An eviction's decision is put
+  /// in `eviction` (when given) for the audit.
   void serve(const httplib::Request& req, httplib::Response& res, const std::string& group,
-             const std::string& version, std::vector<std::string> rest);
+             const std::string& version, std::vector<std::string> rest,
+             std::optional<eviction_outcome>* eviction = nullptr);
 
   /// Storage compacted every revision below `revision`: continue tokens older expire.
   void compact(uint64_t revision) { pager_.compact(revision); }
@@ -60,6 +63,8 @@ private:
   void remove(const httplib::Request& req, httplib::Response& res, const resource_target& t);
   void remove_collection(const httplib::Request& req, httplib::Response& res,
                          const resource_target& t);
+  void evict(const httplib::Request& req, httplib::Response& res, const resource_target& t,
+             std::optional<eviction_outcome>* decision);
 
   object_store& store_;
   const resource_registry& registry_;

@@ -3,11 +3,13 @@
 #include "sim/audit_log.hpp"
 
 #include <ctime>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
+#include "sim/pod_facts.hpp"
 
 namespace schedopt::sim {
 
@@ -21,6 +23,9 @@ constexpr const char* in_process_identity = "schedopt-sim";
 
 // Null outside an HTTP request; a request without a User-Agent names "".
 thread_local const std::string* current_identity = nullptr;
+// True while attach() replays the pods that already exist: they are remembered, not
+// recorded as created.
+thread_local bool replaying_existing_pods = false;
 
 std::string str_at(const json& obj, const json::json_pointer& ptr) {
   if (!obj.contains(ptr))
@@ -56,8 +61,9 @@ client_identity_scope::~client_identity_scope() {
   current_identity = saved_;
 }
 
-audit_log::audit_log(std::size_t max_vmims, std::size_t max_writes)
-  : max_vmims_(std::max<std::size_t>(max_vmims, 1)), max_writes_(std::max<std::size_t>(max_writes, 1)) {}
+audit_log::audit_log(std::size_t max_vmims, std::size_t max_writes, std::size_t max_pod_records)
+  : max_vmims_(std::max<std::size_t>(max_vmims, 1)), max_writes_(std::max<std::size_t>(max_writes, 1)),
+    max_pod_records_(std::max<std::size_t>(max_pod_records, 1)) {}
 
 void audit_log::attach(object_store& store) {
   store.add_observer(kubevirt::vmim_key, [self = shared_from_this()](const object_store::change& c) {
@@ -68,6 +74,55 @@ void audit_log::attach(object_store& store) {
                    str_at(obj, "/spec/vmiName"_json_pointer));
     self->observe(c.type, obj, vmi.get());
   });
+  replaying_existing_pods = true;
+  store.add_observer(
+    pods_key, [self = shared_from_this()](const object_store::change& c) { self->observe_pod(c.type, c.object); },
+    /*replay_current=*/true);
+  replaying_existing_pods = false;
+}
+
+void audit_log::observe_pod(const std::string& type, const json& pod) {
+  auto key = namespace_of(pod) + "/" + name_of(pod);
+  pod_state now{uid_of(pod), text_at(pod, "/spec/nodeName"_json_pointer), is_pod_ready(pod), is_terminating(pod)};
+  std::lock_guard<std::mutex> guard(mtx_);
+  if (replaying_existing_pods) {
+    pod_states_[key] = now;
+    return;
+  }
+  auto it = pod_states_.find(key);
+  pod_state before;
+  bool known = it != pod_states_.end() && it->second.uid == now.uid;
+  if (known)
+    before = it->second;
+  std::vector<const char*> steps;
+  if (type == "ADDED" || !known)
+    steps.push_back("created");
+  if (type != "DELETED") {
+    if (!now.node.empty() && before.node.empty())
+      steps.push_back("scheduled");
+    if (now.ready && !before.ready)
+      steps.push_back("ready");
+    if (now.terminating && !before.terminating)
+      steps.push_back("terminating");
+    pod_states_[key] = now;
+  } else {
+    steps.push_back("deleted");
+    pod_states_.erase(key);
+  }
+  auto owner = controller_of(pod);
+  auto time = rfc3339_millis(std::chrono::system_clock::now());
+  for (const char* step : steps) {
+    if (pods_.size() >= max_pod_records_) {
+      if (pods_dropped_ == 0)
+        spdlog::warn("audit: more than {} pod records; dropping the oldest", max_pod_records_);
+      pods_.pop_front();
+      ++pods_dropped_;
+    }
+    pods_.push_back({time, step, namespace_of(pod), name_of(pod), now.uid,
+                     owner.is_object() ? owner.value("kind", std::string{}) : std::string{},
+                     owner.is_object() ? owner.value("name", std::string{}) : std::string{}, now.node,
+                     current_identity != nullptr ? *current_identity : in_process_identity});
+  }
 }
 
 void audit_log::observe(const std::string& type, const json& object, const json* vmi) {
@@ -135,6 +190,15 @@ void audit_log::record_write(audit_write write) {
   writes_.push_back(std::move(write));
 }
 
+void audit_log::record_eviction(audit_eviction eviction) {
+  std::lock_guard<std::mutex> guard(mtx_);
+  if (evictions_.size() >= max_writes_) {
+    evictions_.pop_front();
+    ++evictions_dropped_;
+  }
+  evictions_.push_back(std::move(eviction));
+}
+
 json audit_log::to_json(uint64_t writes_since, uint64_t* next_since) const {
   std::lock_guard<std::mutex> guard(mtx_);
   json vmims = json::array();
@@ -168,7 +232,42 @@ json audit_log::to_json(uint64_t writes_since, uint64_t* next_since) const {
   }
   if (next_since != nullptr)
     *next_since = writes_dropped_ + writes_.size();
-  return {{"vmims", std::move(vmims)}, {"writes", std::move(writes)}};
+  json evictions = json::array();
+  for (const auto& e : evictions_)
+    evictions.push_back({{"time", rfc3339_millis(e.time)},
+                         {"identity", e.identity},
+                         {"user", e.user},
+                         {"namespace", e.ns},
+                         {"pod", e.pod},
+                         {"podUid", e.pod_uid},
+                         {"node", e.node},
+                         {"podReady", e.pod_ready},
+                         {"code", e.code},
+                         {"outcome", e.outcome},
+                         {"pdb", e.pdb},
+                         {"disruptionsAllowed", e.disruptions_allowed ? json(*e.disruptions_allowed) : json()},
+                         {"budgetDecremented", e.budget_decremented},
+                         {"dryRun", e.dry_run}});
+  json pods = json::array();
+  for (const auto& p : pods_)
+    pods.push_back({{"time", p.time},
+                    {"event", p.event},
+                    {"namespace", p.ns},
+                    {"name", p.name},
+                    {"uid", p.uid},
+                    {"ownerKind", p.owner_kind},
+                    {"ownerName", p.owner_name},
+                    {"node", p.node},
+                    {"by", p.by}});
+  return {{"vmims", std::move(vmims)},
+          {"writes", std::move(writes)},
+          {"evictions", std::move(evictions)},
+          {"pods", std::move(pods)}};
+}
+
+uint64_t audit_log::pod_records_dropped() const {
+  std::lock_guard<std::mutex> guard(mtx_);
+  return pods_dropped_ + evictions_dropped_;
 }
 
 uint64_t audit_log::vmims_dropped() const {

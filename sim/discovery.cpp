@@ -34,6 +34,40 @@ served_resource review(std::string group, std::string kind, std::string plural, 
   return r;
 }
 
+/// A printer column read by jsonPath, as a CRD's additionalPrinterColumns are.
+json printer_column(const std::string& name, const std::string& type, const std::string& path) {
+  return {{"name", name}, {"type", type}, {"jsonPath", path}};
+}
+
+/// Listed by `kubectl get all`, as the built-in workload kinds are.
+served_resource in_category_all(served_resource r) {
+  r.type.categories = {"all"};
+  return r;
+}
+
+served_resource with_columns(served_resource r, json columns) {
+  columns.push_back(printer_column("Age", "date", ".metadata.creationTimestamp"));
+  r.printer_columns = std::move(columns);
+  return r;
+}
+
+/// Pods, with the eviction subresource kube-apiserver registers beside them
+/// (pkg/registry/core/pod/storage/storage.go NewStorage: "pods/eviction", served as
+/// policy/v1 Eviction, create only) and the columns `kubectl get pods -o wide` reads.
+served_resource pods() {
+  auto r = in_category_all(with_columns(builtin("", "Pod", "pods", "pod", true, true, {"po"}),
+                                        {printer_column("Status", "string", ".status.phase"),
+                                         printer_column("Node", "string", ".spec.nodeName")}));
+  r.subresources.push_back({{"name", "pods/eviction"},
+                            {"singularName", ""},
+                            {"namespaced", true},
+                            {"group", "policy"},
+                            {"version", "v1"},
+                            {"kind", "Eviction"},
+                            {"verbs", {"create"}}});
+  return r;
+}
+
 json group_version_entry(const std::string& group, const std::string& version) {
   return {{"groupVersion", group + "/" + version}, {"version", version}};
 }
@@ -50,14 +84,29 @@ std::vector<served_resource> builtin_resources() {
     builtin("", "Event", "events", "event", true, false, {"ev"}),
     builtin("", "ConfigMap", "configmaps", "configmap", true, false, {"cm"}),
     builtin("coordination.k8s.io", "Lease", "leases", "lease", true, false, {}),
+    // The workloads of podHyperconvergence (SPEC §9): stateful pods, their controllers
+    // and their disruption budgets; daemonsets and jobs own pods no one re-places.
+    pods(),
+    in_category_all(with_columns(builtin("apps", "StatefulSet", "statefulsets", "statefulset", true, true, {"sts"}),
+                                 {printer_column("Ready", "integer", ".status.readyReplicas"),
+                                  printer_column("Replicas", "integer", ".spec.replicas")})),
+    in_category_all(with_columns(builtin("apps", "ReplicaSet", "replicasets", "replicaset", true, true, {"rs"}),
+                                 {printer_column("Desired", "integer", ".spec.replicas"),
+                                  printer_column("Current", "integer", ".status.replicas"),
+                                  printer_column("Ready", "integer", ".status.readyReplicas")})),
+    in_category_all(builtin("apps", "DaemonSet", "daemonsets", "daemonset", true, true, {"ds"})),
+    in_category_all(builtin("batch", "Job", "jobs", "job", true, true, {})),
+    with_columns(builtin("policy", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget",
+                         true, true, {"pdb"}),
+                 {printer_column("Min Available", "string", ".spec.minAvailable"),
+                  printer_column("Max Unavailable", "string", ".spec.maxUnavailable"),
+                  printer_column("Allowed Disruptions", "integer", ".status.disruptionsAllowed")}),
     // What an install of schedopt (deploy/) creates besides its CRDs, so `kubectl apply -k`
     // of it succeeds; the RBAC kinds are also what --authorization rbac reads.
     builtin("", "ServiceAccount", "serviceaccounts", "serviceaccount", true, false, {"sa"}),
     builtin("", "Service", "services", "service", true, true, {"svc"}),
     builtin("", "Secret", "secrets", "secret", true, false, {}),
     builtin("apps", "Deployment", "deployments", "deployment", true, true, {"deploy"}),
-    builtin("policy", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,
-            true, {"pdb"}),
     builtin("networking.k8s.io", "NetworkPolicy", "networkpolicies", "networkpolicy", true, false,
             {"netpol"}),
     builtin("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", "clusterrole", false, false, {}),
@@ -161,6 +210,8 @@ json resource_registry::resource_list(const std::string& group, const std::strin
                            {"namespaced", r.type.namespaced},
                            {"kind", r.type.kind},
                            {"verbs", {"get", "patch", "update"}}});
+    for (const auto& sub : r.subresources)
+      resources.push_back(sub);
   }
   if (!any)
     return nullptr;

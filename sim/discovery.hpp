@@ -21,12 +21,17 @@ struct served_resource {
   bool create_only = false;           // a review (TokenReview, SubjectAccessReview): never stored
   nlohmann::json printer_columns = nlohmann::json::array(); // CRD additionalPrinterColumns
   std::shared_ptr<const crd_schema> schema; // the storage version's openAPIV3Schema, if any
+  /// Subresources besides /status, as discovery lists them (pods/eviction: its own
+  /// group, version, kind and verbs).
+  nlohmann::json subresources = nlohmann::json::array();
 };
 
 /// Core types schedopt touches (namespaces, nodes, persistentvolumeclaims,
-/// persistentvolumes, events, configmaps, leases, customresourcedefinitions) and the
-/// kinds an install contains (serviceaccounts, services, secrets, deployments,
-/// poddisruptionbudgets, networkpolicies, RBAC roles and bindings).
+/// persistentvolumes, events, configmaps, leases, customresourcedefinitions, pods with
+/// their eviction subresource, statefulsets, replicasets, poddisruptionbudgets), the
+/// owners of pods that no controller recreates here (daemonsets, jobs) and the kinds an
+/// install contains (serviceaccounts, services, secrets, deployments, networkpolicies,
+/// RBAC roles and bindings).
 std::vector<served_resource> builtin_resources();
 
 class resource_registry {

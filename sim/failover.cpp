@@ -71,6 +71,10 @@ expected<failover_result> fail_over_pool(object_store& store, storage_backend& s
                          {"storage.libopenstorage.org/failed-pool", storage_node->pool_uuid},
                          {"storage.libopenstorage.org/replicas-moved", std::to_string(moves->size())}}}}},
       {"spec", {{"vmHyperconvergence", {{"enabled", true}}}}}};
+  // Stork asks for pods too when the cluster runs any (SPEC §9); a CRD without the
+  // field prunes it.
+  if (!store.list_stored("pods").items.empty())
+    request["spec"]["podHyperconvergence"] = {{"enabled", true}};
   auto made = store.create(request_key, request);
   if (!made)
     return make_error(made.err().code, "pool failover: creating the SchedulingOptimization: " + made.err().message);

@@ -57,6 +57,27 @@ bool is_terminating(const json& obj) {
          && !(*meta)["deletionTimestamp"].is_null();
 }
 
+/// A terminating object still inside its grace period (a pod the kubelet is stopping)
+/// stays stored whatever its finalizers; one at grace 0 goes once they are gone.
+/// Follows kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/registry/generic/registry/
+/// store.go, ShouldDeleteDuringUpdate (no finalizers and deletionGracePeriodSeconds 0).
+bool grace_elapsed(const json& obj) {
+  auto meta = obj.find("metadata");
+  if (meta == obj.end())
+    return true;
+  auto grace = meta->find("deletionGracePeriodSeconds");
+  return grace == meta->end() || !grace->is_number() || grace->get<int64_t>() <= 0;
+}
+
+std::string rfc3339_after(std::chrono::seconds delay) {
+  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() + delay);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 std::string quoted_name(const std::string& key, const std::string& name) {
   return key + " \"" + name + "\"";
 }
@@ -307,7 +328,7 @@ struct object_store::impl {
       return cur;
     if (auto err = validate(te.type.key(), next, &cur, status_only))
       return *err;
-    if (is_terminating(next) && !has_finalizers(next)) {
+    if (is_terminating(next) && !has_finalizers(next) && grace_elapsed(next)) {
       return commit(te, k, std::move(next), "DELETED", old);
     }
     return commit(te, k, std::move(next), "MODIFIED", old);
@@ -483,6 +504,12 @@ expected<json> object_store::remove(const std::string& key, const std::string& n
   auto& [te, k, old] = *found;
   json obj = *old->parsed();
   if (has_finalizers(obj)) {
+    // A graceful deletion ended by a delete with grace 0 (the kubelet's) waits for the
+    // finalizers from now on: their removal then deletes the object.
+    if (is_terminating(obj) && !grace_elapsed(obj)) {
+      obj["metadata"]["deletionGracePeriodSeconds"] = 0;
+      return impl_->commit(*te, k, std::move(obj), "MODIFIED", old);
+    }
     if (is_terminating(obj))
       return obj;
     obj["metadata"]["deletionTimestamp"] = now_rfc3339();
@@ -490,6 +517,29 @@ expected<json> object_store::remove(const std::string& key, const std::string& n
     return impl_->commit(*te, k, std::move(obj), "MODIFIED", old);
   }
   return impl_->commit(*te, k, std::move(obj), "DELETED", old);
+}
+
+expected<json> object_store::remove_gracefully(const std::string& key, const std::string& ns,
+                                               const std::string& name, int64_t grace_seconds) {
+  if (grace_seconds <= 0)
+    return remove(key, ns, name);
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  auto found = impl_->locate(key, ns, name);
+  if (!found)
+    return found.err();
+  auto& [te, k, old] = *found;
+  json obj = *old->parsed();
+  // registry/rest/delete.go BeforeDelete: a second graceful delete may only shorten the
+  // period; one already at or below it changes nothing.
+  auto& meta = obj["metadata"];
+  if (is_terminating(obj)) {
+    auto current = meta.value("deletionGracePeriodSeconds", int64_t{0});
+    if (current <= grace_seconds)
+      return obj;
+  }
+  meta["deletionTimestamp"] = rfc3339_after(std::chrono::seconds{grace_seconds});
+  meta["deletionGracePeriodSeconds"] = grace_seconds;
+  return impl_->commit(*te, k, std::move(obj), "MODIFIED", old);
 }
 
 uint64_t object_store::resource_version() const {

@@ -104,6 +104,13 @@ public:
   /// otherwise removes it and emits DELETED. Returns the object as last stored.
   expected<json> remove(const std::string& key, const std::string& ns, const std::string& name);
 
+  /// A graceful DELETE (a pod on a node): sets deletionTimestamp to now + `grace_seconds`
+  /// and deletionGracePeriodSeconds, keeping the object until someone deletes it again
+  /// with grace 0 (remove()), as the kubelet does once the containers stopped. A second
+  /// call may only shorten the period. `grace_seconds` <= 0 is remove().
+  expected<json> remove_gracefully(const std::string& key, const std::string& ns, const std::string& name,
+                                   int64_t grace_seconds);
+
   /// Current global resourceVersion (the last one handed out).
   uint64_t resource_version() const;
 

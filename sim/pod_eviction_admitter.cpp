@@ -27,7 +27,8 @@ eviction_answer denied(std::string message) {
 
 } // namespace
 
-eviction_answer admit_pod_eviction(object_store& store, const launcher_pod& pod, const kubevirt_cr_settings& cluster) {
+eviction_answer admit_pod_eviction(object_store& store, const launcher_pod& pod, const kubevirt_cr_settings& cluster,
+                                   bool dry_run) {
   auto vmi = store.get(kubevirt::vmi_key, pod.ns, pod.vmi);
   if (!vmi)
     return denied("kubevirt failed getting the vmi: " + vmi.err().message);
@@ -54,6 +55,8 @@ eviction_answer admit_pod_eviction(object_store& store, const launcher_pod& pod,
     return denied("Eviction request for target Pod");
   // markVMI: a JSON patch add of /status/evacuationNodeName on the VMI itself (not its
   // /status subresource), which a VMI type with a status subresource would take as such.
+  if (dry_run)
+    return denied(evicting);
   auto type = store.find_type(kubevirt::vmi_key);
   bool status_only = type && type->status_subresource;
   auto marked = store.modify(

@@ -10,7 +10,8 @@ namespace schedopt::sim {
 
 class object_store;
 
-/// The virt-launcher pod of VMI `ns/vmi` on `node` (the simulator has no pod objects).
+/// The virt-launcher pod of VMI `ns/vmi` on `node` (a pod object's spec.nodeName and
+/// kubevirt.io/domain annotation, or, for drains, the VMI's own pod).
 struct launcher_pod {
   std::string ns;
   std::string vmi;
@@ -26,7 +27,9 @@ struct eviction_answer {
 
 /// kubevirt pkg/virt-api/webhooks/validating-webhook/admitters/pod-eviction-admitter.go
 /// Admit, for a pod that exists and is not completed. Marks the VMI
-/// (status.evacuationNodeName = pod's node) when its eviction strategy asks for it.
-eviction_answer admit_pod_eviction(object_store& store, const launcher_pod& pod, const kubevirt_cr_settings& cluster);
+/// (status.evacuationNodeName = pod's node) when its eviction strategy asks for it,
+/// unless the eviction is a dry run (markVMI patches with DryRun then).
+eviction_answer admit_pod_eviction(object_store& store, const launcher_pod& pod, const kubevirt_cr_settings& cluster,
+                                   bool dry_run = false);
 
 } // namespace schedopt::sim

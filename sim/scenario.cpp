@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -20,6 +21,7 @@
 #include "sim/object_store.hpp"
 #include "sim/scenario_objects.hpp"
 #include "sim/scenario_planner.hpp"
+#include "sim/scenario_pods.hpp"
 #include "sim/storage_backend.hpp"
 #include "sim/world_types.hpp"
 
@@ -35,6 +37,11 @@ scenario_options clamped(scenario_options o) {
   o.nodes_without_virt_handler = std::clamp(o.nodes_without_virt_handler, 0, o.nodes - 1);
   o.misplaced = std::clamp(o.misplaced, 0.0, 1.0);
   o.not_migratable = std::clamp(o.not_migratable, 0.0, 1.0);
+  o.pods = std::max(0, o.pods);
+  o.volumes_per_pod = std::max(1, o.volumes_per_pod);
+  for (double* f : {&o.pods_in_statefulsets, &o.pods_uncontrolled, &o.pods_default_scheduler, &o.pods_misplaced,
+                    &o.pdb_blocked, &o.pdb_overlap})
+    *f = std::clamp(*f, 0.0, 1.0);
   return o;
 }
 
@@ -144,6 +151,17 @@ expected<bool> validate(const scenario_options& o) {
     return *e;
   if (auto e = fraction(o.migration_failure_rate, "migration failure rate"))
     return *e;
+  if (o.pods < 0)
+    return bad("pods must not be negative, got " + std::to_string(o.pods));
+  if (o.volumes_per_pod < 1)
+    return bad("volumes per pod must be at least 1, got " + std::to_string(o.volumes_per_pod));
+  for (auto [v, name] : {std::pair{o.pods_in_statefulsets, "pods-in-statefulsets"},
+                         std::pair{o.pods_uncontrolled, "pods-uncontrolled"},
+                         std::pair{o.pods_default_scheduler, "pods-default-scheduler"},
+                         std::pair{o.pods_misplaced, "pods-misplaced"}, std::pair{o.pdb_blocked, "pdb-blocked"},
+                         std::pair{o.pdb_overlap, "pdb-overlap"}})
+    if (auto e = fraction(v, name))
+      return *e;
   if (o.parallel_migrations_per_cluster < 1 || o.parallel_outbound_migrations_per_node < 1)
     return bad("parallel migration limits must be at least 1");
   if (o.nodes_without_virt_handler < 0 || o.nodes_without_virt_handler >= o.nodes)
@@ -170,8 +188,12 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
     store.keep_as_text(key);
 
   scenario_planner planner{o};
+  std::vector<storage_node> node_identities;
+  std::map<std::string, std::string> node_ips;
   for (auto& node : planner.plan_nodes()) {
     storage.add_node(node.identity);
+    node_identities.push_back(node.identity);
+    node_ips[node.identity.name] = node.identity.ip;
     created("node", store.create("nodes", std::move(node.object)));
   }
   for (const auto& ns : planner.namespaces())
@@ -216,6 +238,14 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
   if (storing_failed || planning_failed)
     std::rethrow_exception(storing_failed ? storing_failed : planning_failed);
   planner.constraints().finish(store, planner.node_names());
+  if (o.pods > 0) {
+    std::vector<bool> tainted;
+    for (std::size_t i = 0; i < node_identities.size(); ++i)
+      tainted.push_back(planner.constraints().tainted(static_cast<int>(i)));
+    pod_scenario_planner pods{o, node_identities, tainted};
+    auto workloads = pods.plan();
+    store_pod_workloads(store, storage, workloads, node_ips, planner.longhorn());
+  }
 }
 
 } // namespace schedopt::sim

@@ -42,6 +42,19 @@ struct scenario_options {
   /// VMI status updates per second that virt-handler writes and schedopt does not read.
   double vmi_churn_per_second = 0;
   std::string driver = "portworx"; // or "csi-topology", "longhorn"
+  /// Stateful pods (SPEC §9), planned from a generator of their own so the VMI side of
+  /// a seed is the same with or without them; 0 creates no pod objects at all.
+  int pods = 0;
+  int volumes_per_pod = 1;
+  double pods_in_statefulsets = 0.5; // of the controlled pods; the rest in ReplicaSets
+  double pods_uncontrolled = 0.1;    // bare pods, DaemonSet- and Job-owned pods
+  double pods_default_scheduler = 0.2; // workloads not scheduled by stork
+  double pods_misplaced = 0.3;       // pods started on a node scoring below best
+  double pdb_blocked = 0.0;          // workloads whose PDB allows no disruption
+  double pdb_overlap = 0.0;          // workloads covered by a second PDB
+  std::chrono::milliseconds pod_recreate_delay{500};
+  std::chrono::milliseconds pod_start_delay{1000};
+  std::chrono::milliseconds pod_termination_delay{1000};
   /// The KubeVirt release answered as (--kubevirt-version).
   kubevirt_version kubevirt;
   uint64_t seed = 1;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "model/timestamp.hpp"
+#include "sim/scenario_random.hpp"
 
 namespace schedopt::sim {
 
@@ -15,54 +16,9 @@ namespace {
 
 constexpr const char* other_csi_driver = "nfs.csi.k8s.io";
 
-std::string hex(std::mt19937_64& rng, int digits) {
-  static const char* alphabet = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < digits; ++i)
-    out += alphabet[rng() & 0xf];
-  return out;
-}
-
-std::string uuid(std::mt19937_64& rng) {
-  return hex(rng, 8) + "-" + hex(rng, 4) + "-4" + hex(rng, 3) + "-a" + hex(rng, 3) + "-" +
-         hex(rng, 12);
-}
-
-/// Portworx volume ids are large decimal numbers.
-std::string px_volume_id(std::mt19937_64& rng) {
-  std::uniform_int_distribution<uint64_t> digits{100000000000000000ULL, 999999999999999999ULL};
-  return std::to_string(digits(rng));
-}
-
-std::string numbered(const std::string& prefix, int i, int count) {
-  int width = std::max(2, static_cast<int>(std::to_string(count).size()));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%0*d", width, i);
-  return prefix + buf;
-}
-
-bool coin(std::mt19937_64& rng, double p) {
-  return std::uniform_real_distribution<double>{0.0, 1.0}(rng) < p;
-}
-
-template <class T> const T& pick(std::mt19937_64& rng, const std::vector<T>& from) {
-  return from[std::uniform_int_distribution<std::size_t>{0, from.size() - 1}(rng)];
-}
-
-/// `count` indices out of [0, n), chosen by a seeded shuffle.
-std::vector<bool> chosen(std::mt19937_64& rng, int n, double fraction) {
-  std::vector<int> order(n);
-  for (int i = 0; i < n; ++i)
-    order[i] = i;
-  std::shuffle(order.begin(), order.end(), rng);
-  auto count = static_cast<int>(std::llround(fraction * n));
-  std::vector<bool> out(n, false);
-  for (int i = 0; i < count && i < n; ++i)
-    out[order[i]] = true;
-  return out;
-}
-
 } // namespace
+
+using namespace scenario_random;
 
 scenario_planner::scenario_planner(const scenario_options& options)
     : options_(options), longhorn_(options.driver == "longhorn"),

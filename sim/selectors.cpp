@@ -54,6 +54,46 @@ error bad_selector(std::string_view text, const std::string& why) {
 
 } // namespace
 
+// Follows kubernetes v1.36.3 staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go,
+// LabelSelectorAsSelector: matchLabels as equality, matchExpressions In / NotIn (values
+// required), Exists / DoesNotExist (no values).
+expected<label_selector> label_selector::from_object(const nlohmann::json& selector) {
+  label_selector sel;
+  if (!selector.is_object())
+    return sel;
+  auto bad = [](const std::string& why) { return make_error(ec::invalid_value, why, 422); };
+  if (auto labels = selector.find("matchLabels"); labels != selector.end() && labels->is_object())
+    for (const auto& [key, value] : labels->items()) {
+      if (!value.is_string())
+        return bad("matchLabels value of \"" + key + "\" is not a string");
+      sel.requirements_.push_back({key, label_requirement::op::equals, {value.get<std::string>()}});
+    }
+  if (auto exprs = selector.find("matchExpressions"); exprs != selector.end() && exprs->is_array())
+    for (const auto& expr : *exprs) {
+      if (!expr.is_object())
+        return bad("a matchExpressions entry is not an object");
+      label_requirement r;
+      r.key = expr.value("key", std::string{});
+      auto op = expr.value("operator", std::string{});
+      for (const auto& v : expr.value("values", nlohmann::json::array()))
+        if (v.is_string())
+          r.values.push_back(v.get<std::string>());
+      if (op == "In" || op == "NotIn") {
+        r.operation = op == "In" ? label_requirement::op::in : label_requirement::op::not_in;
+        if (r.values.empty())
+          return bad("for 'in', 'notin' operators, values set can't be empty");
+      } else if (op == "Exists" || op == "DoesNotExist") {
+        r.operation = op == "Exists" ? label_requirement::op::exists : label_requirement::op::not_exists;
+        if (!r.values.empty())
+          return bad("values set must be empty for exists and does not exist");
+      } else {
+        return bad("\"" + op + "\" is not a valid label selector operator");
+      }
+      sel.requirements_.push_back(std::move(r));
+    }
+  return sel;
+}
+
 expected<label_selector> label_selector::parse(std::string_view text) {
   label_selector sel;
   if (trim(text).empty())

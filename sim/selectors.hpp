@@ -23,6 +23,11 @@ class label_selector {
 public:
   /// "a=b,c!=d,e in (x,y),f notin (z),g,!h"; an empty string selects everything.
   static expected<label_selector> parse(std::string_view text);
+  /// A metav1.LabelSelector object ({matchLabels, matchExpressions}) as
+  /// apimachinery's LabelSelectorAsSelector converts it: an empty object selects
+  /// everything; an unknown operator or a value list of the wrong length is an error.
+  /// The caller decides what a null selector means (policy/v1 PDBs: nothing).
+  static expected<label_selector> from_object(const nlohmann::json& selector);
   /// `labels` is metadata.labels (may be null or absent).
   bool matches(const nlohmann::json& labels) const;
   bool matches_object(const nlohmann::json& object) const;

@@ -132,6 +132,27 @@ std::string serve_usage() {
          "  --vmi-churn N                VMI status updates per second as virt-handler writes them\n"
          "                               (guest OS, memory, addresses, agent probe; default 0)\n"
          "\n"
+         "Stateful pods (podHyperconvergence; none unless --pods):\n"
+         "  --pods N                     running pods with driver volumes (default 0)\n"
+         "  --volumes-per-pod N          driver volumes per pod (default 1)\n"
+         "  --pods-in-statefulsets F     of the controlled pods, the fraction in StatefulSets (of\n"
+         "                               1-3 replicas); the rest in one-replica ReplicaSets (default 0.5)\n"
+         "  --pods-uncontrolled F        fraction of pods that are bare, DaemonSet- or Job-owned,\n"
+         "                               in turn (default 0.1)\n"
+         "  --pods-default-scheduler F   fraction of workloads scheduled by default-scheduler instead\n"
+         "                               of stork (default 0.2)\n"
+         "  --pods-misplaced F           fraction of pods started on a node holding fewer of their\n"
+         "                               replicas than the best (default 0.3)\n"
+         "  --pdb-blocked F              fraction of workloads whose PodDisruptionBudget allows no\n"
+         "                               disruption (maxUnavailable 0; default 0; the rest 1)\n"
+         "  --pdb-overlap F              fraction of workloads covered by a second budget, so their\n"
+         "                               evictions answer 500 (default 0)\n"
+         "  --pod-recreate-delay DUR     from a pod's deletion to its controller's replacement\n"
+         "                               (default 500ms)\n"
+         "  --pod-start-delay DUR        from a pod's binding to Running and Ready (default 1s)\n"
+         "  --pod-termination-delay DUR  from a pod's deletionTimestamp to its removal, at most its\n"
+         "                               grace period (default 1s)\n"
+         "\n"
          "Faults (on /api and /apis requests):\n"
          "  --fault-5xx-rate F           fraction answered 500 InternalError\n"
          "  --fault-429-rate F           fraction answered 429 with Retry-After: 1\n"
@@ -335,6 +356,17 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
        s.vmi_churn_per_second = n;
        return std::nullopt;
      }},
+    {"--pods", int_flag(s.pods, 0, 1000000)},
+    {"--volumes-per-pod", int_flag(s.volumes_per_pod, 1, 16)},
+    {"--pods-in-statefulsets", fraction_flag(s.pods_in_statefulsets)},
+    {"--pods-uncontrolled", fraction_flag(s.pods_uncontrolled)},
+    {"--pods-default-scheduler", fraction_flag(s.pods_default_scheduler)},
+    {"--pods-misplaced", fraction_flag(s.pods_misplaced)},
+    {"--pdb-blocked", fraction_flag(s.pdb_blocked)},
+    {"--pdb-overlap", fraction_flag(s.pdb_overlap)},
+    {"--pod-recreate-delay", dur_flag(s.pod_recreate_delay)},
+    {"--pod-start-delay", dur_flag(s.pod_start_delay)},
+    {"--pod-termination-delay", dur_flag(s.pod_termination_delay)},
     {"--fault-5xx-rate", fraction_flag(o.faults.rate_5xx)},
     {"--fault-429-rate", fraction_flag(o.faults.rate_429)},
     {"--watch-drop-after", dur_flag(o.faults.watch_drop_after)},

@@ -12,6 +12,7 @@ void storage_backend::add_node(storage_node node) {
 
 void storage_backend::add_volume(storage_volume volume) {
   std::lock_guard<std::mutex> guard{mutex_};
+  volume_index_.emplace(volume.id, volumes_.size());
   volumes_.push_back(std::move(volume));
 }
 
@@ -53,10 +54,10 @@ std::size_t storage_backend::for_each_volume(
 
 std::optional<storage_volume> storage_backend::volume(const std::string& id) const {
   std::lock_guard<std::mutex> guard{mutex_};
-  for (const auto& v : volumes_)
-    if (v.id == id)
-      return v;
-  return std::nullopt;
+  auto it = volume_index_.find(id);
+  if (it == volume_index_.end())
+    return std::nullopt;
+  return volumes_[it->second];
 }
 
 expected<std::vector<replica_move>> storage_backend::fail_over_node(const std::string& node,

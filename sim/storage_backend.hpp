@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/error.hpp"
@@ -71,6 +72,7 @@ private:
   mutable std::mutex mutex_;
   std::vector<storage_node> nodes_;
   std::vector<storage_volume> volumes_;
+  std::unordered_map<std::string, std::size_t> volume_index_; // id -> position in volumes_
 };
 
 } // namespace schedopt::sim

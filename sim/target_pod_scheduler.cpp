@@ -102,6 +102,13 @@ int64_t quantity(const json& resources, const char* key, int64_t scale) {
 
 } // namespace
 
+bool matches_node_selector_terms(const json& terms, const json& node) {
+  if (!terms.is_array())
+    return false;
+  auto labels = labels_of(node);
+  return std::any_of(terms.begin(), terms.end(), [&](const json& term) { return term_matches(term, node, labels); });
+}
+
 int64_t launcher_memory_overhead(const json& vmi) {
   // kubevirt pkg/virt-controller/services/renderresources.go GetMemoryOverhead (1.5 and
   // 1.6), the terms of a plain x86 VM: page tables (guest memory / 512), the fixed

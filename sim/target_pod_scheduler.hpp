@@ -39,6 +39,11 @@ target_pod target_pod_for(const json& vmi, const json& vmim, const json* source_
 /// the terms that do not depend on devices the simulator does not model).
 int64_t launcher_memory_overhead(const json& vmi);
 
+/// component-helpers nodeaffinity.go NodeSelector.Match: whether `node` satisfies any of
+/// the nodeSelectorTerms (an empty list matches nothing); also how volumebinding reads a
+/// PV's required node affinity.
+bool matches_node_selector_terms(const json& terms, const json& node);
+
 /// Why the kube-scheduler's filters refuse `node` for `pod` with `used` already requested
 /// there, in the wording of its FailedScheduling message ("node(s) were unschedulable",
 /// "node(s) didn't match Pod's node affinity/selector", "node(s) had untolerated taint

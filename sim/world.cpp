@@ -11,6 +11,7 @@
 #include "sim/kubevirt_names.hpp"
 #include "sim/node_drain.hpp"
 #include "sim/object_store.hpp"
+#include "sim/pod_workloads.hpp"
 #include "sim/portworx_gateway.hpp"
 #include "sim/storage_backend.hpp"
 #include "sim/vmi_churn.hpp"
@@ -53,6 +54,7 @@ struct world::impl {
   evacuation_controller evacuation;
   node_drain drainer;
   vmi_churn churn;
+  pod_workloads pods;
   std::mutex failover_mutex;
   std::mt19937_64 failover_rng;
 
@@ -61,6 +63,8 @@ struct world::impl {
       evacuation(s, {std::chrono::milliseconds{100}, std::chrono::seconds{5}, std::chrono::minutes{1}, cr_fallback(options)}),
       drainer(s, {std::chrono::seconds{5}, std::chrono::milliseconds{100}, cr_fallback(options)}),
       churn(s, {options.vmi_churn_per_second, std::chrono::milliseconds{100}, options.seed}),
+      pods(s, storage, {options.pod_recreate_delay, options.pod_start_delay, options.pod_termination_delay,
+                        std::chrono::milliseconds{50}, options.pods > 0}),
       failover_rng(options.seed * 0x9e3779b97f4a7c15ULL + 7) {}
 };
 
@@ -84,10 +88,12 @@ expected<bool> world::start(int sdk_port, const std::string& sdk_token,
   impl_->evacuation.start();
   impl_->drainer.start();
   impl_->churn.start();
+  impl_->pods.start();
   return true;
 }
 
 void world::stop() {
+  impl_->pods.stop();
   impl_->churn.stop();
   impl_->drainer.stop();
   impl_->evacuation.stop();
@@ -121,6 +127,10 @@ storage_backend& world::storage() {
 
 kubevirt_controller& world::controller() {
   return impl_->controller;
+}
+
+pod_workloads& world::workloads() {
+  return impl_->pods;
 }
 
 } // namespace schedopt::sim

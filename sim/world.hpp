@@ -1,5 +1,6 @@
 // Everything in the simulated cluster that is not the API server: the storage backend
-// and its Portworx SDK gateway, the KubeVirt migration controller, pool failover.
+// and its Portworx SDK gateway, the KubeVirt migration controller, pool failover, and the
+// pods' controllers, schedulers and kubelets.
 #pragma once
 
 #include <memory>
@@ -16,6 +17,7 @@ class object_store;
 class storage_backend;
 class kubevirt_controller;
 class answer_faults;
+class pod_workloads;
 
 class world {
 public:
@@ -48,6 +50,7 @@ public:
   /// The parts, for tests and tools that inspect or step them.
   storage_backend& storage();
   kubevirt_controller& controller();
+  pod_workloads& workloads();
 
 private:
   struct impl;

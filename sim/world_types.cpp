@@ -1,4 +1,4 @@
-// Core, KubeVirt and SchedulingOptimization types with the attributes real clusters serve.
+// Core (pods and their workloads included), KubeVirt and SchedulingOptimization types with the attributes real clusters serve.
 #include "sim/world_types.hpp"
 
 #include "sim/longhorn.hpp"
@@ -18,6 +18,13 @@ void register_world_types(object_store& store) {
   add({"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", "PersistentVolumeList", false,
        true, {"pv"}, {}});
   add({"", "v1", "Event", "events", "event", "EventList", true, false, {"ev"}, {}});
+  add({"", "v1", "Pod", "pods", "pod", "PodList", true, true, {"po"}, {"all"}});
+  add({"apps", "v1", "StatefulSet", "statefulsets", "statefulset", "StatefulSetList", true, true, {"sts"}, {"all"}});
+  add({"apps", "v1", "ReplicaSet", "replicasets", "replicaset", "ReplicaSetList", true, true, {"rs"}, {"all"}});
+  add({"apps", "v1", "DaemonSet", "daemonsets", "daemonset", "DaemonSetList", true, true, {"ds"}, {"all"}});
+  add({"batch", "v1", "Job", "jobs", "job", "JobList", true, true, {}, {"all"}});
+  add({"policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget",
+       "PodDisruptionBudgetList", true, true, {"pdb"}, {}});
   add({"kubevirt.io", "v1", "VirtualMachineInstance", "virtualmachineinstances", "virtualmachineinstance",
        "VirtualMachineInstanceList", true, false, {"vmi", "vmis"}, {"all"}});
   add({"kubevirt.io", "v1", "VirtualMachineInstanceMigration", "virtualmachineinstancemigrations",

@@ -207,6 +207,124 @@ inline std::vector<vmi_truth> migratable_candidates(const std::vector<vmi_truth>
   return out;
 }
 
+/// One pod as SPEC §9 sees it, computed as ground_truth() computes a VMI's: its claims
+/// -> PVs -> replica nodes (PV node affinity for csi-topology, the Portworx SDK gateway,
+/// running Longhorn replicas), scored per node.
+struct pod_truth {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string node;
+  std::string phase;
+  bool ready = false;
+  bool virt_launcher = false;     // label kubevirt.io=virt-launcher
+  std::string scheduler_name;     // spec.schedulerName
+  std::string owner_kind;         // the controller reference's kind, "" for a bare pod
+  std::string owner_name;
+  bool has_driver_volume = false;
+  std::string error;              // a claim or volume that could not be read
+  std::vector<std::set<std::string>> replicas; // per driver volume, in volume order
+  std::map<std::string, int> score;            // node -> volumes with a replica there
+  std::set<std::string> best;                  // nodes scoring the highest
+  int node_score = 0;
+  bool misplaced = false;         // its node scores below the best
+  std::set<std::string> schedulable_best; // best nodes that are Ready and not cordoned
+  std::string key() const { return ns + "/" + name; }
+};
+
+/// Every pod with a node (Running or not), sorted by (namespace, name).
+inline std::vector<pod_truth> pod_ground_truth(const sim_process& sim, const std::string& driver) {
+  std::map<std::string, json> pvcs, pvs;
+  for (auto& c : items(sim, "/api/v1/persistentvolumeclaims"))
+    pvcs[c["metadata"]["namespace"].get<std::string>() + "/" + c["metadata"]["name"].get<std::string>()] = c;
+  for (auto& v : items(sim, "/api/v1/persistentvolumes"))
+    pvs[v["metadata"]["name"].get<std::string>()] = v;
+  std::map<std::string, bool> schedulable;
+  for (auto& n : items(sim, "/api/v1/nodes")) {
+    bool ready = false;
+    for (auto& c : n.value("/status/conditions"_json_pointer, json::array()))
+      if (c.value("type", "") == "Ready")
+        ready = c.value("status", "") == "True";
+    schedulable[n["metadata"]["name"].get<std::string>()] = ready && !n.value("/spec/unschedulable"_json_pointer, false);
+  }
+  std::map<std::string, std::string> px_names;
+  std::map<std::string, std::set<std::string>> longhorn_running;
+  if (driver == "longhorn")
+    for (auto& r : items(sim, "/apis/longhorn.io/v1beta2/namespaces/longhorn-system/replicas"))
+      if (r.value("/status/currentState"_json_pointer, std::string()) == "running")
+        longhorn_running[r.value("/spec/volumeName"_json_pointer, std::string())].insert(
+          r.value("/spec/nodeID"_json_pointer, std::string()));
+  std::vector<pod_truth> out;
+  for (auto& pod : items(sim, "/api/v1/pods")) {
+    pod_truth t;
+    t.ns = pod["metadata"]["namespace"];
+    t.name = pod["metadata"]["name"];
+    t.uid = pod["metadata"]["uid"];
+    t.node = pod.value("/spec/nodeName"_json_pointer, std::string());
+    if (t.node.empty())
+      continue;
+    t.phase = pod.value("/status/phase"_json_pointer, std::string());
+    for (auto& c : pod.value("/status/conditions"_json_pointer, json::array()))
+      if (c.value("type", "") == "Ready")
+        t.ready = c.value("status", "") == "True";
+    t.virt_launcher = pod.value("/metadata/labels/kubevirt.io"_json_pointer, std::string()) == "virt-launcher";
+    t.scheduler_name = pod.value("/spec/schedulerName"_json_pointer, std::string());
+    for (auto& ref : pod.value("/metadata/ownerReferences"_json_pointer, json::array()))
+      if (ref.value("controller", false)) {
+        t.owner_kind = ref.value("kind", "");
+        t.owner_name = ref.value("name", "");
+      }
+    for (auto& vol : pod.value("/spec/volumes"_json_pointer, json::array())) {
+      auto claim = vol.value("/persistentVolumeClaim/claimName"_json_pointer, std::string());
+      if (claim.empty())
+        continue;
+      auto pvc = pvcs.find(t.ns + "/" + claim);
+      if (pvc == pvcs.end()) {
+        t.error = "persistentvolumeclaims \"" + claim + "\" not found";
+        break;
+      }
+      auto pv = pvs.find(pvc->second.value("/spec/volumeName"_json_pointer, std::string()));
+      if (pv == pvs.end()) {
+        t.error = "persistentvolumes not found for claim " + claim;
+        break;
+      }
+      auto csi_driver = pv->second.value("/spec/csi/driver"_json_pointer, std::string());
+      auto handle = pv->second.value("/spec/csi/volumeHandle"_json_pointer, std::string());
+      std::set<std::string> replicas;
+      if (driver == "csi-topology" && csi_driver == "topology.csi.schedopt.io")
+        replicas = affinity_hostnames(pv->second);
+      else if (csi_driver == "pxd.portworx.com")
+        replicas = portworx_replicas(sim, handle, px_names);
+      else if (csi_driver == "driver.longhorn.io")
+        replicas = longhorn_running[handle];
+      if (replicas.empty())
+        continue;
+      t.has_driver_volume = true;
+      t.replicas.push_back(replicas);
+      for (auto& n : replicas)
+        ++t.score[n];
+    }
+    if (t.error.empty() && t.has_driver_volume) {
+      int best = 0;
+      for (auto& [n, s] : t.score)
+        best = std::max(best, s);
+      for (auto& [n, s] : t.score)
+        if (s == best) {
+          t.best.insert(n);
+          if (schedulable[n])
+            t.schedulable_best.insert(n);
+        }
+      t.node_score = t.score.count(t.node) ? t.score[t.node] : 0;
+      t.misplaced = t.node_score < best;
+    }
+    out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(), [](const pod_truth& a, const pod_truth& b) {
+    return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
+  });
+  return out;
+}
+
 inline std::set<std::string> keys(const std::vector<vmi_truth>& truth) {
   std::set<std::string> out;
   for (auto& t : truth)
