@@ -138,6 +138,21 @@ BOOST_AUTO_TEST_CASE(other_answers_fail_with_the_api_servers_message) {
   BOOST_CHECK_EQUAL(bare.message, "EvictionFailed: HTTP 400 without a message");
 }
 
+BOOST_AUTO_TEST_CASE(a_closed_window_skips_a_blocked_pod_and_fails_a_transient_one) {
+  auto blocked = unevicted_outcome("ns", "db-1", decide_eviction(429, budget_429));
+  BOOST_CHECK(blocked.status == pod_result::skipped);
+  BOOST_CHECK_EQUAL(blocked.name, "db-1");
+  BOOST_CHECK_EQUAL(blocked.namespace_, "ns");
+  BOOST_CHECK_EQUAL(blocked.reason, "DisruptionBudget: The disruption budget db-pdb needs 2 "
+                                    "healthy pods and has 2 currently");
+  auto transient = unevicted_outcome("ns", "db-1", decide_eviction(503, R"({"status":"Failure",
+      "message":"the server is currently unable to handle the request","reason":"ServiceUnavailable",
+      "code":503})"));
+  BOOST_CHECK(transient.status == pod_result::failed);
+  BOOST_CHECK_EQUAL(transient.reason,
+                    "EvictionFailed: the server is currently unable to handle the request");
+}
+
 BOOST_AUTO_TEST_CASE(retries_back_off_unless_the_server_says_how_long) {
   BOOST_CHECK(eviction_retry_delay(1, 0s) == 5s);
   BOOST_CHECK(eviction_retry_delay(2, 0s) == 10s);

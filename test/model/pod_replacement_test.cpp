@@ -54,6 +54,21 @@ BOOST_AUTO_TEST_CASE(a_statefulset_replacement_is_its_name_with_a_new_uid) {
   BOOST_CHECK_EQUAL(r->metadata.uid, "uid-new");
 }
 
+BOOST_AUTO_TEST_CASE(an_eligible_candidate_becomes_an_eviction_record) {
+  eviction_candidate c;
+  c.target = std::make_shared<const pod>(member("db-0", "uid-old", "n1"));
+  c.owner = {workload_kind::stateful_set, "ns", "db", "uid-db"};
+  c.best_nodes = {"n2", "n3"};
+  c.target_nodes = {"n2"};
+  auto e = eviction_record(c, at("2026-11-30T12:00:00Z"));
+  BOOST_CHECK_EQUAL(e.namespace_, "ns");
+  BOOST_CHECK_EQUAL(e.name, "db-0");
+  BOOST_CHECK_EQUAL(e.uid, "uid-old");
+  BOOST_CHECK_EQUAL(e.owner.name, "db");
+  BOOST_CHECK(e.best_nodes == c.best_nodes); // Successful on any best node, not only targets
+  BOOST_CHECK(e.evicted_at == at("2026-11-30T12:00:00Z"));
+}
+
 BOOST_AUTO_TEST_CASE(ready_on_a_best_node_is_successful) {
   auto e = evicted_sts();
   auto pods = share_all(std::vector<pod>{member("db-0", "uid-new", "n3")});

@@ -135,6 +135,16 @@ std::string disruption_budget_reason(std::string_view last_message) {
   return make_pod_reason(pod_reason::disruption_budget, last_message);
 }
 
+pod_detail unevicted_outcome(const std::string& namespace_, const std::string& name,
+                             const eviction_decision& last) {
+  if (last.verdict == eviction_verdict::blocked)
+    return {name, namespace_, pod_result::skipped, disruption_budget_reason(last.message)};
+  if (last.verdict == eviction_verdict::transient)
+    return {name, namespace_, pod_result::failed,
+            make_pod_reason(pod_reason::eviction_failed, last.message)};
+  return {name, namespace_, pod_result::failed, last.message};
+}
+
 eviction_window::eviction_window(timestamp opened, timestamp run_deadline, duration settle_grace)
     : last_progress_(opened), deadline_(run_deadline), grace_(settle_grace) {}
 

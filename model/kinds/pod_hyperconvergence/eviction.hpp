@@ -37,6 +37,7 @@
 
 #include "model/duration.hpp"
 #include "model/error.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_status.hpp"
 #include "model/timestamp.hpp"
 
 namespace schedopt::pod_hyperconvergence {
@@ -100,6 +101,14 @@ constexpr std::chrono::minutes max_eviction_retry_delay{5};
 
 /// `DisruptionBudget: <message>` for a candidate still blocked when the window closed.
 std::string disruption_budget_reason(std::string_view last_message);
+
+/// The outcome of a candidate the window closed on before it was evicted, from its
+/// last answer: Skipped `DisruptionBudget: <the budget's words>` after a 429, Failed
+/// `EvictionFailed: <what happened>` after a transient failure (the API server, not a
+/// budget, kept it). Any other last answer is final already and passed through as
+/// Failed with its message.
+pod_detail unevicted_outcome(const std::string& namespace_, const std::string& name,
+                             const eviction_decision& last);
 
 /// How long a run keeps retrying blocked evictions. A budget refuses while the pods it
 /// covers are not healthy enough; this run's own evictions are what usually makes them

@@ -8,7 +8,8 @@
 // name, a ReplicaSet pod's has another, and what an operator wants spared from repeated
 // disruption is the database or queue. A request may evict several pods of one workload
 // in its run (its PDB paces them); a record this request wrote therefore never makes
-// another of its pods cool off (cooling_off_until below).
+// another of its pods cool off (cooling_off_until below). A Deployment's rollout makes
+// a new ReplicaSet, without a record: the rollout disrupted every pod anyway.
 #pragma once
 
 #include <optional>

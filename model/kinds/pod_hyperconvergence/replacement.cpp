@@ -70,6 +70,17 @@ std::string not_ready_detail(const evicted_pod& e, const pod* replacement, const
 
 } // namespace
 
+evicted_pod eviction_record(const eviction_candidate& c, timestamp first_attempt) {
+  evicted_pod e;
+  e.namespace_ = c.target->metadata.namespace_;
+  e.name = c.target->metadata.name;
+  e.uid = c.target->metadata.uid;
+  e.owner = c.owner;
+  e.evicted_at = first_attempt;
+  e.best_nodes = c.best_nodes;
+  return e;
+}
+
 const pod* find_replacement(const evicted_pod& e, const shared_list<pod>& pods,
                             const std::set<std::string>& claimed_uids) {
   const pod* best = nullptr;

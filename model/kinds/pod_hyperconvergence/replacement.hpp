@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "model/duration.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_objects.hpp"
 #include "model/timestamp.hpp"
 
@@ -39,6 +40,9 @@ struct evicted_pod {
   timestamp evicted_at;
   std::vector<std::string> best_nodes; // where a replacement counts as Successful
 };
+
+/// The record of an eligible candidate's eviction, first attempted at `first_attempt`.
+evicted_pod eviction_record(const eviction_candidate& c, timestamp first_attempt);
 
 enum class replacement_state { waiting, successful, failed };
 
