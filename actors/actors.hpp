@@ -125,6 +125,10 @@ using event_recorder_actor = caf::typed_actor<
   caf::reacts_to<event_record>,
   // any -> recorder: replies true once every queued event has been written or dropped.
   caf::replies_to<atom::flush>::with<bool>,
+  // controller -> recorder: this object was deleted; forget its spam-filter bucket and
+  // aggregation records (a re-created object has another uid, so they are never used
+  // again, and a controller serving requests for a year must not keep them).
+  caf::reacts_to<atom::close, object_reference>,
   // internal: recorder -> itself: token bucket refilled.
   caf::reacts_to<atom::tick>>;
 

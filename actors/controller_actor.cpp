@@ -227,7 +227,10 @@ controller_actor::behavior_type controller(controller_pointer self, controller_c
     },
     [=](const object_added<scheduling_optimization>& e) { remember(self, e.object); },
     [=](const object_updated<scheduling_optimization>& e) { remember(self, e.object); },
-    [=](const object_deleted<scheduling_optimization>& e) { forget(self, e.object.metadata.uid); },
+    [=](const object_deleted<scheduling_optimization>& e) {
+      self->send(self->state.ctx.events, atom::close_v, request_reference(e.object));
+      forget(self, e.object.metadata.uid);
+    },
     [=](const informer_synced<scheduling_optimization>&) {
       self->state.synced = true;
       reconsider(self);

@@ -238,6 +238,13 @@ event_recorder_actor::behavior_type event_recorder(recorder_pointer self,
       st.flushers.push_back(rp);
       return rp;
     },
+    [=](atom::close, const object_reference& object) {
+      auto& st = self->state;
+      auto okey = object_key(object);
+      st.spam_filter.erase(okey);
+      auto prefix = okey + "\n";
+      st.recorded.erase_if([&](const std::string& key) { return key.compare(0, prefix.size(), prefix) == 0; });
+    },
     [=](atom::tick) { process(self); },
   };
 }

@@ -13,7 +13,6 @@
 #include "actors/clock.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/metrics.hpp"
-#include "model/lru_map.hpp"
 #include "model/status_coalescer.hpp"
 
 namespace schedopt {
@@ -42,19 +41,15 @@ struct request_entry {
   std::vector<waiting_write> waiting;
 };
 
-constexpr std::size_t closed_uids_kept = 4096;
-
 struct status_writer_state {
   static inline const char* name = "status-writer";
   status_writer_options options;
   api_client_actor api;
+  /// Open requests only. A request whose writes stopped (deleted: 404, the uid test
+  /// failed, atom::close; or a patch rejected for good) is erased, so a late result for
+  /// it finds no entry and writes nothing, and nothing is kept per request once it ends.
+  /// atom::open of the uid starts over.
   std::map<std::string, std::unique_ptr<request_entry>> requests; // by uid
-  /// Requests whose writes stopped (deleted: 404, the uid test failed, atom::close; or a patch rejected for
-  /// good): late results for them are dropped, so a candidate finishing afterwards writes
-  /// nothing. atom::open of the uid starts over. Only the most recent are kept: an entry
-  /// is gone from `requests` once closed, so this names the reason a late update is
-  /// dropped, and a controller serving requests for a year must not keep every uid.
-  lru_map<std::string, bool> closed{closed_uids_kept};
   /// Shutdown: every pending update is written at once, and these callers hear when
   /// nothing is left.
   bool flushing = false;
@@ -97,7 +92,6 @@ void check_flushes(writer_pointer self) {
 /// No more writes for this uid: waiters hear false, late updates are dropped.
 void stop_writing(writer_pointer self, const std::string& uid) {
   auto& st = self->state;
-  st.closed.put(uid, true);
   auto i = st.requests.find(uid);
   if (i == st.requests.end())
     return;
@@ -227,9 +221,9 @@ void write(writer_pointer self, const std::string& uid, bool force) {
 request_entry* open_entry(writer_pointer self, const std::string& uid, const char* what) {
   auto& st = self->state;
   auto i = st.requests.find(uid);
-  if (i == st.requests.end() || st.closed.find(uid)) {
-    spdlog::debug("status writer: {} for request uid {} dropped ({})", what, uid,
-                  st.closed.find(uid) ? "writes stopped" : "never opened");
+  if (i == st.requests.end()) {
+    spdlog::debug("status writer: {} for request uid {} dropped (not open: never opened, or writes stopped)",
+                  what, uid);
     return nullptr;
   }
   return i->second.get();
@@ -278,7 +272,6 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
     [=](atom::open, const scheduling_optimization& so) -> scheduling_optimization_status {
       auto& st = self->state;
       const auto& uid = so.metadata.uid;
-      st.closed.erase(uid);
       auto& slot = st.requests[uid];
       if (!slot)
         slot = std::make_unique<request_entry>(st.options, uid, so.metadata.name);

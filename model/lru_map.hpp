@@ -48,6 +48,19 @@ public:
     index_.erase(i);
   }
 
+  /// Drops every entry whose key satisfies pred (linear: for rare clean-ups).
+  template <class Pred>
+  void erase_if(Pred pred) {
+    for (auto i = order_.begin(); i != order_.end();) {
+      if (pred(i->first)) {
+        index_.erase(i->first);
+        i = order_.erase(i);
+      } else {
+        ++i;
+      }
+    }
+  }
+
   std::size_t size() const { return order_.size(); }
 
 private:

@@ -360,11 +360,17 @@ inline status_writer_actor spawn_mock_status_writer(caf::actor_system& sys,
   });
 }
 
-inline event_recorder_actor spawn_mock_event_recorder(caf::actor_system& sys,
-                                              std::shared_ptr<std::vector<event_record>> log) {
-  return sys.spawn([log](event_recorder_actor::pointer) -> event_recorder_actor::behavior_type {
+/// Records every event, and (when `closed` is given) every object it is told to forget.
+inline event_recorder_actor
+spawn_mock_event_recorder(caf::actor_system& sys, std::shared_ptr<std::vector<event_record>> log,
+                          std::shared_ptr<std::vector<object_reference>> closed = nullptr) {
+  return sys.spawn([log, closed](event_recorder_actor::pointer) -> event_recorder_actor::behavior_type {
     return {
       [=](const event_record& e) { log->push_back(e); },
+      [=](atom::close, const object_reference& object) {
+        if (closed)
+          closed->push_back(object);
+      },
       [=](atom::flush) { return true; },
       [=](atom::tick) {},
     };

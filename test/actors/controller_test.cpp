@@ -31,7 +31,7 @@ so_t request(const std::string& name, const std::string& uid, const std::string&
 struct controller_fixture : actor_fixture {
   controller_fixture() {
     ctx.status = track(spawn_mock_status_writer(sys, writer));
-    ctx.events = track(spawn_mock_event_recorder(sys, events));
+    ctx.events = track(spawn_mock_event_recorder(sys, events, forgotten));
     informer = track(spawn_mock_informer(sys, requests));
   }
 
@@ -58,6 +58,7 @@ struct controller_fixture : actor_fixture {
 
   std::shared_ptr<writer_log> writer = std::make_shared<writer_log>();
   std::shared_ptr<std::vector<event_record>> events = std::make_shared<std::vector<event_record>>();
+  std::shared_ptr<std::vector<object_reference>> forgotten = std::make_shared<std::vector<object_reference>>();
   std::shared_ptr<informer_log<so_t>> requests = std::make_shared<informer_log<so_t>>();
   controller_context ctx;
   scheduling_optimization_informer_actor informer;
@@ -140,6 +141,19 @@ BOOST_AUTO_TEST_CASE(a_recreate_seen_as_an_update_mid_run_stops_and_closes_the_o
   sched.run();
   BOOST_CHECK((outcome_order() == std::vector<std::string>{"uid-2"}));
   BOOST_CHECK((writer->closes == std::vector<std::string>{"uid-1"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_deleted_final_request_is_forgotten_by_the_event_recorder) {
+  // Nothing is kept per request once its creator deletes it: the recorder drops the
+  // request's aggregation records (a re-created request has another uid).
+  requests->objects = {request("a", "uid-1", "2026-11-30T09:00:00Z", stage::final_)};
+  start();
+  BOOST_CHECK(forgotten->empty());
+  requests->push_deleted(requests->objects[0]);
+  sched.run();
+  BOOST_REQUIRE_EQUAL(forgotten->size(), 1u);
+  BOOST_CHECK_EQUAL(forgotten->at(0).uid, "uid-1");
+  BOOST_CHECK_EQUAL(forgotten->at(0).kind, "SchedulingOptimization");
 }
 
 BOOST_AUTO_TEST_CASE(a_shutdown_stops_the_running_request) {

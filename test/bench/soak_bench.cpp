@@ -3,8 +3,12 @@
 // creates SchedulingOptimizations back to back, each deleted once Final (its creator owns
 // deletion), and samples the controller's RSS, open file descriptors and CPU per request
 // at fixed request numbers. A controller that keeps something per request it ever served
-// shows it here as a slope. Loopback only; every wait is bounded.
+// shows it here as a slope. CPU per request is the mean over the 100 requests before each
+// sample, so every row is measured over the same number of requests; the spread over all
+// such windows shows how much of a difference is noise. Loopback only; every wait is
+// bounded.
 // Usage: soak_bench [--requests N] [--vmis N] [--timeout-seconds S]
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -34,7 +38,7 @@ struct sample {
   long request = 0;    // requests finished when sampled
   long rss_kib = 0;
   long open_fds = 0;
-  double cpu_ms_per_request = 0; // over the requests since the previous sample
+  double cpu_ms_per_request = 0; // over the window of requests before the sample
   double wall_ms_per_request = 0;
 };
 
@@ -47,8 +51,10 @@ long open_fds_of(pid_t pid) {
   return ec ? -1 : n;
 }
 
+constexpr long window = 100; // requests per CPU figure
+
 bool wanted(long request, long total) {
-  return request == 1 || request == 100 || request % 500 == 0 || request == total;
+  return request == 1 || request == window || request % 500 == 0 || request == total;
 }
 
 /// One request from create to delete; "" on success, else what went wrong.
@@ -100,6 +106,7 @@ int run(const options& o) {
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_seconds);
   std::vector<sample> samples;
+  std::vector<double> window_cpu; // ms per request, every full window
   double cpu_before = schedopt::bench::cpu_seconds_of(controller.pid());
   auto wall_before = std::chrono::steady_clock::now();
   long since = 0;
@@ -115,16 +122,23 @@ int run(const options& o) {
       return 1;
     }
     ++since;
-    if (!wanted(n, o.requests))
+    // A window ends every `window` requests (and after request 1, whose figure is the
+    // start-up's); a sample is taken at the end of a wanted one.
+    if (n != 1 && n % window != 0 && n != o.requests)
       continue;
     double cpu = schedopt::bench::cpu_seconds_of(controller.pid());
     auto wall = std::chrono::steady_clock::now();
-    samples.push_back({n, schedopt::bench::vm_rss_kib(controller.pid()), open_fds_of(controller.pid()),
-                       (cpu - cpu_before) * 1000 / since,
-                       std::chrono::duration<double, std::milli>(wall - wall_before).count() / since});
-    auto& s = samples.back();
-    std::fprintf(stderr, "soak_bench: request %ld: RSS %ld KiB, %ld fds, %.2f ms CPU/request\n", n,
-                 s.rss_kib, s.open_fds, s.cpu_ms_per_request);
+    double cpu_ms = (cpu - cpu_before) * 1000 / since;
+    double wall_ms = std::chrono::duration<double, std::milli>(wall - wall_before).count() / since;
+    if (n != 1 && since >= window - 1) // the first window is requests 2 to 100
+      window_cpu.push_back(cpu_ms);
+    if (wanted(n, o.requests)) {
+      samples.push_back({n, schedopt::bench::vm_rss_kib(controller.pid()), open_fds_of(controller.pid()),
+                         cpu_ms, wall_ms});
+      auto& s = samples.back();
+      std::fprintf(stderr, "soak_bench: request %ld: RSS %ld KiB, %ld fds, %.2f ms CPU/request\n", n,
+                   s.rss_kib, s.open_fds, s.cpu_ms_per_request);
+    }
     cpu_before = cpu;
     wall_before = wall;
     since = 0;
@@ -146,6 +160,13 @@ int run(const options& o) {
     std::printf("\nrequest %ld vs request 100: RSS %+.1f %%, open fds %+ld, CPU per request %+.1f %%\n",
                 last.request, change(at100->rss_kib, last.rss_kib), last.open_fds - at100->open_fds,
                 change(at100->cpu_ms_per_request, last.cpu_ms_per_request));
+  }
+  if (!window_cpu.empty()) {
+    std::sort(window_cpu.begin(), window_cpu.end());
+    std::printf("CPU per request over the %zu windows of %ld requests: min %.2f ms, median %.2f ms, "
+                "max %.2f ms\n",
+                window_cpu.size(), window, window_cpu.front(), window_cpu[window_cpu.size() / 2],
+                window_cpu.back());
   }
   return 0;
 }

@@ -239,3 +239,47 @@ BOOST_AUTO_TEST_CASE(event_recorder_aggregates_repeats) {
   BOOST_CHECK_EQUAL(in_ns->items[0].reason, "Migrated");
   BOOST_CHECK_EQUAL(in_ns->items[0].source_component, "schedopt");
 }
+
+// A deleted object's aggregation records are dropped (atom::close), so the recorder keeps
+// nothing per request once its request is gone; other objects' records stay.
+BOOST_AUTO_TEST_CASE(event_recorder_forgets_a_closed_object) {
+  schedopt::test::sim_client t{{"--vmis", "1", "--nodes", "2"}};
+  auto rec = t.env.own(schedopt::spawn_event_recorder(*t.env.sys, t.client));
+  auto reference = [](const char* name, const char* uid) {
+    schedopt::object_reference r;
+    r.api_version = "stork.libopenstorage.org/v1alpha1";
+    r.kind = "SchedulingOptimization";
+    r.name = name;
+    r.uid = uid;
+    return r;
+  };
+  auto closed = reference("so-closed", "uid-closed");
+  auto kept = reference("so-kept", "uid-kept");
+  caf::scoped_actor self{*t.env.sys};
+  auto flush = [&] {
+    bool flushed = false;
+    self->request(rec, 30s, schedopt::atom::flush_v).receive([&](bool b) { flushed = b; }, [&](caf::error&) {});
+    BOOST_REQUIRE(flushed);
+  };
+  for (auto* r : {&closed, &kept})
+    caf::anon_send(rec, schedopt::event_record{*r, "Normal", "Started", "run started"});
+  flush();
+  caf::anon_send(rec, schedopt::atom::close_v, closed);
+  for (auto* r : {&closed, &kept})
+    caf::anon_send(rec, schedopt::event_record{*r, "Normal", "Started", "run started"});
+  flush();
+  k8s::list_request lr;
+  lr.res = res::events;
+  lr.namespace_ = "default";
+  auto listed = t.list(lr);
+  BOOST_REQUIRE(listed);
+  auto events = schedopt::decode_list<schedopt::event>(listed.value.pages.at(0));
+  BOOST_REQUIRE(events.has_value());
+  std::map<std::string, std::vector<int64_t>> counts; // per object: each Event's count
+  for (auto& e : events->items)
+    counts[e.involved_object.name].push_back(e.count);
+  // Forgotten: the repeat is a new Event. Kept: the repeat raised the first one's count.
+  BOOST_CHECK_EQUAL(counts["so-closed"].size(), 2u);
+  BOOST_REQUIRE_EQUAL(counts["so-kept"].size(), 1u);
+  BOOST_CHECK_EQUAL(counts["so-kept"][0], 2);
+}

@@ -33,6 +33,19 @@ BOOST_AUTO_TEST_CASE(put_replaces_and_erase_removes) {
   BOOST_CHECK(m.find("a") == nullptr);
 }
 
+BOOST_AUTO_TEST_CASE(erase_if_drops_the_matching_entries_only) {
+  lru_map<std::string, int> m(8);
+  for (auto key : {"so/a\nStarted", "so/a\nFailed", "so/b\nStarted", "so/ab\nStarted"})
+    m.put(key, 1);
+  m.erase_if([](const std::string& key) { return key.rfind("so/a\n", 0) == 0; });
+  BOOST_CHECK_EQUAL(m.size(), 2u);
+  BOOST_CHECK(m.find("so/a\nStarted") == nullptr);
+  BOOST_CHECK(m.find("so/b\nStarted") != nullptr);
+  BOOST_CHECK(m.find("so/ab\nStarted") != nullptr);
+  m.put("so/c\nStarted", 1); // the index still agrees with the order after erasing
+  BOOST_CHECK_EQUAL(m.size(), 3u);
+}
+
 BOOST_AUTO_TEST_CASE(a_long_run_stays_at_capacity) {
   lru_map<int, int> m(4096);
   for (int i = 0; i < 100000; ++i)

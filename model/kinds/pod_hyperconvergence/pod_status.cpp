@@ -1,0 +1,80 @@
+#include "model/kinds/pod_hyperconvergence/pod_status.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace schedopt::pod_hyperconvergence {
+
+using detail::decode_reader;
+using detail::json_object;
+
+nlohmann::json to_json(const pod_detail& d) {
+  nlohmann::json j{{"name", d.name}, {"namespace", d.namespace_}, {"status", to_wire(d.status)}};
+  if (!d.reason.empty())
+    j["reason"] = d.reason;
+  return j;
+}
+
+nlohmann::json to_json(const pod_hyperconvergence_status& s) {
+  nlohmann::json details = nlohmann::json::array();
+  for (const auto& d : s.details)
+    details.push_back(to_json(d));
+  return {{"successful", s.successful},
+          {"skipped", s.skipped},
+          {"failed", s.failed},
+          {"details", std::move(details)}};
+}
+
+void read_status(decode_reader& r, const json_object& block, pod_hyperconvergence_status& out) {
+  r.read(block, "successful", out.successful);
+  r.read(block, "skipped", out.skipped);
+  r.read(block, "failed", out.failed);
+  r.for_each(block, "details", [&](const json_object& o) {
+    pod_detail d;
+    std::string status;
+    r.read(o, "name", d.name);
+    r.read(o, "namespace", d.namespace_);
+    r.read(o, "status", status);
+    r.read(o, "reason", d.reason);
+    d.status = status == to_wire(pod_result::successful) ? pod_result::successful
+               : status == to_wire(pod_result::skipped)  ? pod_result::skipped
+                                                         : pod_result::failed;
+    out.details.push_back(std::move(d));
+  });
+}
+
+expected<pod_hyperconvergence_status> decode_status_block(std::string_view json) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  pod_hyperconvergence_status out;
+  read_status(r, root, out);
+  if (!r.ok())
+    return r.failure();
+  return out;
+}
+
+status_tally::status_tally(std::size_t max_details) : max_details_(max_details) {}
+
+void status_tally::restore(const pod_hyperconvergence_status& written) {
+  status_ = written;
+  for (const auto& d : written.details)
+    counted_.emplace(d.namespace_, d.name);
+}
+
+bool status_tally::counted(const std::string& namespace_, const std::string& name) const {
+  return counted_.count({namespace_, name}) > 0;
+}
+
+bool status_tally::record(pod_detail d) {
+  if (!counted_.emplace(d.namespace_, d.name).second)
+    return false;
+  switch (d.status) {
+    case pod_result::successful: ++status_.successful; d.reason.clear(); break;
+    case pod_result::skipped: ++status_.skipped; break;
+    case pod_result::failed: ++status_.failed; break;
+  }
+  if (status_.details.size() < max_details_)
+    status_.details.push_back(std::move(d));
+  return true;
+}
+
+} // namespace schedopt::pod_hyperconvergence
