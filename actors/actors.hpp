@@ -39,6 +39,9 @@ using api_client_actor = caf::typed_actor<
   caf::replies_to<k8s::update_request>::with<k8s::api_response>,
   // any -> api_client: DELETE with preconditions; replies the server's answer body.
   caf::replies_to<k8s::delete_request>::with<k8s::api_response>,
+  // pod kind -> api_client: POST a pod's eviction once, never retried; replies any answer
+  // (4xx and 5xx too) or, without one, the transport error.
+  caf::replies_to<k8s::eviction_request>::with<k8s::eviction_response>,
   // informer -> api_client: open a watch streaming to the sink; replies the watch id
   // once the request is on the wire (its bytes and end go to the sink).
   caf::replies_to<k8s::watch_request, watch_sink_actor>::with<uint64_t>,
@@ -96,6 +99,11 @@ using pv_informer_actor = informer_actor<persistent_volume>;
 using node_informer_actor = informer_actor<node>;
 using longhorn_replica_informer_actor = informer_actor<longhorn_replica>;
 using kubevirt_informer_actor = informer_actor<kubevirt_cr>;
+using pod_informer_actor = informer_actor<pod_hyperconvergence::pod>;
+using stateful_set_informer_actor = informer_actor<pod_hyperconvergence::stateful_set>;
+using replica_set_informer_actor = informer_actor<pod_hyperconvergence::replica_set>;
+using pod_disruption_budget_informer_actor =
+  informer_actor<pod_hyperconvergence::pod_disruption_budget>;
 
 /// Hears when this replica gains or loses leadership.
 using leadership_subscriber_actor = caf::typed_actor<

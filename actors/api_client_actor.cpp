@@ -67,6 +67,8 @@ struct pending_request {
   k8s::list_request list;
   k8s::list_response pages;
   caf::typed_response_promise<k8s::list_response> list_promise;
+  bool is_eviction = false; // answered whatever the status, never retried
+  caf::typed_response_promise<k8s::eviction_response> eviction_promise;
   bool is_watch = false;
   caf::actor_addr sink; // weak: a dead informer must not be kept alive by its watch
   caf::typed_response_promise<uint64_t> watch_promise;
@@ -295,6 +297,8 @@ void fail(api_client_pointer self, pending_request& p, const caf::error& err) {
       self->send(caf::actor_cast<watch_sink_actor>(sink), watch_closed{p.id, err});
   } else if (p.is_list) {
     p.list_promise.deliver(err);
+  } else if (p.is_eviction) {
+    p.eviction_promise.deliver(err);
   } else {
     p.single.deliver(err);
   }
@@ -375,6 +379,13 @@ void complete(api_client_pointer self, http_completion& c,
       err = to_caf_error(k8s::api_error(c.http_status, c.body));
     if (auto sink = caf::actor_cast<caf::actor>(p.sink))
       self->send(caf::actor_cast<watch_sink_actor>(sink), watch_closed{p.id, err});
+    st.requests.erase(i);
+    return;
+  }
+  if (p.is_eviction) {
+    p.eviction_promise.deliver(k8s::eviction_response{c.http_status, std::move(c.body),
+                                                      std::move(c.retry_after),
+                                                      std::move(c.transport_error)});
     st.requests.erase(i);
     return;
   }
@@ -478,6 +489,17 @@ api_client_actor::behavior_type api_client(api_client_pointer self,
     },
     [=](const k8s::create_request& r) { return enqueue_single(self, r); },
     [=](const k8s::patch_request& r) { return enqueue_single(self, r); },
+    [=](const k8s::eviction_request& r) -> caf::result<k8s::eviction_response> {
+      if (queue_full(self))
+        return queue_full_error(self);
+      auto& p = enqueue_common(self, r, k8s::resources::pods);
+      p.resource = "pods/eviction";
+      p.is_eviction = true;
+      p.eviction_promise = self->make_response_promise<k8s::eviction_response>();
+      auto promise = p.eviction_promise;
+      pump(self);
+      return promise;
+    },
     [=](const k8s::update_request& r) { return enqueue_single(self, r); },
     [=](const k8s::delete_request& r) { return enqueue_single(self, r); },
     [=](const k8s::watch_request& r, watch_sink_actor sink) -> caf::result<uint64_t> {

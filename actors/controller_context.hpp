@@ -21,6 +21,12 @@ struct controller_context {
   pvc_informer_actor pvcs;
   pv_informer_actor pvs;
   node_informer_actor nodes;
+  /// podHyperconvergence's informers: started on demand (the kind's first run asks
+  /// for them), so a cluster whose requests never enable the kind lists no pod.
+  pod_informer_actor pods;
+  stateful_set_informer_actor stateful_sets;
+  replica_set_informer_actor replica_sets;
+  pod_disruption_budget_informer_actor pod_disruption_budgets;
   /// KubeVirt's migration configuration and its own waiting migrations (docs/design.md §3.2, §3.3);
   /// unset (tests, one-shot commands): no KubeVirt limit is followed.
   kubevirt_policy_actor kubevirt;

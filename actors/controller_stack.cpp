@@ -15,6 +15,8 @@
 #include "actors/system_config.hpp"
 #include "k8s/resource_traits.hpp"
 #include "model/cool_off.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_cool_off.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp"
 
 namespace schedopt {
 
@@ -48,6 +50,20 @@ void for_each_informer(Stack& stack, F&& f) {
   // defaults in force and migrationTimeout at its fallback.
   informer_role kubevirts{false, {}};
   kubevirts.options.max_backoff = std::chrono::seconds(60);
+  // podHyperconvergence's types, listed only once a run of that kind asks for them: at
+  // 100,000 VMIs the pods alone would cost more than every other store together. The
+  // pods exclude KubeVirt's virt-launcher pods (the kind never evicts them, and counts
+  // what they take on a node from the VMIs); the owners keep only the cool-off record.
+  informer_role pods{false, {}};
+  pods.options.on_demand = true;
+  pods.options.label_selector = pod_hyperconvergence::pod_informer_label_selector;
+  informer_role owners = pods;
+  owners.options.label_selector.clear();
+  owners.options.kept.cool_off_annotations = {
+    pod_hyperconvergence::default_pod_cool_off_annotation,
+    cool_off_request_annotation(pod_hyperconvergence::default_pod_cool_off_annotation)};
+  informer_role budgets = pods;
+  budgets.options.label_selector.clear();
   f(c.vmis, vmis);
   f(c.vmims, informer_role{});
   f(c.vms, vms);
@@ -56,6 +72,10 @@ void for_each_informer(Stack& stack, F&& f) {
   f(c.nodes, informer_role{});
   f(stack.requests, informer_role{});
   f(stack.kubevirts, kubevirts);
+  f(c.pods, pods);
+  f(c.stateful_sets, owners);
+  f(c.replica_sets, owners);
+  f(c.pod_disruption_budgets, budgets);
 }
 
 template <class T>

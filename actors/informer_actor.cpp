@@ -32,6 +32,7 @@ struct informer_state {
   k8s::resource res;
   k8s::informer_store<T> store;
   bool synced = false;
+  bool started = false; // listed at least once, or listing (informer_options::on_demand)
   std::string last_rv;
   bool relist_next = true;  // what the next restart does: relist or watch
   bool restart_pending = false;
@@ -316,6 +317,18 @@ void handle_line(Self self, std::string_view line, bool& restart,
   store_object<T>(self, std::move(ev->object));
 }
 
+/// Lists for the first time: at spawn, or when first asked (informer_options::on_demand).
+template <class T, class Self>
+void ensure_started(Self self) {
+  auto& st = self->state;
+  if (st.started)
+    return;
+  st.started = true;
+  if (st.opts.on_demand)
+    spdlog::info("informer {}: first asked for; listing", st.res.plural);
+  relist<T>(self);
+}
+
 template <class T, class Self>
 void remove_subscriber(Self self, const caf::actor_addr& who) {
   auto& st = self->state;
@@ -345,9 +358,11 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
   m.describe_counter("schedopt_decode_errors_total",
                      "Objects skipped by informers because they did not decode (list items, watch events).");
   self->set_down_handler([=](const caf::down_msg& msg) { remove_subscriber<T>(self, msg.source); });
-  relist<T>(self);
+  if (!st.opts.on_demand)
+    ensure_started<T>(self);
   return {
     [=](atom::subscribe, informer_subscriber_actor<T> sub) {
+      ensure_started<T>(self);
       auto& st = self->state;
       self->monitor(sub);
       st.all_subscribers.push_back(sub);
@@ -358,6 +373,7 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
     },
     [=](atom::subscribe, informer_subscriber_actor<T> sub, const std::string& ns,
         const std::string& name) {
+      ensure_started<T>(self);
       auto& st = self->state;
       self->monitor(sub);
       auto key = k8s::store_key(ns, name);
@@ -371,8 +387,14 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
       self->demonitor(sub.address());
       remove_subscriber<T>(self, sub.address());
     },
-    [=](atom::synced) { return self->state.synced; },
-    [=](atom::snapshot) { return self->state.store.snapshot(); },
+    [=](atom::synced) {
+      ensure_started<T>(self);
+      return self->state.synced;
+    },
+    [=](atom::snapshot) {
+      ensure_started<T>(self);
+      return self->state.store.snapshot();
+    },
     [=](atom::observed, T& obj) {
       keep_decision_fields(obj, self->state.opts.kept);
       store_object<T>(self, std::move(obj));

@@ -20,6 +20,10 @@ struct informer_options {
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10000};
   kept_fields kept; // what the store keeps beyond the decision fields (store_fields.hpp)
+  /// List nothing until first asked about its content (subscribe, synced, snapshot):
+  /// for types only some requests need, so a cluster that never asks holds none of
+  /// them (docs/design.md "Data path"). Once started it keeps watching.
+  bool on_demand = false;
 };
 
 /// Spawns the informer of T and starts listing at once. T is a watched type

@@ -10,6 +10,7 @@
 
 #include "actors/controller_messages.hpp"
 #include "actors/k8s_messages.hpp"
+#include "actors/kinds/pod_hyperconvergence/pod_inspect.hpp"
 #include "actors/longhorn_inspect.hpp"
 #include "actors/model_inspect.hpp"
 #include "k8s/api_types.hpp"
@@ -38,6 +39,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::watch_request))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::api_response))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::list_response))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::eviction_request))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::k8s::eviction_response))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::watch_chunk))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::watch_closed))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::event_record))

@@ -43,6 +43,11 @@ inline const resource namespaces{"", "v1", "namespaces", false};
 inline const resource events{"", "v1", "events", true};
 inline const resource leases{"coordination.k8s.io", "v1", "leases", true};
 inline const resource configmaps{"", "v1", "configmaps", true};
+// Read and written by podHyperconvergence (docs/design.md §9).
+inline const resource pods{"", "v1", "pods", true};
+inline const resource stateful_sets{"apps", "v1", "statefulsets", true};
+inline const resource replica_sets{"apps", "v1", "replicasets", true};
+inline const resource pod_disruption_budgets{"policy", "v1", "poddisruptionbudgets", true};
 // Read by the longhorn storage driver.
 inline const resource longhorn_replicas{"longhorn.io", "v1beta2", "replicas", true};
 inline const resource longhorn_volumes{"longhorn.io", "v1beta2", "volumes", true};
@@ -110,6 +115,19 @@ struct delete_request {
   std::string propagation_policy; // "", "Background", "Foreground", "Orphan"
 };
 
+/// POST /api/v1/namespaces/<ns>/pods/<name>/eviction: `body` is the policy/v1 Eviction
+/// (model/kinds/pod_hyperconvergence/eviction.hpp eviction_body). Sent once: the client
+/// never retries it, not on 429, 5xx or a lost connection, and hands back every answer
+/// as an eviction_response, because what a 429 or a 500 means for an eviction (a budget
+/// that has no disruption to spare, a pod under two budgets) is the eviction engine's
+/// to decide, and its backoff is paced by the eviction window, not by the client's five
+/// attempts.
+struct eviction_request {
+  std::string namespace_;
+  std::string name;
+  std::string body;
+};
+
 /// A watch stream (`?watch=1`); see watch_chunk / watch_closed in actors/k8s_messages.hpp.
 struct watch_request {
   resource res;
@@ -127,6 +145,15 @@ struct watch_request {
 struct api_response {
   int http_status = 0;
   std::string body;
+};
+
+/// Whatever an eviction got: the status and body of any answer (2xx or not), or
+/// `http_status` 0 with the transport error when none came.
+struct eviction_response {
+  int http_status = 0;
+  std::string body;
+  std::string retry_after; // the Retry-After header, as sent
+  std::string transport_error;
 };
 
 /// Every page of a list, each a `...List` JSON document (decode with decode_list<T>),
@@ -160,6 +187,14 @@ typename Inspector::result_type inspect(Inspector& f, update_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, delete_request& x) {
   return f(x.res, x.namespace_, x.name, x.uid, x.resource_version, x.propagation_policy);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eviction_request& x) {
+  return f(x.namespace_, x.name, x.body);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eviction_response& x) {
+  return f(x.http_status, x.body, x.retry_after, x.transport_error);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, watch_request& x) {

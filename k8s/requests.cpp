@@ -28,6 +28,11 @@ http_call to_http(const create_request& r) {
           r.body, "application/json"};
 }
 
+http_call to_http(const eviction_request& r) {
+  return {"create", "POST", object_path(resources::pods, r.namespace_, r.name, "eviction"), r.body,
+          "application/json"};
+}
+
 http_call to_http(const patch_request& r) {
   return {"patch", "PATCH", object_path(r.res, r.namespace_, r.name, r.status ? "status" : ""),
           r.body, r.json_patch ? "application/json-patch+json" : "application/merge-patch+json"};

@@ -25,6 +25,8 @@ http_call to_http(const patch_request& r);
 http_call to_http(const update_request& r);
 http_call to_http(const delete_request& r);
 http_call to_http(const watch_request& r);
+/// POST <pod>/eviction, verb "create" (the subresource's, as RBAC names it).
+http_call to_http(const eviction_request& r);
 
 struct list_metadata {
   std::string resource_version;

@@ -70,4 +70,28 @@ struct resource_traits<kubevirt_cr> {
   static constexpr std::string_view kind = "KubeVirt";
 };
 
+template <>
+struct resource_traits<pod_hyperconvergence::pod> {
+  static const k8s::resource& resource() { return resources::pods; }
+  static constexpr std::string_view kind = "Pod";
+};
+
+template <>
+struct resource_traits<pod_hyperconvergence::stateful_set> {
+  static const k8s::resource& resource() { return resources::stateful_sets; }
+  static constexpr std::string_view kind = "StatefulSet";
+};
+
+template <>
+struct resource_traits<pod_hyperconvergence::replica_set> {
+  static const k8s::resource& resource() { return resources::replica_sets; }
+  static constexpr std::string_view kind = "ReplicaSet";
+};
+
+template <>
+struct resource_traits<pod_hyperconvergence::pod_disruption_budget> {
+  static const k8s::resource& resource() { return resources::pod_disruption_budgets; }
+  static constexpr std::string_view kind = "PodDisruptionBudget";
+};
+
 } // namespace schedopt::k8s

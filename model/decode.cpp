@@ -7,6 +7,7 @@
 
 #include "model/decode_reader.hpp"
 #include "model/json_split.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_decode.hpp" // read_into for its watched types
 #include "model/quantity.hpp"
 #include "model/kubevirt_config.hpp"
 #include "model/longhorn.hpp"

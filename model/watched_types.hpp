@@ -3,6 +3,8 @@
 // given its resource in k8s/resource_traits.hpp) instead of in every one of them.
 #pragma once
 
+#include "model/kinds/pod_hyperconvergence/pod_objects.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_store_fields.hpp"
 #include "model/kubevirt_config.hpp"
 #include "model/longhorn.hpp"
 #include "model/objects.hpp"
@@ -18,4 +20,8 @@
   X(schedopt::persistent_volume)                                                          \
   X(schedopt::node)                                                                       \
   X(schedopt::longhorn_replica)                                                           \
-  X(schedopt::kubevirt_cr)
+  X(schedopt::kubevirt_cr)                                                                \
+  X(schedopt::pod_hyperconvergence::pod)                                                  \
+  X(schedopt::pod_hyperconvergence::stateful_set)                                         \
+  X(schedopt::pod_hyperconvergence::replica_set)                                          \
+  X(schedopt::pod_hyperconvergence::pod_disruption_budget)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp" // is_virt_launcher
 #include "model/quantity.hpp"
 
 namespace schedopt::pod_hyperconvergence {
@@ -68,6 +69,20 @@ std::map<std::string, node_usage> usage_by_node(const shared_list<pod>& pods) {
   std::map<std::string, node_usage> out;
   for (const auto& p : pods) {
     if (!holds_room(*p))
+      continue;
+    auto& u = out[p->node_name];
+    u.cpu_millis += p->requests.cpu_millis.value_or(0);
+    u.memory_bytes += p->requests.memory_bytes.value_or(0);
+  }
+  return out;
+}
+
+std::map<std::string, node_usage>
+usage_by_node(const shared_list<pod>& pods, const shared_list<virtual_machine_instance>& vmis,
+              const std::vector<virtual_machine_instance_migration>& vmims) {
+  auto out = schedopt::usage_by_node(vmis, vmims);
+  for (const auto& p : pods) {
+    if (!holds_room(*p) || is_virt_launcher(*p))
       continue;
     auto& u = out[p->node_name];
     u.cpu_millis += p->requests.cpu_millis.value_or(0);

@@ -21,6 +21,15 @@ namespace schedopt::pod_hyperconvergence {
 /// are what a VMI takes on its node.
 std::map<std::string, node_usage> usage_by_node(const shared_list<pod>& pods);
 
+/// The same when the pods were listed without KubeVirt's virt-launcher pods (the
+/// controller's pod informer leaves them out: at 100,000 VMIs they would be most of its
+/// store): the VMIs stand in for them, each counted with its virt-launcher pod's
+/// requests (model/node_admission.hpp usage_by_node, which also holds room for a VMI
+/// migrating toward a node). A virt-launcher pod in `pods` anyway is not counted twice.
+std::map<std::string, node_usage>
+usage_by_node(const shared_list<pod>& pods, const shared_list<virtual_machine_instance>& vmis,
+              const std::vector<virtual_machine_instance_migration>& vmims);
+
 /// One rule: why `p` may not run on `n` with `used` there already, or nullopt.
 using pod_admission_check = std::optional<std::string> (*)(const pod& p, const node& n,
                                                           const node_usage& used);

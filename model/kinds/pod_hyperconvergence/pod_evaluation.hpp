@@ -45,6 +45,10 @@ std::string pod_key(std::string_view namespace_, std::string_view name);
 /// VirtualMachineInstance. The VM kind moves those VMs; this kind never touches them.
 bool is_virt_launcher(const pod& p);
 
+/// The label selector of the controller's pod list and watch: every pod but KubeVirt's
+/// virt-launcher pods (label kubevirt.io=virt-launcher), which the VMIs stand for.
+constexpr const char* pod_informer_label_selector = "kubevirt.io!=virt-launcher";
+
 /// Running, bound to a node, not terminating, and not a virt-launcher pod.
 bool is_considered(const pod& p);
 

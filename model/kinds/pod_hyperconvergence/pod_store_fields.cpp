@@ -1,0 +1,39 @@
+// Clearing with swap releases the memory (clear() keeps a container's capacity).
+#include "model/kinds/pod_hyperconvergence/pod_store_fields.hpp"
+
+namespace schedopt::pod_hyperconvergence {
+
+namespace {
+
+void keep_annotations(string_map& annotations, const std::vector<std::string>& keys) {
+  if (keys.empty())
+    return;
+  string_map kept;
+  for (const auto& key : keys)
+    if (auto i = annotations.find(key); i != annotations.end())
+      kept.insert(*i);
+  annotations.swap(kept);
+}
+
+} // namespace
+
+void keep_decision_fields(pod& p, const kept_fields&) {
+  string_map{}.swap(p.metadata.annotations);
+  std::vector<condition> conditions;
+  for (auto& c : p.conditions)
+    if (c.type == "Ready" || c.type == "PodScheduled") {
+      conditions.push_back(std::move(c));
+      std::string{}.swap(conditions.back().last_transition_time);
+    }
+  p.conditions.swap(conditions);
+}
+
+void keep_decision_fields(stateful_set& s, const kept_fields& kept) {
+  keep_annotations(s.metadata.annotations, kept.cool_off_annotations);
+}
+
+void keep_decision_fields(replica_set& s, const kept_fields& kept) {
+  keep_annotations(s.metadata.annotations, kept.cool_off_annotations);
+}
+
+} // namespace schedopt::pod_hyperconvergence
