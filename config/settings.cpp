@@ -187,7 +187,8 @@ std::vector<setting_def> build_table() {
   std::vector<setting_def> t;
   // docs/design.md §5 cluster-wide defaults.
   t.push_back(make("coolOffPeriod", &settings::cool_off_period, "DURATION", "1h",
-                   "minimum time between schedopt migrations of the same VM",
+                   "minimum time between schedopt migrations of the same VM (evictions of pods "
+                   "of the same workload)",
                    duration_field(&settings::cool_off_period, lower_bound::zero)));
   t.push_back(make("maxParallelMigrations", &settings::max_parallel_migrations, "INT", "5",
                    "default in-flight migration buffer per request (spec overrides); left "
@@ -242,6 +243,28 @@ std::vector<setting_def> build_table() {
                    "annotation on the VirtualMachine (or owner-less VMI) holding the "
                    "last migration time",
                    apply_annotation));
+  // podHyperconvergence (docs/design.md §9); coolOffPeriod, minCoolOffPeriod,
+  // maxNonHyperconvergedPerRun, maxRunDuration and excludeNamespaces serve it too.
+  t.push_back(make("storageAwareSchedulers", &settings::storage_aware_schedulers, "LIST", "stork",
+                   "schedulers that place a pod on a node holding its volumes' replicas; "
+                   "pods of any other are skipped SchedulerNotStorageAware, comma-separated",
+                   [](settings& s, const std::string& text) {
+                     s.storage_aware_schedulers = parse_list(text);
+                     return s.storage_aware_schedulers.empty()
+                              ? std::string("must name at least one scheduler")
+                              : std::string();
+                   }));
+  t.push_back(make("podReadyTimeout", &settings::pod_ready_timeout, "DURATION", "10m",
+                   "an evicted pod whose replacement is not Ready this long after the "
+                   "eviction is counted failed (ReplacementNotReady)",
+                   duration_field(&settings::pod_ready_timeout, lower_bound::positive)));
+  t.push_back(make("maxParallelEvictions", &settings::max_parallel_evictions, "INT", "5",
+                   "default bound on evicted pods whose replacement is not yet Ready, per "
+                   "request (spec overrides)",
+                   int_field(&settings::max_parallel_evictions, 1)));
+  t.push_back(make("maxParallelEvictionsLimit", &settings::max_parallel_evictions_limit, "INT",
+                   "50", "upper clamp for any maxParallelEvictions",
+                   int_field(&settings::max_parallel_evictions_limit, 1)));
   // Process.
   t.push_back(make("kubeconfig", &settings::kubeconfig, "PATH", "",
                    "kubeconfig file; empty: in-cluster, else $KUBECONFIG, else ~/.kube/config",
@@ -355,6 +378,10 @@ std::string validate_combination(const settings& s,
     return named("maxParallelMigrations") + " " + std::to_string(s.max_parallel_migrations)
            + " exceeds " + named("maxParallelMigrationsLimit") + " "
            + std::to_string(s.max_parallel_migrations_limit);
+  if (s.max_parallel_evictions > s.max_parallel_evictions_limit)
+    return named("maxParallelEvictions") + " " + std::to_string(s.max_parallel_evictions)
+           + " exceeds " + named("maxParallelEvictionsLimit") + " "
+           + std::to_string(s.max_parallel_evictions_limit);
   if (s.cool_off_period < s.min_cool_off_period)
     return named("coolOffPeriod") + " " + format_go_duration(s.cool_off_period) + " is below "
            + named("minCoolOffPeriod") + " " + format_go_duration(s.min_cool_off_period);

@@ -39,6 +39,15 @@ struct settings {
   bool pin_target_node = true;
   std::string driver = "portworx"; // "portworx", "csi-topology" or "longhorn"
   std::string vm_cool_off_annotation = "schedopt.libopenstorage.org/last-migration-time";
+  // podHyperconvergence (docs/design.md §9).
+  /// Schedulers that place a pod on a node holding its volumes' replicas: only their
+  /// pods are evicted (another scheduler's replacement could land anywhere).
+  std::vector<std::string> storage_aware_schedulers{"stork"};
+  /// An evicted pod's replacement not Ready this long after the eviction: Failed
+  /// ReplacementNotReady.
+  duration pod_ready_timeout = std::chrono::minutes(10);
+  int64_t max_parallel_evictions = 5;
+  int64_t max_parallel_evictions_limit = 50;
 
   // -- process --
   std::string kubeconfig; // empty: in-cluster config, else $KUBECONFIG, else ~/.kube/config

@@ -4,8 +4,8 @@
 // kubeconfig with the token and CA the simulator mounted for it, context namespace
 // schedopt, --leader-elect, the Portworx driver, events on.
 //
-// Sufficient: a whole request with failed and skipped candidates reaches Final with the
-// expected outcome, a Prometheus ServiceAccount bound to schedopt-metrics-reader scrapes
+// Sufficient: a whole request of both kinds (VMs migrated, stateful pods evicted) with
+// failed and skipped candidates reaches Final with the expected outcome, a Prometheus ServiceAccount bound to schedopt-metrics-reader scrapes
 // the HTTPS /metrics (the controller's reviews of its token are allowed), no write of
 // anyone was answered 403 (the audit lists every mutating request), and, because the
 // audit does not list reads, the controller never logged "forbidden".
@@ -172,9 +172,13 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
 
   // Enough misplaced VMIs that every run below still finds candidates (each run migrates
   // at most --max-non-hyperconverged-per-run), some not migratable (skips) and a failure
-  // rate (failed candidates).
+  // rate (failed candidates); stateful pods, misplaced too, so that the pod kind's rules
+  // (its informers, the owners' cool-off record, the eviction) are put to the test.
   scenario sc("portworx", {"--vmis", verb_level ? "120" : "48", "--misplaced", "0.85", "--not-migratable", "0.15",
                            "--migration-failure-rate", "0.3", "--migration-duration", "1s", "--seed", "3",
+                           "--pods", verb_level ? "120" : "48", "--pods-misplaced", "0.8",
+                           "--pods-uncontrolled", "0", "--pods-default-scheduler", "0",
+                           "--pod-start-delay", "200ms", "--pod-termination-delay", "200ms",
                            "--authorization", "rbac", "--service-account", "schedopt/schedopt",
                            "--service-account-dir", sa_dir.string(), "--service-account", "monitoring/prometheus",
                            "--service-account-dir", prometheus_dir.string()});
@@ -210,6 +214,10 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
     return args;
   };
 
+  // Both kinds, one after the other: every rule either needs is used by one request.
+  const json both_kinds = {{"vmHyperconvergence", {{"enabled", true}}},
+                           {"podHyperconvergence", {{"enabled", true}}}};
+
   uint64_t since = 0;
   audit_writes(sc.sim(), 0, &since);
 
@@ -223,7 +231,7 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
           std::cerr << "---- schedopt (baseline) log ----\n" << c.log_tail() << "---- end ----" << std::endl;
       }
     } dump{ctl};
-    sc.create_request("lp-baseline", scenario::enabled_spec());
+    sc.create_request("lp-baseline", both_kinds);
     BOOST_REQUIRE_MESSAGE(!eventually([&] { return !ctl.running(); }, std::chrono::seconds(2)),
                           "schedopt exited at once:\n" + ctl.log_tail());
     json done = sc.wait_final("lp-baseline", std::chrono::seconds(90));
@@ -247,7 +255,8 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
     }
     // It did run as the ServiceAccount: each kind of write it makes came from that user.
     for (const char* expected : {"create leases", "patch schedulingoptimizations/status",
-                                 "create virtualmachineinstancemigrations", "create events"})
+                                 "create virtualmachineinstancemigrations", "create events",
+                                 "create pods/eviction"})
       BOOST_TEST(sa_writes.count(expected) == 1u, std::string(expected) + " not made as " + sa_user);
     std::string made;
     for (auto& s : sa_writes)
@@ -271,7 +280,7 @@ BOOST_AUTO_TEST_CASE(deploy_rbac_suffices_for_a_whole_request_and_every_rule_is_
     const std::string name = "lp-without-rule-" + std::to_string(run);
     auto run_started = std::chrono::steady_clock::now();
     child_process ctl(controller_args("3"));
-    sc.create_request(name, scenario::enabled_spec());
+    sc.create_request(name, both_kinds);
     std::set<std::string> evidence;
     auto collect = [&] {
       scrape(ctl); // a review the cut may refuse, cached once allowed
