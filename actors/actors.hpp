@@ -156,11 +156,12 @@ using status_writer_actor = caf::typed_actor<
   // request/kind -> writer: stage change of request uid; replies true once written,
   // false when gone, rejected or never opened.
   caf::replies_to<stage_change>::with<bool>,
-  // kind -> writer: request uid, keep this many more detail slots for engine results
-  // (sent as candidates are handed to the engine, before any skip).
-  caf::reacts_to<atom::reserve, std::string, int64_t>,
-  // kind/candidate -> writer: one VM's result for request uid; coalesced. No reply.
-  caf::reacts_to<vm_result>,
+  // kind -> writer: request uid, kind name: keep this many more detail slots in that
+  // kind's block for engine results (sent as candidates are handed on, before any skip).
+  caf::reacts_to<atom::reserve, std::string, std::string, int64_t>,
+  // kind/candidate -> writer: one item's result in a kind's block of request uid;
+  // coalesced. No reply.
+  caf::reacts_to<detail_result>,
   // request -> writer: terminal outcome of request uid; replies true once written, false
   // when gone, rejected or never opened.
   caf::replies_to<run_outcome>::with<bool>,
@@ -188,14 +189,20 @@ using longhorn_driver_actor = storage_driver_actor::extend_with<
   // that have waited too long fail.
   caf::reacts_to<atom::timeout>>;
 
-/// One optimization kind's run for one request (vmHyperconvergence today).
+/// One optimization kind's run for one request: what the request actor sees of every
+/// kind (actors/optimization_kinds.cpp lists them). The kind writes its status block
+/// through the status writer as it goes (detail_result), replies once done and quits.
 using optimization_kind_actor = caf::typed_actor<
-  // request -> kind: run; replies the counters once every candidate is final.
+  // request -> kind: run with this spec fragment; replies the kind's counters and
+  // summary once every item it started is final.
   caf::replies_to<kind_run>::with<kind_result>,
+  // request -> kind: the request was deleted: create nothing more, let in-flight finish.
+  caf::reacts_to<atom::stop>>;
+
+/// The vmHyperconvergence kind: the generic kind plus its migration engine's messages.
+using vm_hyperconvergence_actor = optimization_kind_actor::extend<
   // candidate -> kind: a candidate finished.
   caf::reacts_to<candidate_done>,
-  // request -> kind: the request was deleted: create nothing more, let in-flight finish.
-  caf::reacts_to<atom::stop>,
   // internal: kind -> itself: judge the next batch of VMIs.
   caf::reacts_to<atom::tick>,
   // internal: kind -> itself: maxRunDuration passed: create nothing more.

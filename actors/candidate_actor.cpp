@@ -17,6 +17,7 @@
 #include "k8s/metrics.hpp"
 #include "model/cool_off.hpp"
 #include "model/decode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/kubevirt_config.hpp"
 #include "model/vmim_outcome.hpp"
 
@@ -27,7 +28,7 @@ namespace {
 struct candidate_state {
   static inline const char* name = "candidate";
   controller_context ctx;
-  optimization_kind_actor kind;
+  vm_hyperconvergence_actor kind;
   supervisor_actor supervisor;
   candidate_plan plan;
   std::string target;     // the node admission pinned it to ("" unpinned)
@@ -114,8 +115,8 @@ void finish(candidate_pointer self, detail_status status, const std::string& rea
     return;
   st.finished = true;
   auto& vmi = st.plan.vmi.metadata;
-  vm_detail detail{vmi.name, vmi.namespace_, status, reason};
-  self->send(st.ctx.status, vm_result{st.plan.request_uid, detail});
+  kind_detail detail{vmi.name, vmi.namespace_, status, reason};
+  self->send(st.ctx.status, detail_result{st.plan.request_uid, vm_hyperconvergence_kind, detail});
   self->send(st.supervisor, migration_finished{vmi.namespace_, vmi.name, st.target});
   self->send(st.kind, candidate_done{vmi.namespace_, vmi.name, status});
   k8s::default_metrics().counter_add("schedopt_migrations_total", {{"outcome", to_string(status)}});
@@ -322,7 +323,7 @@ void record_cool_off_and_create(candidate_pointer self) {
 }
 
 candidate_actor::behavior_type candidate(candidate_pointer self, controller_context ctx,
-                                         optimization_kind_actor kind,
+                                         vm_hyperconvergence_actor kind,
                                          supervisor_actor supervisor, candidate_plan plan) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
@@ -368,7 +369,7 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
 } // namespace
 
 candidate_actor spawn_candidate(caf::local_actor* parent, const controller_context& ctx,
-                                optimization_kind_actor kind, supervisor_actor supervisor,
+                                vm_hyperconvergence_actor kind, supervisor_actor supervisor,
                                 candidate_plan plan) {
   return parent->spawn<caf::linked>(candidate, ctx, std::move(kind), std::move(supervisor),
                        std::move(plan));

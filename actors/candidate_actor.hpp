@@ -24,7 +24,7 @@ struct candidate_plan {
 
 /// Linked to `parent` (the kind): a shutdown stops the candidate and its VMIM watch.
 candidate_actor spawn_candidate(caf::local_actor* parent, const controller_context& ctx,
-                                optimization_kind_actor kind, supervisor_actor supervisor,
+                                vm_hyperconvergence_actor kind, supervisor_actor supervisor,
                                 candidate_plan plan);
 
 } // namespace schedopt

@@ -28,10 +28,12 @@ struct stage_change {
   int64_t observed_generation = 0;
 };
 
-/// kind/candidate -> status_writer: one VM's result (counted once per VM and request).
-struct vm_result {
+/// kind/candidate -> status_writer: one item's result in the kind's status block
+/// (counted once per item, kind and request).
+struct detail_result {
   std::string request; // the request's metadata.uid
-  vm_detail detail;
+  std::string kind;    // the block: "vmHyperconvergence"
+  kind_detail detail;
 };
 
 /// request -> status_writer: the terminal outcome (Final stage, written at once).
@@ -45,11 +47,14 @@ struct run_outcome {
 
 /// request -> kind actor: run this kind for the request.
 struct kind_run {
+  /// Identity, generation and the status as recorded (the kind's own block on resume).
   scheduling_optimization request;
+  kind_spec spec;      // the kind's fragment, spec.<kind>; the kind reads its fields
   bool resume = false; // the request was already Evaluating/Migrating
 };
 
-/// kind actor -> request: what the run did (counters as recorded in the status).
+/// kind actor -> request: what the run did (counters as recorded in the kind's status
+/// block, which the kind wrote through the status writer as it went).
 struct kind_result {
   int64_t successful = 0;
   int64_t skipped = 0;
@@ -137,7 +142,7 @@ struct migration_result {
   std::string landed_on;
 };
 
-/// candidate -> kind actor: the candidate is done (its result already went to the
+/// candidate -> vmHyperconvergence kind: the candidate is done (its result already went to the
 /// status writer).
 struct candidate_done {
   std::string vmi_namespace;
@@ -151,8 +156,8 @@ typename Inspector::result_type inspect(Inspector& f, stage_change& x) {
            x.observed_generation);
 }
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, vm_result& x) {
-  return f(caf::meta::type_name("vm_result"), x.request, x.detail);
+typename Inspector::result_type inspect(Inspector& f, detail_result& x) {
+  return f(caf::meta::type_name("detail_result"), x.request, x.kind, x.detail);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_outcome& x) {
@@ -160,7 +165,7 @@ typename Inspector::result_type inspect(Inspector& f, run_outcome& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, kind_run& x) {
-  return f(caf::meta::type_name("kind_run"), x.request, x.resume);
+  return f(caf::meta::type_name("kind_run"), x.request, x.spec, x.resume);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, kind_result& x) {

@@ -67,7 +67,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
 
   // -- controller (appended by the controller's author below this line)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::stage_change))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::vm_result))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::detail_result))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::run_outcome))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_run))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_result))

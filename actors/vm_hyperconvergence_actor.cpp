@@ -25,6 +25,7 @@
 #include "model/cool_off.hpp"
 #include "model/decode.hpp"
 #include "model/evaluation.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/outcome.hpp"
 #include "model/parallelism.hpp"
 #include "model/plan_report.hpp"
@@ -88,6 +89,7 @@ struct kind_state {
   static inline const char* name = "vm-hyperconvergence";
   controller_context ctx;
   scheduling_optimization request;
+  vm_hyperconvergence_spec spec; // this kind's fragment of the request's spec
   bool resume = false;
   duration cool_off{};
   caf::typed_response_promise<kind_result> promise;
@@ -112,7 +114,7 @@ struct kind_state {
   timestamp run_deadline{}; // no VMIM is created past it (maxRunDuration)
 };
 
-using kind_pointer = optimization_kind_actor::stateful_pointer<kind_state>;
+using kind_pointer = vm_hyperconvergence_actor::stateful_pointer<kind_state>;
 
 void reply(kind_pointer self) {
   auto& st = self->state;
@@ -259,7 +261,7 @@ void start_engine(kind_pointer self) {
         if (!written || st.stopped)
           return reply(self);
         st.engine = engine_state::running;
-        auto& spec = *st.request.spec.vm_hyperconvergence;
+        auto& spec = st.spec;
         auto& cfg = st.ctx.config;
         auto par = clamp_parallelism(spec.max_parallel_migrations, cfg.max_parallel_migrations,
                                      cfg.max_parallel_migrations_limit);
@@ -294,7 +296,7 @@ void hand_off(kind_pointer self, std::vector<candidate_plan> plans) {
   auto& st = self->state;
   if (plans.empty())
     return;
-  self->send(st.ctx.status, atom::reserve_v, st.request.metadata.uid,
+  self->send(st.ctx.status, atom::reserve_v, st.request.metadata.uid, vm_hyperconvergence_kind,
              static_cast<int64_t>(plans.size()));
   std::move(plans.begin(), plans.end(), std::back_inserter(st.queued));
   if (st.engine == engine_state::running)
@@ -358,7 +360,8 @@ void prepare_evaluation(kind_pointer self) {
     }
   // What the recorded status already accounts for (empty on a fresh run). VMs it names
   // and VMs with a VMIM of ours are not evaluated again: each is accounted for once.
-  st.ledger = resume_ledger{st.resume ? st.request.status.vm_hyperconvergence : std::nullopt};
+  if (const auto* recorded = block_of(st.request.status, vm_hyperconvergence_kind); recorded && st.resume)
+    st.ledger = resume_ledger{*recorded};
   // A VMI read before its migration's end reached the informer is judged where it runs.
   if (auto settled = settle_finished_migrations(st.in.vmis, st.in.vmims))
     log_kv(spdlog::level::debug, "VMIs settled on their succeeded migrations' targets",
@@ -442,13 +445,13 @@ void finish_evaluation(kind_pointer self) {
   if (st.ctx.explain || !st.ctx.plan_output.empty())
     return report_without_migrating(self, sources);
   if (st.ctx.config.dry_run) // what a run would reserve: its candidates' detail slots
-    self->send(st.ctx.status, atom::reserve_v, st.request.metadata.uid,
+    self->send(st.ctx.status, atom::reserve_v, st.request.metadata.uid, vm_hyperconvergence_kind,
                static_cast<int64_t>(adopted_plans(st).size() + result.eligible.size()));
   // Skips not yet counted (all of them on a fresh run); engine results keep their
   // detail slots, reserved as their plans were handed on.
   auto skips = st.ledger.new_skips(explained_skips(sources));
   for (auto& d : skips)
-    self->send(st.ctx.status, vm_result{st.request.metadata.uid, d});
+    self->send(st.ctx.status, detail_result{st.request.metadata.uid, vm_hyperconvergence_kind, d});
   st.result.skipped += static_cast<int64_t>(skips.size());
   st.result.outstanding.insert(st.result.outstanding.begin(), result.outstanding.begin(),
                                result.outstanding.end());
@@ -725,7 +728,7 @@ void gather(kind_pointer self) {
   });
 }
 
-optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
+vm_hyperconvergence_actor::behavior_type vm_hyperconvergence(kind_pointer self,
                                                            controller_context ctx) {
   self->state.ctx = std::move(ctx);
   return {
@@ -735,12 +738,18 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       st.resume = run.resume;
       st.promise = self->make_response_promise<kind_result>();
       st.times = phase_times{};
-      if (auto& vs = st.request.status.vm_hyperconvergence; vs && st.resume) {
+      if (const auto* vs = block_of(st.request.status, vm_hyperconvergence_kind); vs && st.resume) {
         st.result.successful = vs->successful;
         st.result.failed = vs->failed;
         st.result.skipped = vs->skipped;
       }
-      auto& spec = *st.request.spec.vm_hyperconvergence;
+      auto decoded = decode_vm_hyperconvergence_spec(run.spec);
+      if (!decoded) {
+        fail_run(self, run_failure_kind::invalid_spec, "invalid " + decoded.err().message);
+        return st.promise;
+      }
+      st.spec = std::move(*decoded);
+      auto& spec = st.spec;
       auto& cfg = st.ctx.config;
       auto cool_off = choose_cool_off(spec.cool_off_period, cfg.cool_off_period,
                                       cfg.min_cool_off_period);
@@ -802,8 +811,8 @@ optimization_kind_actor::behavior_type vm_hyperconvergence(kind_pointer self,
 
 } // namespace
 
-optimization_kind_actor spawn_vm_hyperconvergence(caf::local_actor* parent,
-                                                  const controller_context& ctx) {
+vm_hyperconvergence_actor spawn_vm_hyperconvergence(caf::local_actor* parent,
+                                                    const controller_context& ctx) {
   return parent->spawn<caf::linked>(vm_hyperconvergence, ctx);
 }
 

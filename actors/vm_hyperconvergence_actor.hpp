@@ -6,7 +6,7 @@
 
 namespace schedopt {
 
-optimization_kind_actor spawn_vm_hyperconvergence(caf::local_actor* parent,
-                                                  const controller_context& ctx);
+vm_hyperconvergence_actor spawn_vm_hyperconvergence(caf::local_actor* parent,
+                                                    const controller_context& ctx);
 
 } // namespace schedopt

@@ -168,7 +168,7 @@ struct evaluation_result {
   /// the candidates and the skipped ones.
   std::vector<vmi_evaluation> vmis;
   std::vector<vmi_evaluation> eligible; // capped at maxNonHyperconvergedPerRun, sorted
-  std::vector<vm_detail> skipped;       // status details for the skips, sorted
+  std::vector<kind_detail> skipped;       // status details for the skips, sorted
   std::vector<std::string> outstanding; // "<ns>/<name>", sorted
   evaluation_counts counts;
 };

@@ -249,8 +249,8 @@ std::vector<vmi_explanation> explainer::explain_misplaced() const {
   return out;
 }
 
-std::vector<vm_detail> explainer::explained_skips() const {
-  std::vector<vm_detail> out = src_.result.skipped;
+std::vector<kind_detail> explainer::explained_skips() const {
+  std::vector<kind_detail> out = src_.result.skipped;
   for (auto& d : out) {
     auto key = vmi_key(d.namespace_, d.name);
     auto v = vmis_.find(key);
@@ -262,7 +262,7 @@ std::vector<vm_detail> explainer::explained_skips() const {
   return out;
 }
 
-std::vector<vm_detail> explained_skips(const explanation_sources& sources) {
+std::vector<kind_detail> explained_skips(const explanation_sources& sources) {
   if (sources.result.skipped.empty())
     return {};
   std::set<std::string> skipped;

@@ -119,7 +119,7 @@ public:
 
   /// `result.skipped` with each reason extended by " | " and brief() of its VMI,
   /// capped at max_reason_bytes: the original reason stays its prefix.
-  std::vector<vm_detail> explained_skips() const;
+  std::vector<kind_detail> explained_skips() const;
 
 private:
   vmi_explanation summary(const std::string& key, const virtual_machine_instance& vmi) const;
@@ -139,7 +139,7 @@ private:
 };
 
 /// explainer{sources, <the skipped VMIs>}.explained_skips(): what the engine records.
-std::vector<vm_detail> explained_skips(const explanation_sources& sources);
+std::vector<kind_detail> explained_skips(const explanation_sources& sources);
 
 /// One line for a skip's detail: verdict, node and scores, each volume's replica
 /// nodes, in-flight VMIMs and the last migration, e.g. `non on n1 (score 0 of 2);

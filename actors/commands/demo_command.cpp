@@ -60,10 +60,10 @@ const scheduling_optimization* first_request(const std::vector<scheduling_optimi
 void show_progress(const scheduling_optimization& so, bool tty, std::string& last_line) {
   auto eligible = k8s::default_metrics().value("schedopt_candidates_total", {{"verdict", "eligible"}});
   int64_t ok = 0, failed = 0, skipped = 0;
-  if (auto& vs = so.status.vm_hyperconvergence) {
-    ok = vs->successful;
-    failed = vs->failed;
-    skipped = vs->skipped;
+  for (const auto& [kind, block] : so.status.kinds) {
+    ok += block.successful;
+    failed += block.failed;
+    skipped += block.skipped;
   }
   auto total = static_cast<int64_t>(eligible);
   int width = 30;
@@ -94,16 +94,15 @@ void print_final(const scheduling_optimization& so, const demo_options& d) {
               st.reason.empty() ? "\"\"" : st.reason.c_str());
   std::printf("  startTimestamp: %s\n  finishTimestamp: %s\n", st.start_timestamp.c_str(),
               st.finish_timestamp.c_str());
-  int64_t ok = 0, failed = 0, skipped = 0;
-  if (auto& vs = st.vm_hyperconvergence) {
-    ok = vs->successful;
-    failed = vs->failed;
-    skipped = vs->skipped;
-    std::printf("  vmHyperconvergence: successful=%lld failed=%lld skipped=%lld details=%zu\n",
-                static_cast<long long>(ok), static_cast<long long>(failed),
-                static_cast<long long>(skipped), vs->details.size());
+  int64_t ok = 0, failed = 0;
+  for (const auto& [kind, block] : st.kinds) { // every kind's block, as the status holds it
+    ok += block.successful;
+    failed += block.failed;
+    std::printf("  %s: successful=%lld failed=%lld skipped=%lld details=%zu\n", kind.c_str(),
+                static_cast<long long>(block.successful), static_cast<long long>(block.failed),
+                static_cast<long long>(block.skipped), block.details.size());
     std::size_t shown = 0;
-    for (auto& detail : vs->details) {
+    for (auto& detail : block.details) {
       if (detail.status == detail_status::successful || shown >= 8)
         continue;
       ++shown;

@@ -8,6 +8,7 @@
 #include "actors/commands/commands.hpp"
 #include "actors/commands/one_evaluation.hpp"
 #include "actors/system_config.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/request_queue.hpp"
 
 namespace schedopt {
@@ -35,7 +36,7 @@ std::optional<scheduling_optimization> next_in_queue(caf::actor_system& sys,
 
 int explain_command(const settings& cfg, const explain_options& options) {
   return run_one_evaluation(
-    "explain", cfg,
+    "explain", vm_hyperconvergence_kind, cfg,
     [&](caf::actor_system& sys, controller_stack& stack, scheduling_optimization& request) {
       explain_query query;
       query.output = options.output;
@@ -43,9 +44,11 @@ int explain_command(const settings& cfg, const explain_options& options) {
         query.key = options.namespace_ + "/" + options.name;
       if (auto next = next_in_queue(sys, stack)) {
         query.next = next_request{next->metadata.name, next->status.stage};
-        if (next->spec.vm_hyperconvergence)
-          request.spec.vm_hyperconvergence->cool_off_period =
-            next->spec.vm_hyperconvergence->cool_off_period;
+        auto fragment = next->spec.kinds.find(vm_hyperconvergence_kind);
+        if (fragment != next->spec.kinds.end())
+          if (auto spec = decode_vm_hyperconvergence_spec(fragment->second))
+            request.spec.kinds[vm_hyperconvergence_kind] =
+              to_kind_spec(vm_hyperconvergence_spec{true, spec->cool_off_period, std::nullopt});
       }
       stack.ctx.explain = query;
     });

@@ -14,8 +14,12 @@
 
 namespace schedopt {
 
-int run_one_evaluation(const char* command, const settings& given,
-                       const evaluation_setup& setup) {
+int run_one_evaluation(const char* command, const std::string& kind_name,
+                       const settings& given, const evaluation_setup& setup) {
+  if (!find_optimization_kind(kind_name)) {
+    std::fprintf(stderr, "schedopt %s: no optimization kind %s\n", command, kind_name.c_str());
+    return 1;
+  }
   settings cfg = given;
   cfg.dry_run = true;
   configure_logging(cfg.log_format, cfg.log_level == "info" ? "warn" : cfg.log_level);
@@ -36,11 +40,11 @@ int run_one_evaluation(const char* command, const settings& given,
   } else {
     scheduling_optimization request;
     request.metadata.name = command;
-    request.spec.vm_hyperconvergence = vm_hyperconvergence_spec{true, std::nullopt, std::nullopt};
+    request.spec.kinds[kind_name] = kind_spec{true, R"({"enabled":true})"};
     setup(sys, *stack, request);
     caf::scoped_actor self{sys};
-    auto kind = optimization_kinds().front().spawn(self.ptr(), stack->ctx);
-    self->request(kind, caf::infinite, kind_run{request, false})
+    auto kind = find_optimization_kind(kind_name)->spawn(self.ptr(), stack->ctx);
+    self->request(kind, caf::infinite, kind_run{request, request.spec.kinds.at(kind_name), false})
       .receive(
         [&](const kind_result& r) {
           if (r.run_failure)

@@ -2,11 +2,12 @@
 // writes nothing to the cluster.
 #include "actors/commands/commands.hpp"
 #include "actors/commands/one_evaluation.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 
 namespace schedopt {
 
 int plan_command(const settings& cfg, const plan_options& plan) {
-  return run_one_evaluation("plan", cfg,
+  return run_one_evaluation("plan", vm_hyperconvergence_kind, cfg,
                             [&](caf::actor_system&, controller_stack& stack,
                                 scheduling_optimization&) { stack.ctx.plan_output = plan.output; });
 }

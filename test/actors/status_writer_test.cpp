@@ -9,6 +9,7 @@
 #include "actor_fixture.hpp"
 #include "actors/status_writer_actor.hpp"
 #include "k8s/metrics.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/status_coalescer.hpp"
 
 using namespace schedopt;
@@ -57,9 +58,9 @@ api_answer uid_test_failed() {
   return api_error(ec::invalid_request, 422, std::string{json_patch_not_applied});
 }
 
-vm_result result(const std::string& request, const std::string& vm, detail_status status) {
-  vm_detail d{vm, "ns1", status, status == detail_status::successful ? "" : "Why: x"};
-  return vm_result{request, d};
+detail_result result(const std::string& request, const std::string& vm, detail_status status) {
+  kind_detail d{vm, "ns1", status, status == detail_status::successful ? "" : "Why: x"};
+  return detail_result{request, vm_hyperconvergence_kind, d};
 }
 
 struct writer_fixture : actor_fixture {

@@ -7,10 +7,11 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actor_fixture.hpp"
-#include "actors/vm_hyperconvergence_actor.hpp"
 #include "actors/clock.hpp"
+#include "actors/vm_hyperconvergence_actor.hpp"
 #include "k8s/metrics.hpp"
 #include "model/cool_off.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/timestamp.hpp"
 #include "model/vmim_outcome.hpp"
 
@@ -130,7 +131,8 @@ struct kind_fixture : actor_fixture {
   /// the run and runs every job; the slot holds the result once the run replied.
   std::shared_ptr<reply_slot<kind_result>> run_kind(scheduling_optimization so, bool resume) {
     auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-    auto result = ask<kind_result>(sys, aut, kind_run{std::move(so), resume});
+    auto spec = so.spec.kinds.at(vm_hyperconvergence_kind);
+    auto result = ask<kind_result>(sys, aut, kind_run{std::move(so), spec, resume});
     sched.run();
     return result;
   }
@@ -140,7 +142,8 @@ struct kind_fixture : actor_fixture {
     so.metadata.name = "so1";
     so.metadata.uid = "req-uid-1";
     so.metadata.generation = 1;
-    so.spec.vm_hyperconvergence = vm_hyperconvergence_spec{true, std::nullopt, 2};
+    so.spec.kinds[vm_hyperconvergence_kind] =
+      to_kind_spec(vm_hyperconvergence_spec{true, std::nullopt, 2});
     return so;
   }
 
@@ -218,7 +221,9 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
 // more but waits for the migration already running.
 BOOST_AUTO_TEST_CASE(a_stop_after_the_evaluation_waits_for_the_running_migration) {
   auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
+  auto so = request();
+  auto result = ask<kind_result>(sys, aut,
+                                 kind_run{so, so.spec.kinds.at(vm_hyperconvergence_kind), false});
   sched.run();
   BOOST_REQUIRE_EQUAL(api->calls_of("create").size(), 1u); // vm-a's VMIM is in flight
   caf::anon_send(aut, atom::stop_v);
@@ -462,16 +467,16 @@ vmim running_vmim_of(const std::string& vmi, const std::string& request_uid) {
 }
 
 scheduling_optimization_status recorded(request_stage stage_,
-                                        std::vector<vm_detail> details) {
+                                        std::vector<kind_detail> details) {
   scheduling_optimization_status s;
   s.stage = stage_;
   s.status = request_status::in_progress;
-  vm_hyperconvergence_status vh;
+  kind_status_block vh;
   for (auto& d : details)
     (d.status == detail_status::skipped ? vh.skipped
      : d.status == detail_status::successful ? vh.successful : vh.failed)++;
   vh.details = std::move(details);
-  s.vm_hyperconvergence = vh;
+  s.kinds[vm_hyperconvergence_kind] = vh;
   return s;
 }
 

@@ -7,6 +7,7 @@
 
 #include "k8s/metrics.hpp"
 #include "model/decode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/status_coalescer.hpp"
 #include "sim_client_fixture.hpp"
 
@@ -100,7 +101,8 @@ BOOST_AUTO_TEST_CASE(api_client_status_merge_patch_and_admission_message) {
   auto decoded = schedopt::decode_scheduling_optimization(patched.value.body);
   BOOST_REQUIRE(decoded.has_value());
   BOOST_CHECK_EQUAL(decoded->status.stage, schedopt::request_stage::evaluating);
-  BOOST_CHECK(decoded->spec.vm_hyperconvergence && decoded->spec.vm_hyperconvergence->enabled);
+  BOOST_CHECK(decoded->spec.kinds.count(schedopt::vm_hyperconvergence_kind)
+              && decoded->spec.kinds.at(schedopt::vm_hyperconvergence_kind).enabled);
   // A status change through the main resource is ignored (status subresource).
   auto main_patch = t.call<k8s::api_response>(k8s::patch_request{
     res::scheduling_optimizations, "", "so-1", R"({"status":{"stage":"Final"}})", false, false});

@@ -8,6 +8,7 @@
 
 #include "config/settings.hpp"
 #include "model/decode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/reason.hpp"
 #include "model/status_coalescer.hpp"
 #include "sim_client_fixture.hpp"
@@ -40,14 +41,14 @@ std::string largest_status_patch(std::size_t cap, std::size_t results, const std
                                               schedopt::detail_status::failed,
                                               schedopt::detail_status::successful};
   for (std::size_t i = 0; i < results; ++i) {
-    schedopt::vm_detail d;
+    schedopt::kind_detail d;
     d.namespace_ = label("ns-" + std::to_string(i) + "-", 63);
     d.name = label("vm-" + std::to_string(i) + "-", 253);
     d.status = statuses[i % 3];
     if (d.status != schedopt::detail_status::successful)
       d.reason = schedopt::make_reason(schedopt::reason_kind::migration_run_failed,
                                        "vmim=" + d.namespace_ + "/mig-" + long_detail);
-    c.add_result(d);
+    c.add_result(schedopt::vm_hyperconvergence_kind, d);
   }
   c.finish(schedopt::request_status::partial_success,
            "some candidates failed; " + std::string(4000, 'r'), now);
@@ -83,7 +84,7 @@ BOOST_AUTO_TEST_CASE(largest_controller_status_fits_the_enforced_schema) {
       BOOST_TEST(stored == sent, "the schema pruned or changed the status");
       auto decoded = schedopt::decode_scheduling_optimization(patched.value.body);
       BOOST_REQUIRE(decoded.has_value());
-      BOOST_TEST(decoded->status.vm_hyperconvergence->failed == static_cast<int64_t>(run_cap));
+      BOOST_TEST(decoded->status.kinds.at(schedopt::vm_hyperconvergence_kind).failed == static_cast<int64_t>(run_cap));
     }
   }
 }

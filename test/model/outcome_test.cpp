@@ -25,18 +25,14 @@ run_summary counts(int64_t successful, int64_t skipped, int64_t failed,
 BOOST_AUTO_TEST_SUITE(outcome)
 
 BOOST_AUTO_TEST_CASE(no_kind_enabled_is_successful_with_reason) {
-  run_summary r = counts(0, 0, 0);
-  r.any_kind_enabled = false;
-  r.vm_hyperconvergence_enabled = false;
-  auto o = decide_outcome(r);
+  auto o = decide_request_outcome(request_summary{});
   BOOST_TEST(o.status == request_status::successful);
   BOOST_TEST(o.reason == "no optimization kind enabled");
 }
 
 BOOST_AUTO_TEST_CASE(kind_disabled_is_successful_with_reason) {
   run_summary r = counts(0, 0, 0);
-  r.vm_hyperconvergence_enabled = false;
-  auto o = decide_outcome(r);
+  auto o = decide_request_outcome(request_summary{std::nullopt, {{"vmHyperconvergence", false, r}}});
   BOOST_TEST(o.status == request_status::successful);
   BOOST_TEST(o.reason == "vmHyperconvergence disabled");
 }
@@ -88,9 +84,9 @@ BOOST_AUTO_TEST_CASE(run_failure_is_failed_with_its_reason) {
 
 BOOST_AUTO_TEST_CASE(disabled_wins_over_run_failure) {
   run_summary r = counts(0, 0, 0);
-  r.vm_hyperconvergence_enabled = false;
   r.run_failure = run_failure{run_failure_kind::driver, "driver failure: x"};
-  BOOST_TEST(decide_outcome(r).status == request_status::successful);
+  BOOST_TEST(decide_request_outcome(request_summary{std::nullopt, {{"vmHyperconvergence", false, r}}}).status
+             == request_status::successful);
 }
 
 BOOST_AUTO_TEST_CASE(deferred_candidates_are_named) {
@@ -116,6 +112,69 @@ BOOST_AUTO_TEST_CASE(long_deferred_list_is_capped_and_keeps_the_count) {
   BOOST_REQUIRE(pos != std::string::npos);
   int more = std::stoi(o.reason.substr(pos + 5));
   BOOST_TEST(listed + more == 500);
+}
+
+// docs/design.md §1, several kinds per request: the request's outcome combines theirs.
+
+BOOST_AUTO_TEST_CASE(one_enabled_kind_decides_alone) {
+  // A disabled kind beside it changes nothing: its outcome and reason are the kind's.
+  request_summary r{std::nullopt, {{"vmHyperconvergence", true, counts(4, 2, 1)},
+                                   {"podHyperconvergence", false, counts(0, 0, 0)}}};
+  auto o = decide_request_outcome(r);
+  BOOST_TEST(o.status == request_status::partial_success);
+  BOOST_TEST(o.reason == "3 candidates outstanding: 1 failed, 2 skipped");
+}
+
+BOOST_AUTO_TEST_CASE(every_kind_disabled_names_each) {
+  request_summary r{std::nullopt, {{"vmHyperconvergence", false, {}}, {"podHyperconvergence", false, {}}}};
+  auto o = decide_request_outcome(r);
+  BOOST_TEST(o.status == request_status::successful);
+  BOOST_TEST(o.reason == "vmHyperconvergence disabled, podHyperconvergence disabled");
+}
+
+BOOST_AUTO_TEST_CASE(several_kinds_successful_only_when_each_is) {
+  request_summary r{std::nullopt, {{"vmHyperconvergence", true, counts(3, 0, 0)},
+                                   {"podHyperconvergence", true, counts(0, 0, 0)}}};
+  auto o = decide_request_outcome(r);
+  BOOST_TEST(o.status == request_status::successful);
+  BOOST_TEST(o.reason == "");
+}
+
+BOOST_AUTO_TEST_CASE(several_kinds_one_short_is_partial_and_named) {
+  request_summary r{std::nullopt, {{"vmHyperconvergence", true, counts(3, 0, 0)},
+                                   {"podHyperconvergence", true, counts(0, 0, 2)}}};
+  auto o = decide_request_outcome(r);
+  // The pod kind failed on its own; the request did not, since the VMs converged.
+  BOOST_TEST(o.status == request_status::partial_success);
+  BOOST_TEST(o.reason == "podHyperconvergence: 2 candidates outstanding: 2 failed");
+}
+
+BOOST_AUTO_TEST_CASE(several_kinds_all_failed_is_failed_and_names_each) {
+  run_summary driver = counts(0, 0, 0);
+  driver.run_failure = run_failure{run_failure_kind::driver, "driver failure: x"};
+  request_summary r{std::nullopt, {{"vmHyperconvergence", true, driver},
+                                   {"podHyperconvergence", true, counts(0, 1, 1)}}};
+  auto o = decide_request_outcome(r);
+  BOOST_TEST(o.status == request_status::failed);
+  BOOST_TEST(o.reason == "vmHyperconvergence: driver failure: x; "
+                         "podHyperconvergence: 2 candidates outstanding: 1 failed, 1 skipped");
+}
+
+BOOST_AUTO_TEST_CASE(several_kinds_partial_and_failed_is_partial) {
+  request_summary r{std::nullopt, {{"vmHyperconvergence", true, counts(1, 1, 0)},
+                                   {"podHyperconvergence", true, counts(0, 0, 1)}}};
+  auto o = decide_request_outcome(r);
+  BOOST_TEST(o.status == request_status::partial_success);
+  BOOST_TEST(o.reason.find("vmHyperconvergence: 1 candidate outstanding: 1 skipped") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(invalid_spec_fails_the_request_before_any_kind) {
+  request_summary r{run_failure{run_failure_kind::invalid_spec,
+                                "invalid spec.vmHyperconvergence.enabled: expected boolean, got string"},
+                    {{"vmHyperconvergence", true, counts(5, 0, 0)}}};
+  auto o = decide_request_outcome(r);
+  BOOST_TEST(o.status == request_status::failed);
+  BOOST_TEST(o.reason == "invalid spec.vmHyperconvergence.enabled: expected boolean, got string");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

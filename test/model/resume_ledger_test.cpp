@@ -7,7 +7,7 @@ using namespace schedopt;
 
 namespace {
 
-vm_detail detail(const std::string& name, detail_status status) {
+kind_detail detail(const std::string& name, detail_status status) {
   return {name, "ns", status, status == detail_status::skipped ? "NotLiveMigratable: x" : ""};
 }
 
@@ -17,13 +17,13 @@ BOOST_AUTO_TEST_SUITE(resume_ledger_suite)
 
 BOOST_AUTO_TEST_CASE(nothing_recorded_means_every_skip_is_new) {
   resume_ledger none;
-  auto skips = std::vector<vm_detail>{detail("a", detail_status::skipped)};
+  auto skips = std::vector<kind_detail>{detail("a", detail_status::skipped)};
   BOOST_CHECK_EQUAL(none.new_skips(skips).size(), 1u);
   BOOST_CHECK_EQUAL(none.slots_used({"ns/x"}), 1);
 }
 
 BOOST_AUTO_TEST_CASE(named_results_are_not_counted_again) {
-  vm_hyperconvergence_status s;
+  kind_status_block s;
   s.successful = 1;
   s.failed = 1;
   s.skipped = 1;
@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(named_results_are_not_counted_again) {
 }
 
 BOOST_AUTO_TEST_CASE(an_adopted_vm_uses_one_slot) {
-  vm_hyperconvergence_status s;
+  kind_status_block s;
   s.successful = 1;
   s.details = {detail("done", detail_status::successful)};
   resume_ledger l{s};
@@ -55,12 +55,12 @@ BOOST_AUTO_TEST_CASE(an_adopted_vm_uses_one_slot) {
 BOOST_AUTO_TEST_CASE(skips_counted_without_a_name_are_not_counted_twice) {
   // 5 skips counted, 2 named (details were full): 3 of a re-evaluation's unnamed skips
   // are those; with 4 unnamed skips now, exactly 1 is new.
-  vm_hyperconvergence_status s;
+  kind_status_block s;
   s.skipped = 5;
   s.details = {detail("s1", detail_status::skipped), detail("s2", detail_status::skipped)};
   resume_ledger l{s};
   BOOST_CHECK_EQUAL(l.unnamed_skips(), 3);
-  std::vector<vm_detail> again = {
+  std::vector<kind_detail> again = {
     detail("s1", detail_status::skipped), detail("u1", detail_status::skipped),
     detail("u2", detail_status::skipped), detail("u3", detail_status::skipped),
     detail("u4", detail_status::skipped)};

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/status_coalescer.hpp"
 
 using namespace schedopt;
@@ -14,7 +15,7 @@ namespace {
 
 const timestamp t0 = *parse_rfc3339("2026-11-30T12:00:00Z");
 
-vm_detail result(const std::string& name, detail_status status, const std::string& reason = "") {
+kind_detail result(const std::string& name, detail_status status, const std::string& reason = "") {
   return {name, "ns", status, reason};
 }
 
@@ -62,7 +63,7 @@ BOOST_AUTO_TEST_CASE(updates_coalesce_within_the_flush_interval) {
   c.set_stage(request_stage::migrating, request_status::in_progress, t0);
   c.take_patch(t0);
   for (int i = 0; i < 10; ++i)
-    c.add_result(result("vm" + std::to_string(i), detail_status::successful));
+    c.add_result(vm_hyperconvergence_kind, result("vm" + std::to_string(i), detail_status::successful));
   BOOST_CHECK(c.dirty());
   BOOST_CHECK(!c.due(t0 + 999ms));
   BOOST_CHECK(c.next_due() == t0 + 1s);
@@ -99,12 +100,12 @@ BOOST_AUTO_TEST_CASE(no_heartbeat_while_pending) {
 BOOST_AUTO_TEST_CASE(details_are_capped_counters_stay_exact) {
   auto c = make(3);
   c.set_stage(request_stage::migrating, request_status::in_progress, t0);
-  c.add_result(result("a", detail_status::successful));
-  c.add_result(result("b", detail_status::failed, "MigrationRunFailed: vmim=ns/x: boom"));
-  c.add_result(result("c", detail_status::skipped, "CoolingOff: eligible after x"));
-  c.add_result(result("d", detail_status::failed, "MigrationTimedOut: vmim=ns/y: not final"));
-  c.add_result(result("e", detail_status::successful));
-  const auto& vh = *c.current().vm_hyperconvergence;
+  c.add_result(vm_hyperconvergence_kind, result("a", detail_status::successful));
+  c.add_result(vm_hyperconvergence_kind, result("b", detail_status::failed, "MigrationRunFailed: vmim=ns/x: boom"));
+  c.add_result(vm_hyperconvergence_kind, result("c", detail_status::skipped, "CoolingOff: eligible after x"));
+  c.add_result(vm_hyperconvergence_kind, result("d", detail_status::failed, "MigrationTimedOut: vmim=ns/y: not final"));
+  c.add_result(vm_hyperconvergence_kind, result("e", detail_status::successful));
+  const auto& vh = c.current().kinds.at(vm_hyperconvergence_kind);
   BOOST_CHECK_EQUAL(vh.successful, 2);
   BOOST_CHECK_EQUAL(vh.failed, 2);
   BOOST_CHECK_EQUAL(vh.skipped, 1);
@@ -114,20 +115,20 @@ BOOST_AUTO_TEST_CASE(details_are_capped_counters_stay_exact) {
   BOOST_CHECK_EQUAL(s.at("vmHyperconvergence").at("details").size(), 3u);
   BOOST_CHECK_EQUAL(s.at("vmHyperconvergence").at("failed"), 2);
   // Beyond the cap a VM still counts only once.
-  BOOST_CHECK(c.has_detail("ns", "e"));
-  BOOST_CHECK(!c.add_result(result("e", detail_status::successful)));
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->successful, 2);
+  BOOST_CHECK(c.has_detail(vm_hyperconvergence_kind, "ns", "e"));
+  BOOST_CHECK(!c.add_result(vm_hyperconvergence_kind, result("e", detail_status::successful)));
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).successful, 2);
 }
 
 BOOST_AUTO_TEST_CASE(reserved_slots_keep_room_for_migration_results) {
   auto c = make(4);
-  c.reserve_details(2); // two candidates will run
+  c.reserve_details(vm_hyperconvergence_kind, 2); // two candidates will run
   for (auto name : {"s1", "s2", "s3"})
-    c.add_result(result(name, detail_status::skipped, "NoTargetNode: x"));
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->details.size(), 2u); // s3 left out
-  c.add_result(result("m1", detail_status::successful));
-  c.add_result(result("m2", detail_status::failed, "MigrationRunFailed: vmim=ns/m: x"));
-  const auto& vh = *c.current().vm_hyperconvergence;
+    c.add_result(vm_hyperconvergence_kind, result(name, detail_status::skipped, "NoTargetNode: x"));
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).details.size(), 2u); // s3 left out
+  c.add_result(vm_hyperconvergence_kind, result("m1", detail_status::successful));
+  c.add_result(vm_hyperconvergence_kind, result("m2", detail_status::failed, "MigrationRunFailed: vmim=ns/m: x"));
+  const auto& vh = c.current().kinds.at(vm_hyperconvergence_kind);
   BOOST_REQUIRE_EQUAL(vh.details.size(), 4u);
   BOOST_CHECK_EQUAL(vh.details[2].name, "m1");
   BOOST_CHECK_EQUAL(vh.details[3].name, "m2");
@@ -142,16 +143,16 @@ BOOST_AUTO_TEST_CASE(restore_keeps_details_and_does_not_double_count) {
   old.status = request_status::in_progress;
   old.start_timestamp = "2026-11-30T11:00:00Z";
   old.last_update_timestamp = "2026-11-30T11:59:50Z";
-  old.vm_hyperconvergence = vm_hyperconvergence_status{1, 1, 0, {}};
-  old.vm_hyperconvergence->details = {result("a", detail_status::successful),
+  old.kinds[vm_hyperconvergence_kind] = kind_status_block{1, 1, 0, {}};
+  old.kinds.at(vm_hyperconvergence_kind).details = {result("a", detail_status::successful),
                                       result("b", detail_status::skipped, "NoTargetNode: x")};
   auto c = make();
   c.restore(old, t0);
   BOOST_CHECK(!c.dirty());
-  BOOST_CHECK(c.has_detail("ns", "a"));
-  BOOST_CHECK(!c.has_detail("ns", "c"));
-  BOOST_CHECK(!c.add_result(result("a", detail_status::successful)));
-  BOOST_CHECK(c.add_result(result("c", detail_status::failed, "MigrationRunFailed: vmim=ns/m: x")));
+  BOOST_CHECK(c.has_detail(vm_hyperconvergence_kind, "ns", "a"));
+  BOOST_CHECK(!c.has_detail(vm_hyperconvergence_kind, "ns", "c"));
+  BOOST_CHECK(!c.add_result(vm_hyperconvergence_kind, result("a", detail_status::successful)));
+  BOOST_CHECK(c.add_result(vm_hyperconvergence_kind, result("c", detail_status::failed, "MigrationRunFailed: vmim=ns/m: x")));
   auto s = status_of(c.take_patch(t0 + 1s));
   const auto& vh = s.at("vmHyperconvergence");
   BOOST_CHECK_EQUAL(vh.at("successful"), 1);
@@ -179,7 +180,7 @@ BOOST_AUTO_TEST_CASE(finish_is_urgent_and_final) {
   auto c = make();
   c.set_stage(request_stage::migrating, request_status::in_progress, t0);
   c.take_patch(t0);
-  c.add_result(result("a", detail_status::successful));
+  c.add_result(vm_hyperconvergence_kind, result("a", detail_status::successful));
   c.finish(request_status::successful, "", t0 + 10ms);
   BOOST_CHECK(c.due(t0 + 10ms));
   auto s = status_of(c.take_patch(t0 + 10ms));
@@ -188,7 +189,7 @@ BOOST_AUTO_TEST_CASE(finish_is_urgent_and_final) {
   BOOST_CHECK_EQUAL(s.at("finishTimestamp"), "2026-11-30T12:00:00Z");
   BOOST_CHECK(c.final_written());
   // Never touched again.
-  BOOST_CHECK(!c.add_result(result("b", detail_status::successful)));
+  BOOST_CHECK(!c.add_result(vm_hyperconvergence_kind, result("b", detail_status::successful)));
   c.set_stage(request_stage::migrating, request_status::in_progress, t0 + 1h);
   BOOST_CHECK(!c.due(t0 + 1h));
   BOOST_CHECK(!c.next_due().has_value());
@@ -247,10 +248,10 @@ BOOST_AUTO_TEST_CASE(shrink_halves_details_and_keeps_counters) {
   auto c = make(100);
   c.set_stage(request_stage::migrating, request_status::in_progress, t0);
   for (int i = 0; i < 10; ++i)
-    c.add_result(result("ok" + std::to_string(i), detail_status::successful));
+    c.add_result(vm_hyperconvergence_kind, result("ok" + std::to_string(i), detail_status::successful));
   for (int i = 0; i < 6; ++i)
-    c.add_result(result("sk" + std::to_string(i), detail_status::skipped, "NoTargetNode: x"));
-  c.add_result(result("f", detail_status::failed, "MigrationRunFailed: vmim=ns/f: boom"));
+    c.add_result(vm_hyperconvergence_kind, result("sk" + std::to_string(i), detail_status::skipped, "NoTargetNode: x"));
+  c.add_result(vm_hyperconvergence_kind, result("f", detail_status::failed, "MigrationRunFailed: vmim=ns/f: boom"));
   c.finish(request_status::partial_success, "7 candidates outstanding: 1 failed, 6 skipped", t0);
   c.take_patch(t0); // answered 413
   BOOST_CHECK(!c.due(t0));
@@ -270,10 +271,10 @@ BOOST_AUTO_TEST_CASE(shrink_halves_details_and_keeps_counters) {
   // Each further shrink halves again; with nothing left to drop it says so.
   std::vector<std::size_t> sizes;
   while (c.shrink_details())
-    sizes.push_back(c.current().vm_hyperconvergence->details.size());
+    sizes.push_back(c.current().kinds.at(vm_hyperconvergence_kind).details.size());
   BOOST_CHECK_EQUAL(sizes.size(), 4u); // 8 -> 4 -> 2 -> 1 -> 0
   BOOST_CHECK_EQUAL(sizes.back(), 0u);
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->successful, 10);
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).successful, 10);
   // The note is made once, not once per shrink.
   auto r = c.current().reason;
   BOOST_CHECK_EQUAL(r.find("details truncated"), r.rfind("details truncated"));
@@ -283,11 +284,11 @@ BOOST_AUTO_TEST_CASE(shrink_stops_later_results_from_growing_details_back) {
   auto c = make(100);
   c.set_stage(request_stage::migrating, request_status::in_progress, t0);
   for (int i = 0; i < 8; ++i)
-    c.add_result(result("a" + std::to_string(i), detail_status::successful));
+    c.add_result(vm_hyperconvergence_kind, result("a" + std::to_string(i), detail_status::successful));
   BOOST_REQUIRE(c.shrink_details());
-  c.add_result(result("late", detail_status::failed, "MigrationRunFailed: vmim=ns/l: x"));
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->details.size(), 4u);
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->failed, 1);
+  c.add_result(vm_hyperconvergence_kind, result("late", detail_status::failed, "MigrationRunFailed: vmim=ns/l: x"));
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).details.size(), 4u);
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).failed, 1);
   c.finish(request_status::partial_success, "", t0);
   BOOST_CHECK_NE(c.current().reason.find("details truncated"), std::string::npos);
 }
@@ -331,6 +332,34 @@ BOOST_AUTO_TEST_CASE(patch_failures_are_classified) {
                                      "Request entity too large: limit is 3145728") == pf::too_large);
   BOOST_CHECK(classify_patch_failure(ec::server_error, 500, "etcdserver: request is too large")
               == pf::too_large);
+}
+
+// Each kind's block counts, caps and reserves on its own (docs/design.md §1, several kinds).
+BOOST_AUTO_TEST_CASE(each_kind_has_its_own_block_cap_and_reservation) {
+  auto c = make(2);
+  c.reserve_details("podHyperconvergence", 1);
+  BOOST_CHECK(c.add_result(vm_hyperconvergence_kind, result("a", detail_status::skipped, "X: y")));
+  BOOST_CHECK(c.add_result(vm_hyperconvergence_kind, result("b", detail_status::skipped, "X: y")));
+  // The same item in another kind is another result.
+  BOOST_CHECK(c.add_result("podHyperconvergence", result("a", detail_status::skipped, "X: y")));
+  BOOST_CHECK(c.add_result("podHyperconvergence", result("b", detail_status::skipped, "X: y")));
+  BOOST_CHECK(!c.add_result("podHyperconvergence", result("b", detail_status::skipped, "X: y")));
+  const auto& vm = c.current().kinds.at(vm_hyperconvergence_kind);
+  const auto& pod = c.current().kinds.at("podHyperconvergence");
+  BOOST_CHECK_EQUAL(vm.skipped, 2);
+  BOOST_CHECK_EQUAL(vm.details.size(), 2u); // no reservation in this block
+  BOOST_CHECK_EQUAL(pod.skipped, 2);
+  BOOST_CHECK_EQUAL(pod.details.size(), 1u); // one slot kept for the engine's result
+  BOOST_CHECK(c.add_result("podHyperconvergence", result("e", detail_status::successful)));
+  BOOST_CHECK_EQUAL(c.current().kinds.at("podHyperconvergence").details.size(), 2u);
+  // Too large: every block is halved, counters stay.
+  BOOST_CHECK(c.shrink_details());
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).details.size(), 1u);
+  BOOST_CHECK_EQUAL(c.current().kinds.at("podHyperconvergence").details.size(), 1u);
+  BOOST_CHECK_EQUAL(c.current().kinds.at("podHyperconvergence").successful, 1);
+  auto s = status_of(c.take_patch(t0));
+  BOOST_CHECK_EQUAL(s.at("podHyperconvergence").at("skipped"), 2);
+  BOOST_CHECK_EQUAL(s.at("vmHyperconvergence").at("skipped"), 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/status_report.hpp"
 #include "model/vmim_outcome.hpp"
 
@@ -24,7 +25,7 @@ scheduling_optimization request(const std::string& name, const std::string& crea
   so.metadata.creation_timestamp = created;
   so.status.stage = stage;
   so.status.status = status;
-  so.status.vm_hyperconvergence = vm_hyperconvergence_status{successful, skipped, failed, {}};
+  so.status.kinds[vm_hyperconvergence_kind] = kind_status_block{successful, skipped, failed, {}};
   return so;
 }
 

@@ -7,6 +7,7 @@
 
 #include "model/decode.hpp"
 #include "model/encode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/request_queue.hpp"
 
 using namespace schedopt;
@@ -44,7 +45,7 @@ BOOST_AUTO_TEST_CASE(a_request_with_unknown_values_decodes_and_keeps_its_place) 
   BOOST_REQUIRE_MESSAGE(so.has_value(), (so ? std::string() : so.err().message));
   BOOST_TEST(so->status.stage == request_stage::unknown);
   BOOST_TEST(so->status.status == request_status::unknown);
-  BOOST_TEST(so->status.vm_hyperconvergence->details.at(0).status == detail_status::unknown);
+  BOOST_TEST(so->status.kinds.at(vm_hyperconvergence_kind).details.at(0).status == detail_status::unknown);
   // As a stage of unrecognised text always was: not Final, so open; not new, so never
   // re-marked Pending; not running, so an older new request is not pushed aside by it.
   scheduling_optimization older;
