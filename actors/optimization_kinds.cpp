@@ -2,7 +2,9 @@
 // them.
 #include "actors/optimization_kinds.hpp"
 
+#include "actors/kinds/pod_hyperconvergence/pod_hyperconvergence_actor.hpp"
 #include "actors/vm_hyperconvergence_actor.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
 
 namespace schedopt {
@@ -10,6 +12,7 @@ namespace schedopt {
 const std::vector<optimization_kind>& optimization_kinds() {
   static const std::vector<optimization_kind> kinds{
     {vm_hyperconvergence_kind, spawn_vm_hyperconvergence},
+    {pod_hyperconvergence::kind_field, spawn_pod_hyperconvergence},
   };
   return kinds;
 }

@@ -129,6 +129,8 @@ struct api_log {
   std::function<api_answer(const api_call&)> respond;
   /// Answer to a list; an empty list when unset.
   std::function<k8s::list_response(const k8s::list_request&)> list_answer;
+  /// Answer to an eviction (verb "evict", the body the Eviction); 201 when unset.
+  std::function<k8s::eviction_response(const api_call&)> eviction_answer;
   /// While true, replies wait in `held` until release() .
   bool hold = false;
   std::vector<std::pair<caf::typed_response_promise<k8s::api_response>, api_answer>> held;
@@ -209,6 +211,12 @@ inline api_client_actor spawn_mock_api(caf::actor_system& sys, std::shared_ptr<a
       },
       [=](const k8s::delete_request& r) {
         return answer({"delete", r.res, r.namespace_, r.name, "", false, false, r.uid});
+      },
+      [=](const k8s::eviction_request& r) -> k8s::eviction_response {
+        log->calls.push_back({"evict", k8s::resources::pods, r.namespace_, r.name, r.body, false});
+        if (log->eviction_answer)
+          return log->eviction_answer(log->calls.back());
+        return {201, R"({"kind":"Status","apiVersion":"v1","status":"Success","code":201})", "", ""};
       },
       [=](const k8s::watch_request& r, const watch_sink_actor&) -> uint64_t {
         log->calls.push_back({"watch", r.res, r.namespace_, "", "", false});
