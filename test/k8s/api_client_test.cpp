@@ -276,3 +276,38 @@ BOOST_AUTO_TEST_CASE(api_client_retries_through_injected_faults) {
                              {{"verb", "list"}, {"resource", "virtualmachineinstances"}, {"code", "503"}}),
                  0);
 }
+
+// An eviction is sent once, whatever it is answered: the budget's 429 comes back as the
+// server gave it (status, body with its cause), never retried by the client; a missing
+// pod's 404 is an answer too, not an error.
+BOOST_AUTO_TEST_CASE(api_client_sends_an_eviction_once_and_hands_back_any_answer) {
+  schedopt::test::sim_client t{{"--vmis", "2", "--nodes", "3", "--pods", "6", "--pods-uncontrolled", "0",
+                                "--pdb-blocked", "1"}};
+  k8s::list_request pods;
+  pods.res = res::pods;
+  pods.label_selector = "kubevirt.io!=virt-launcher";
+  auto listed = t.list(pods);
+  BOOST_REQUIRE(listed);
+  auto items = json::parse(listed.value.pages.at(0))["items"];
+  BOOST_REQUIRE(!items.empty());
+  for (auto& p : items)
+    BOOST_CHECK(p.value("/metadata/labels/kubevirt.io"_json_pointer, std::string()) != "virt-launcher");
+  auto& pod = items.at(0);
+  std::string ns = pod["metadata"]["namespace"], name = pod["metadata"]["name"], uid = pod["metadata"]["uid"];
+  json eviction{{"apiVersion", "policy/v1"}, {"kind", "Eviction"},
+                {"metadata", {{"name", name}, {"namespace", ns}}},
+                {"deleteOptions", {{"preconditions", {{"uid", uid}}}}}};
+  auto blocked = t.call<k8s::eviction_response>(k8s::eviction_request{ns, name, eviction.dump()});
+  BOOST_REQUIRE_MESSAGE(blocked, error_message(blocked.error));
+  BOOST_CHECK_EQUAL(blocked.value.http_status, 429);
+  BOOST_CHECK(blocked.value.body.find("DisruptionBudget") != std::string::npos);
+  // Every attempt is counted: one, not retried.
+  auto& m = schedopt::k8s::default_metrics();
+  BOOST_CHECK_EQUAL(m.value("schedopt_api_requests_total",
+                            {{"verb", "create"}, {"resource", "pods/eviction"}, {"code", "429"}}),
+                    1);
+  eviction["metadata"]["name"] = "nope";
+  auto missing = t.call<k8s::eviction_response>(k8s::eviction_request{ns, "nope", eviction.dump()});
+  BOOST_REQUIRE(missing);
+  BOOST_CHECK_EQUAL(missing.value.http_status, 404);
+}

@@ -16,6 +16,7 @@
 #include "k8s/metrics.hpp"
 #include "k8s/watch_parser.hpp"
 #include "model/decode.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp"
 #include "sim_client_fixture.hpp"
 
 using namespace std::chrono_literals;
@@ -324,4 +325,27 @@ BOOST_AUTO_TEST_CASE(watch_delivers_a_one_megabyte_object) {
   BOOST_CHECK_EQUAL(out->big_value_prefix, "0123456789abcdef");
   g.unlock();
   caf::anon_send(t.client, schedopt::atom::cancel_v, watch_id);
+}
+
+// An informer started on demand lists nothing until first asked about its content, then
+// lists and watches like any other; the pod informer's label selector keeps KubeVirt's
+// virt-launcher pods out of its store.
+BOOST_AUTO_TEST_CASE(an_on_demand_informer_lists_only_once_asked) {
+  using pod_t = schedopt::pod_hyperconvergence::pod;
+  schedopt::test::sim_client t{{"--vmis", "4", "--nodes", "3", "--pods", "8"}};
+  auto& m = schedopt::k8s::default_metrics();
+  auto relists = [&] { return m.value("schedopt_informer_relists_total", {{"resource", "pods"}}); };
+  auto before = relists();
+  schedopt::informer_options opts;
+  opts.on_demand = true;
+  opts.label_selector = schedopt::pod_hyperconvergence::pod_informer_label_selector;
+  auto pods = t.env.own(schedopt::spawn_informer<pod_t>(*t.env.sys, t.client, opts));
+  std::this_thread::sleep_for(500ms);
+  BOOST_CHECK_EQUAL(relists(), before); // nobody asked: no list
+  BOOST_REQUIRE(wait_synced(t, pods, 30s));
+  BOOST_CHECK_EQUAL(relists(), before + 1);
+  auto stored = snapshot(t, pods);
+  BOOST_CHECK_EQUAL(stored.size(), 8u); // the stateful pods, not the VMIs' launcher pods
+  for (auto& p : stored)
+    BOOST_CHECK(!schedopt::pod_hyperconvergence::is_virt_launcher(p));
 }

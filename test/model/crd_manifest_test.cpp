@@ -271,6 +271,13 @@ BOOST_AUTO_TEST_CASE(samples_are_valid_requests) {
   BOOST_TEST(tvm->child("coolOffPeriod")->value == "30m");
   BOOST_TEST(tvm->child("maxParallelMigrations")->value == "10");
   BOOST_TEST(schedopt::parse_go_duration(tvm->child("coolOffPeriod")->value).has_value());
+  auto pods = parse_keys(read_source_file("deploy/samples/schedulingoptimization-pods.yaml"));
+  BOOST_REQUIRE(pods->child("spec")->child("vmHyperconvergence"));
+  const yaml_node* pod = pods->child("spec")->child("podHyperconvergence");
+  BOOST_REQUIRE(pod);
+  BOOST_TEST(pod->child("enabled")->value == "true");
+  BOOST_TEST(schedopt::parse_go_duration(pod->child("coolOffPeriod")->value).has_value());
+  BOOST_TEST(pod->child("maxParallelEvictions")->value == "3");
 }
 
 BOOST_AUTO_TEST_CASE(controller_runs_leader_elected_with_the_config_map) {
