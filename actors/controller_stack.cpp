@@ -9,12 +9,12 @@
 #include "actors/api_client_actor.hpp"
 #include "actors/event_recorder_actor.hpp"
 #include "actors/informer_actor.hpp"
-#include "actors/kubevirt_policy_actor.hpp"
+#include "actors/kinds/vm_hyperconvergence/kubevirt_policy_actor.hpp"
 #include "actors/stack_owner_actor.hpp"
 #include "actors/status_writer_actor.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/resource_traits.hpp"
-#include "model/cool_off.hpp"
+#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
 
 namespace schedopt {
 

@@ -2,14 +2,14 @@
 // them.
 #include "actors/optimization_kinds.hpp"
 
-#include "actors/vm_hyperconvergence_actor.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_hyperconvergence_actor.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
 
 namespace schedopt {
 
 const std::vector<optimization_kind>& optimization_kinds() {
   static const std::vector<optimization_kind> kinds{
-    {vm_hyperconvergence_kind, spawn_vm_hyperconvergence},
+    {vm_hyperconvergence_kind, spawn_vm_hyperconvergence, add_vm_hyperconvergence_types},
   };
   return kinds;
 }
