@@ -9,8 +9,9 @@
 #include <cstdio>
 #include <iterator>
 #include <limits>
-#include <memory>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include <caf/stateful_actor.hpp>
@@ -29,6 +30,8 @@
 #include "model/kinds/vm_hyperconvergence/parallelism.hpp"
 #include "model/kinds/vm_hyperconvergence/plan_report.hpp"
 #include "model/kinds/vm_hyperconvergence/run_floors.hpp"
+#include "model/kinds/vm_hyperconvergence/run_inputs.hpp"
+#include "model/kinds/vm_hyperconvergence/run_progress.hpp"
 #include "model/kinds/vm_hyperconvergence/settled_placement.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
@@ -41,25 +44,6 @@ namespace {
 
 /// How often a run looks at its maxRunDuration deadline.
 constexpr duration run_deadline_check_interval = std::chrono::seconds(10);
-
-/// Everything the evaluation reads, gathered step by step.
-struct inputs {
-  // The big stores are read as shared snapshots (copy-on-write, k8s/informer_store.hpp).
-  shared_list<virtual_machine_instance> vmis;
-  std::vector<virtual_machine_instance_migration> vmims;
-  shared_list<persistent_volume_claim> pvcs;
-  std::vector<persistent_volume_claim> explained_pvcs; // kept for `schedopt explain` only
-  shared_list<persistent_volume> pvs;
-  std::vector<node> nodes;
-  std::map<std::string, string_map> vm_annotations; // "<ns>/<name>" of VirtualMachines
-  std::set<std::string> opted_out_vms;              // "<ns>/<name>", labelled to be left alone
-  std::set<std::string> opted_out_namespaces;       // labelled to be left alone
-  std::shared_ptr<volume_mapper> mapper;            // step 1, done as the VMIs are judged
-  std::vector<vmi_volumes> volumes;                 // step 1 done first, for `explain`
-  replica_map replicas;                             // the driver's answer
-  bool vms_read = false;                            // the VirtualMachine list is done
-  bool replicas_read = false;                       // the driver answered
-};
 
 /// Wall time of each input step, logged with the evaluation's counts.
 struct phase_times {
@@ -80,10 +64,11 @@ struct phase_times {
 /// handed on at once and stage writes or a stop wait at most that long.
 constexpr std::size_t vmis_per_batch = 1024;
 
-enum class engine_state {
-  none,     // Migrating not asked for: inputs still gathered, or a run that creates nothing
-  starting, // the Migrating stage is being written; candidates queue meanwhile
-  running,  // the supervisor runs; candidates are spawned as they are handed on
+/// The evaluation from its preparation (while the driver answers) to its last batch.
+struct evaluation_pass {
+  evaluation_input in;
+  std::optional<evaluator> judge; // from the first batch on
+  std::size_t handed = 0;         // judge's eligible entries handed to the engine
 };
 
 struct kind_state {
@@ -94,34 +79,38 @@ struct kind_state {
   bool resume = false;
   duration cool_off{};
   caf::typed_response_promise<kind_result> promise;
-  inputs in;
+  /// Which step may follow which (model/kinds/vm_hyperconvergence/run_progress).
+  run_progress progress{run_mode::migrate};
+  run_inputs in;
   phase_times times;
-  // The evaluation, prepared while the driver answers, then judged batch by batch.
   std::map<std::string, virtual_machine_instance_migration> ours; // adopted, by VMI key
   std::set<std::string> ours_keys;
   resume_ledger ledger;
-  std::unique_ptr<evaluation_input> eval_in;
-  std::unique_ptr<evaluator> eval;
-  std::size_t handed = 0; // eval's eligible entries handed to the engine
-  bool evaluated = false;
-  engine_state engine = engine_state::none;
+  /// Set from the evaluation's preparation until its last batch is judged.
+  std::optional<evaluation_pass> pass;
   std::vector<candidate_plan> queued; // handed on before the engine started
   supervisor_actor supervisor;
-  std::size_t running = 0; // candidates spawned and not done
   kind_result result;
   std::vector<std::string> failed_vms;
-  bool stopped = false;
-  bool replied = false;
   timestamp run_deadline{}; // no VMIM is created past it (maxRunDuration)
 };
 
 using kind_pointer = vm_hyperconvergence_actor::stateful_pointer<kind_state>;
 
+/// What the command running this kind asks of it: `schedopt explain`, `plan`, a dry run
+/// or a run that migrates.
+run_mode mode_of(const controller_context& ctx) {
+  if (ctx.explain)
+    return run_mode::explain;
+  if (!ctx.plan_output.empty())
+    return run_mode::plan;
+  return ctx.config.dry_run ? run_mode::dry_run : run_mode::migrate;
+}
+
 void reply(kind_pointer self) {
   auto& st = self->state;
-  if (st.replied)
+  if (!st.progress.reply())
     return;
-  st.replied = true;
   if (!st.failed_vms.empty()) {
     std::string list;
     for (std::size_t i = 0; i < st.failed_vms.size() && i < 10; ++i)
@@ -138,60 +127,12 @@ void reply(kind_pointer self) {
 }
 
 void fail_run(kind_pointer self, run_failure_kind kind, std::string why) {
-  if (self->state.replied)
+  if (self->state.progress.current() == run_progress::phase::done)
     return; // the other input step failed first
   log_kv(spdlog::level::err, "run failed",
          {{"request", self->state.request.metadata.name}, {"error", why}});
   self->state.result.run_failure = run_failure{kind, std::move(why)};
   reply(self);
-}
-
-/// The annotations of a VMI's cool-off holder (cool_off_holder_of) as this run read them:
-/// its controlling VM's (kept only when they hold a record: none otherwise), else its own.
-/// Read for every VMI, so it builds nothing: no holder struct, no key beyond the lookup's.
-const string_map& holder_annotations(const kind_state& st, const virtual_machine_instance& vmi) {
-  static const string_map none;
-  if (vmi.controller_vm.empty())
-    return vmi.metadata.annotations;
-  auto i = st.in.vm_annotations.find(vmi_key(vmi.metadata.namespace_, vmi.controller_vm));
-  return i == st.in.vm_annotations.end() ? none : i->second;
-}
-
-/// Cool-off record per VMI key: the holder's annotation, or the latest schedopt VMIM.
-/// A record this request wrote for a VM it has no VMIM for is ignored: the run was
-/// interrupted between the record and the create, so the VM was never migrated.
-std::map<std::string, timestamp> last_migrations(kind_state& st,
-                                                 const std::set<std::string>& adopted) {
-  std::map<std::string, std::vector<virtual_machine_instance_migration>> by_vmi;
-  for (auto& m : st.in.vmims)
-    by_vmi[vmi_key(m.metadata.namespace_, m.vmi_name)].push_back(m);
-  std::map<std::string, timestamp> out;
-  auto& annotation = st.ctx.config.vm_cool_off_annotation;
-  for (auto& shared : st.in.vmis) {
-    const auto& vmi = *shared;
-    auto key = vmi_key(vmi.metadata.namespace_, vmi.metadata.name);
-    const string_map& annotations = holder_annotations(st, vmi);
-    auto vmims = by_vmi.find(key);
-    // Neither a record nor a VMI migration: nothing to know (nearly every VMI). Skipped
-    // before anything is built for it: this loop runs over every VMI of the cluster.
-    if (annotations.count(annotation) == 0 && vmims == by_vmi.end())
-      continue;
-    std::optional<timestamp> record;
-    if (!adopted.count(key) && cool_off_written_by(annotations, annotation, st.request.metadata.uid))
-      continue;
-    auto parsed = recorded_migration_time(annotations, annotation);
-    if (parsed)
-      record = *parsed;
-    else
-      log_kv(spdlog::level::warn, "ignoring cool-off record",
-             {{"request", st.request.metadata.name}, {"namespace", vmi.metadata.namespace_},
-              {"vmi", vmi.metadata.name}, {"error", parsed.err().message}});
-    static const std::vector<virtual_machine_instance_migration> no_vmims;
-    auto latest = latest_migration_time(record, vmims != by_vmi.end() ? vmims->second : no_vmims);
-    if (latest)
-      out[key] = *latest;
-  }
-  return out;
 }
 
 void publish_counts(const evaluation_counts& c) {
@@ -203,11 +144,6 @@ void publish_counts(const evaluation_counts& c) {
   m.counter_add("schedopt_candidates_total", {{"verdict", "eligible"}}, double(c.eligible));
   m.counter_add("schedopt_candidates_total", {{"verdict", "skipped"}}, double(c.skipped));
   m.counter_add("schedopt_candidates_total", {{"verdict", "outstanding"}}, double(c.outstanding));
-}
-
-/// The holder's cool-off record as it is now, for the candidate to restore.
-string_map cool_off_before(const kind_state& st, const virtual_machine_instance& vmi) {
-  return cool_off_record_of(holder_annotations(st, vmi), st.ctx.config.vm_cool_off_annotation);
 }
 
 /// Looks at the run's deadline again in a while. A timer of the whole maxRunDuration
@@ -223,17 +159,15 @@ void check_run_deadline(kind_pointer self) {
 /// Replies once nothing is left to wait for: the evaluation ended (or the run stopped),
 /// no stage write is pending and every candidate the engine was given is done.
 void maybe_reply(kind_pointer self) {
-  auto& st = self->state;
-  if (st.engine == engine_state::starting || (!st.evaluated && !st.stopped) || st.running > 0)
-    return;
-  reply(self);
+  if (self->state.progress.may_reply())
+    reply(self);
 }
 
 /// No VMIM is created from now on (the request was deleted, or its run passed
 /// maxRunDuration); waits only for a pending stage write and the candidates running.
 void stop_creating(kind_pointer self) {
   auto& st = self->state;
-  st.stopped = true;
+  st.progress.stop();
   if (st.supervisor)
     self->send(st.supervisor, atom::stop_v);
   maybe_reply(self);
@@ -241,7 +175,7 @@ void stop_creating(kind_pointer self) {
 
 void spawn_candidates(kind_pointer self, std::vector<candidate_plan>& plans) {
   auto& st = self->state;
-  st.running += plans.size();
+  st.progress.candidates_spawned(plans.size());
   for (auto& plan : plans)
     spawn_candidate(self, st.ctx, self, st.supervisor, std::move(plan));
   plans.clear();
@@ -252,16 +186,16 @@ void spawn_candidates(kind_pointer self, std::vector<candidate_plan>& plans) {
 /// starts, so the evaluation may still be running when it is written.
 void start_engine(kind_pointer self) {
   auto& st = self->state;
-  st.engine = engine_state::starting;
+  if (!st.progress.request_engine())
+    return;
   stage_change change{st.request.metadata.uid, request_stage::migrating,
                       request_status::in_progress, st.request.metadata.generation};
   self->request(st.ctx.status, caf::infinite, change)
     .then(
       [=](bool written) {
         auto& st = self->state;
-        if (!written || st.stopped)
+        if (!st.progress.engine_answered(written))
           return reply(self);
-        st.engine = engine_state::running;
         auto& spec = st.spec;
         auto& cfg = st.ctx.config;
         auto par = clamp_parallelism(spec.max_parallel_migrations, cfg.max_parallel_migrations,
@@ -271,7 +205,7 @@ void start_engine(kind_pointer self) {
           self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
                                                  "ParallelismClamped", par.message});
         }
-        if (st.evaluated && st.queued.empty())
+        if (st.progress.current() == run_progress::phase::evaluated && st.queued.empty())
           return maybe_reply(self); // the evaluation found nothing to migrate
         log_kv(spdlog::level::info,
                "migration engine with " + std::to_string(par.effective) + " workers",
@@ -300,47 +234,28 @@ void hand_off(kind_pointer self, std::vector<candidate_plan> plans) {
   self->send(st.ctx.status, atom::reserve_v, st.request.metadata.uid, vm_hyperconvergence_kind,
              static_cast<int64_t>(plans.size()));
   std::move(plans.begin(), plans.end(), std::back_inserter(st.queued));
-  if (st.engine == engine_state::running)
+  if (st.progress.spawns_at_once())
     spawn_candidates(self, st.queued);
 }
 
 /// Plans for the VMIMs of this request found at resume, adopted, never created twice.
 std::vector<candidate_plan> adopted_plans(const kind_state& st) {
-  std::vector<candidate_plan> plans;
-  if (st.ours.empty())
-    return plans;
-  std::map<std::string, const virtual_machine_instance*> vmi_by_key;
-  for (auto& v : st.in.vmis)
-    if (auto key = vmi_key(v->metadata.namespace_, v->metadata.name); st.ours.count(key))
-      vmi_by_key.emplace(std::move(key), v.get());
-  for (auto& [key, m] : st.ours) {
-    if (st.ledger.accounted(key))
-      continue; // its result is recorded
-    auto i = vmi_by_key.find(key);
-    candidate_plan plan{st.request.metadata.name, st.request.metadata.uid, {}, {}, m, {}, {}};
-    if (i != vmi_by_key.end()) {
-      plan.vmi = *i->second;
-      plan.cool_off_before = cool_off_before(st, plan.vmi);
-    } else {
-      plan.vmi.metadata.namespace_ = m.metadata.namespace_;
-      plan.vmi.metadata.name = m.vmi_name;
-    }
-    plans.push_back(std::move(plan));
-  }
-  return plans;
+  return schedopt::adopted_plans(st.in, st.ours, st.ledger, st.request.metadata.name,
+                                 st.request.metadata.uid, st.ctx.config.vm_cool_off_annotation);
 }
 
 /// Plans for the candidates judged eligible since the last call, in (namespace, name) order
 /// (docs/design.md §2.7).
 std::vector<candidate_plan> new_eligible_plans(kind_state& st) {
   std::vector<candidate_plan> plans;
-  auto& eligible = st.eval->result().eligible;
-  for (; st.handed < eligible.size(); ++st.handed) {
-    auto& vmi = st.eval->eligible_vmi(st.handed);
+  auto& pass = *st.pass;
+  auto& eligible = pass.judge->result().eligible;
+  for (; pass.handed < eligible.size(); ++pass.handed) {
+    auto& vmi = pass.judge->eligible_vmi(pass.handed);
     plans.push_back(candidate_plan{st.request.metadata.name, st.request.metadata.uid, vmi,
-                                   eligible[st.handed].target_nodes, std::nullopt,
-                                   cool_off_before(st, vmi),
-                                   eligible[st.handed].replica_holders});
+                                   eligible[pass.handed].target_nodes, std::nullopt,
+                                   cool_off_before(st.in, vmi, st.ctx.config.vm_cool_off_annotation),
+                                   eligible[pass.handed].replica_holders});
   }
   return plans;
 }
@@ -352,13 +267,9 @@ void prepare_evaluation(kind_pointer self) {
   auto& cfg = st.ctx.config;
   auto& uid = st.request.metadata.uid;
   // Resume: this request's VMIMs are adopted, never created twice.
-  for (auto& m : st.in.vmims)
-    if (m.metadata.labels.count(labels::request_uid)
-        && m.metadata.labels.at(labels::request_uid) == uid) {
-      auto key = vmi_key(m.metadata.namespace_, m.vmi_name);
-      st.ours[key] = m;
-      st.ours_keys.insert(key);
-    }
+  st.ours = vmims_of_request(st.in.vmims, uid);
+  for (auto& [key, m] : st.ours)
+    st.ours_keys.insert(key);
   // What the recorded status already accounts for (empty on a fresh run). VMs it names
   // and VMs with a VMIM of ours are not evaluated again: each is accounted for once.
   if (const auto* recorded = block_of(st.request.status, vm_hyperconvergence_kind); recorded && st.resume)
@@ -368,11 +279,15 @@ void prepare_evaluation(kind_pointer self) {
     log_kv(spdlog::level::debug, "VMIs settled on their succeeded migrations' targets",
            {{"request", st.request.metadata.name}, {"vmis", std::to_string(settled)}});
   auto prepared = phase_times::clock::now();
-  st.eval_in = std::make_unique<evaluation_input>();
-  auto& in = *st.eval_in;
+  auto& in = st.pass.emplace().in;
   in.usage = usage_by_node(st.in.vmis, st.in.vmims); // every VMI, evaluated or not
   in.in_flight = in_flight_migrations_by_vmi(st.in.vmims);
-  in.last_migration = last_migrations(st, st.ours_keys);
+  auto last = last_migrations(st.in, cfg.vm_cool_off_annotation, uid, st.ours_keys);
+  for (auto& bad : last.ignored)
+    log_kv(spdlog::level::warn, "ignoring cool-off record",
+           {{"request", st.request.metadata.name}, {"namespace", bad.namespace_},
+            {"vmi", bad.vmi}, {"error", bad.why}});
+  in.last_migration = std::move(last.by_vmi);
   for (auto& v : st.in.vmis) {
     auto key = vmi_key(v->metadata.namespace_, v->metadata.name);
     if (!st.ledger.accounted(key) && !st.ours_keys.count(key))
@@ -385,7 +300,7 @@ void prepare_evaluation(kind_pointer self) {
   in.cool_off_period = st.cool_off;
   in.max_non_hyperconverged_per_run =
     std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - st.ledger.slots_used(st.ours_keys));
-  in.every_vmi = st.ctx.explain || !st.ctx.plan_output.empty() || cfg.dry_run;
+  in.every_vmi = !st.progress.creates_vmims();
   st.times.prepare_ms = phase_times::since(prepared);
 }
 
@@ -393,7 +308,7 @@ void prepare_evaluation(kind_pointer self) {
 void report_without_migrating(kind_pointer self, const explanation_sources& sources) {
   auto& st = self->state;
   const auto& result = sources.result;
-  if (st.ctx.explain) {
+  if (st.progress.mode() == run_mode::explain) {
     auto text = render_explain(*st.ctx.explain, explainer{sources});
     if (!text) { // the operator's mistake (the query is this run's spec): one line, no log
       st.result.run_failure = run_failure{run_failure_kind::invalid_spec, text.err().message};
@@ -403,7 +318,7 @@ void report_without_migrating(kind_pointer self, const explanation_sources& sour
     std::fflush(stdout);
     return reply(self);
   }
-  if (!st.ctx.plan_output.empty()) {
+  if (st.progress.mode() == run_mode::plan) {
     std::fputs((st.ctx.plan_output == "json" ? render_plan_json(result)
                                              : render_plan_table(result)).c_str(), stdout);
     std::fflush(stdout);
@@ -418,9 +333,9 @@ void report_without_migrating(kind_pointer self, const explanation_sources& sour
 
 void finish_evaluation(kind_pointer self) {
   auto& st = self->state;
-  st.evaluated = true;
-  auto result = st.eval->take_result();
-  auto& in = *st.eval_in;
+  st.progress.evaluation_finished();
+  auto result = st.pass->judge->take_result();
+  auto& in = st.pass->in;
   publish_counts(result.counts);
   log_kv(spdlog::level::info,
          fmt::format("{} VMIs considered: {} hyperconverged, {} semi, {} non; "
@@ -443,9 +358,10 @@ void finish_evaluation(kind_pointer self) {
   explanation_sources sources{in, result, st.in.vmims,
                               st.ctx.explain ? &st.in.explained_pvcs : nullptr,
                               st.ctx.explain ? st.ctx.explain->next : std::nullopt};
-  if (st.ctx.explain || !st.ctx.plan_output.empty())
+  auto mode = st.progress.mode();
+  if (mode == run_mode::explain || mode == run_mode::plan)
     return report_without_migrating(self, sources);
-  if (st.ctx.config.dry_run) // what a run would reserve: its candidates' detail slots
+  if (mode == run_mode::dry_run) // what a run would reserve: its candidates' detail slots
     self->send(st.ctx.status, atom::reserve_v, st.request.metadata.uid, vm_hyperconvergence_kind,
                static_cast<int64_t>(adopted_plans(st).size() + result.eligible.size()));
   // Skips not yet counted (all of them on a fresh run); engine results keep their
@@ -456,10 +372,9 @@ void finish_evaluation(kind_pointer self) {
   st.result.skipped += static_cast<int64_t>(skips.size());
   st.result.outstanding.insert(st.result.outstanding.begin(), result.outstanding.begin(),
                                result.outstanding.end());
-  st.eval.reset();
-  st.eval_in.reset();
-  if (st.ctx.config.dry_run)
+  if (mode == run_mode::dry_run)
     return report_without_migrating(self, sources);
+  st.pass.reset(); // the evaluation's memory goes before the candidates finish
   maybe_reply(self);
 }
 
@@ -467,11 +382,11 @@ void finish_evaluation(kind_pointer self) {
 /// separate messages so stage writes, candidate results and a stop are served between.
 void judge_batch(kind_pointer self) {
   auto& st = self->state;
-  if (st.stopped)
+  if (st.progress.stopped())
     return maybe_reply(self);
-  bool every_vmi = st.eval_in->every_vmi;
-  bool more = st.eval->advance(every_vmi ? std::numeric_limits<std::size_t>::max()
-                                         : vmis_per_batch);
+  bool every_vmi = st.pass->in.every_vmi;
+  bool more = st.pass->judge->advance(every_vmi ? std::numeric_limits<std::size_t>::max()
+                                                : vmis_per_batch);
   if (!every_vmi) {
     auto plans = new_eligible_plans(st);
     if (!plans.empty() && st.times.first_handoff_ms < 0)
@@ -486,30 +401,38 @@ void judge_batch(kind_pointer self) {
 void begin_judging(kind_pointer self) {
   auto& st = self->state;
   st.times.judging = phase_times::clock::now();
-  auto& in = *st.eval_in;
+  auto& pass = *st.pass;
+  auto& in = pass.in;
   in.mapper = std::move(st.in.mapper);
   in.volumes = std::move(st.in.volumes);
   in.replicas = std::move(st.in.replicas);
   in.now = actor_now(self);
   // A run that may migrate writes Migrating whatever it finds (with no candidate it goes
   // on to Final): written now, the write's round trip is over by the first candidate.
-  if (!in.every_vmi)
+  bool migrates = st.progress.creates_vmims();
+  if (migrates)
     start_engine(self);
-  st.eval = std::make_unique<evaluator>(in);
-  if (!in.every_vmi)
+  pass.judge.emplace(in);
+  if (migrates)
     hand_off(self, adopted_plans(st)); // adopted VMIMs first, as they were created
   judge_batch(self);
 }
 
-/// The VirtualMachine list and the driver lookup run at once; what needs the VMs'
-/// records is prepared when they are read, and the later one starts the judging.
-void input_step_done(kind_pointer self) {
+// The VirtualMachine list and the driver lookup run at once; what needs the VMs'
+// records is prepared when they are read, and the later one starts the judging.
+
+void vms_step_done(kind_pointer self) {
   auto& st = self->state;
-  if (st.replied)
-    return;
-  if (st.in.vms_read && !st.eval_in)
+  if (st.progress.vms_read())
     prepare_evaluation(self);
-  if (st.in.vms_read && st.in.replicas_read && !st.eval)
+  if (st.progress.begin_judging())
+    begin_judging(self);
+}
+
+void driver_step_done(kind_pointer self) {
+  auto& st = self->state;
+  st.progress.replicas_read();
+  if (st.progress.begin_judging())
     begin_judging(self);
 }
 
@@ -549,9 +472,8 @@ void ask_driver(kind_pointer self) {
           normalize(nodes);
         for (auto& [pv, why] : answer.errors)
           in.replicas.errors[pv] = why;
-        in.replicas_read = true;
         self->state.times.driver_ms = phase_times::since(asked);
-        input_step_done(self);
+        driver_step_done(self);
       },
       [=](caf::error& err) {
         // A driver words its own failures (ec::driver_error); any other error, such as
@@ -588,9 +510,8 @@ void snapshot(kind_pointer self, const Handle& informer, Then then) {
 
 void opt_outs_read(kind_pointer self) {
   auto& st = self->state;
-  st.in.vms_read = true;
   st.times.vms_ms = phase_times::since(st.times.started) - st.times.snapshots_ms;
-  input_step_done(self);
+  vms_step_done(self);
 }
 
 // Namespaces labelled to be left alone, read once per run by label selector: a handful
@@ -738,6 +659,7 @@ vm_hyperconvergence_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       st.request = std::move(run.request);
       st.resume = run.resume;
       st.promise = self->make_response_promise<kind_result>();
+      st.progress = run_progress{mode_of(st.ctx)};
       st.times = phase_times{};
       if (const auto* vs = block_of(st.request.status, vm_hyperconvergence_kind); vs && st.resume) {
         st.result.successful = vs->successful;
@@ -783,13 +705,13 @@ vm_hyperconvergence_actor::behavior_type vm_hyperconvergence(kind_pointer self,
         // Stopped before admission: it goes back to the outstanding list.
         st.result.outstanding.push_back(vmi_key(done.vmi_namespace, done.vmi_name));
       }
-      --st.running;
+      st.progress.candidate_done();
       maybe_reply(self);
     },
     [=](atom::tick) { judge_batch(self); },
     [=](atom::timeout) {
       auto& st = self->state;
-      if (st.replied || st.stopped || (st.evaluated && st.running == 0 && st.queued.empty()))
+      if (!st.progress.deadline_matters(st.queued.empty()))
         return;
       if (actor_now(self) < st.run_deadline)
         return check_run_deadline(self);
