@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <caf/actor_system_config.hpp>
+
 #include "actors/controller_context.hpp"
 
 namespace schedopt {
@@ -17,6 +19,9 @@ struct optimization_kind {
   /// Spawns the kind's actor for one run, linked to `parent` (the request).
   std::function<optimization_kind_actor(caf::local_actor* parent, const controller_context&)>
     spawn;
+  /// Registers the kind's own messages (its CAF type-ID block) with an actor system's
+  /// configuration; none for a kind without messages of its own.
+  void (*add_message_types)(caf::actor_system_config&) = nullptr;
 };
 
 /// Every kind, in the order a request runs them.

@@ -1,5 +1,7 @@
-// The one CAF type-ID block of schedopt: every message type and atom. IDs are
-// positional and number types within this process only (no message leaves it).
+// The CAF type-ID block of schedopt's core: every message type and atom outside the
+// optimization kinds, each of which has a block of its own after this one
+// (actors/kinds/<kind>/). IDs are positional and number types within this process only
+// (no message leaves it).
 #pragma once
 
 #include <string>
@@ -11,6 +13,7 @@
 #include "actors/controller_messages.hpp"
 #include "actors/k8s_messages.hpp"
 #include "actors/kinds/pod_hyperconvergence/pod_inspect.hpp"
+#include "actors/kubevirt_inspect.hpp"
 #include "actors/longhorn_inspect.hpp"
 #include "actors/model_inspect.hpp"
 #include "k8s/api_types.hpp"
@@ -72,10 +75,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_run))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_result))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::replica_answer))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::admission_request))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::migration_finished))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::migration_result))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::candidate_done))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::scheduling_optimization_status))
   CAF_ADD_ATOM(schedopt, schedopt::atom, open, "open")
   CAF_ADD_ATOM(schedopt, schedopt::atom, close, "close")
@@ -84,15 +83,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_ATOM(schedopt, schedopt::atom, run, "run")
   CAF_ADD_ATOM(schedopt, schedopt::atom, progress, "progress")
   CAF_ADD_ATOM(schedopt, schedopt::atom, reserve, "reserve")
-  CAF_ADD_ATOM(schedopt, schedopt::atom, unpinned, "unpinned")
 
   // -- own writes fed to informers
   CAF_ADD_ATOM(schedopt, schedopt::atom, observed, "observed")
-
-  // -- KubeVirt's own configuration (model/kubevirt_config.hpp)
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_migration_limits))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_policy))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::admission_grant))
 
 CAF_END_TYPE_ID_BLOCK(schedopt)
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "model/evaluation.hpp"
+#include "model/kinds/vm_hyperconvergence/evaluation.hpp"
 
 namespace schedopt {
 

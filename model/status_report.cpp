@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/text_table.hpp"
-#include "model/vmim_outcome.hpp"
 
 namespace schedopt {
 

@@ -22,6 +22,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/actors.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_actors.hpp"
 #include "actors/system_config.hpp"
 
 namespace schedopt::test {

@@ -8,12 +8,12 @@
 
 #include "actor_fixture.hpp"
 #include "actors/clock.hpp"
-#include "actors/vm_hyperconvergence_actor.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_hyperconvergence_actor.hpp"
 #include "k8s/metrics.hpp"
-#include "model/cool_off.hpp"
+#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/timestamp.hpp"
-#include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;

@@ -6,7 +6,7 @@
 
 #include "actor_fixture.hpp"
 #include "actors/clock.hpp"
-#include "actors/vmim_watch_actor.hpp"
+#include "actors/kinds/vm_hyperconvergence/vmim_watch_actor.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;

@@ -2,9 +2,9 @@
 // the per-run cap and the counts.
 #include <boost/test/unit_test.hpp>
 
-#include "model/evaluation.hpp"
 #include "model/evaluation_world.hpp"
-#include "model/vmim_outcome.hpp"
+#include "model/kinds/vm_hyperconvergence/evaluation.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;

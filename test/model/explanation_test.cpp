@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "model/evaluation_world.hpp"
-#include "model/explanation_report.hpp"
+#include "model/kinds/vm_hyperconvergence/explanation_report.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/reason.hpp"
 #include "model/text_table.hpp"
-#include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;

@@ -3,9 +3,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "evaluation_world.hpp"
+#include "model/kinds/vm_hyperconvergence/run_floors.hpp"
 #include "model/outcome.hpp"
 #include "model/reason.hpp"
-#include "model/run_floors.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/status_report.hpp"
-#include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
 

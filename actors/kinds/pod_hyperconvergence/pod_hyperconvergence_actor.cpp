@@ -26,7 +26,7 @@
 #include "model/kinds/pod_hyperconvergence/pod_resume.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
 #include "model/outcome.hpp"
-#include "model/run_floors.hpp"
+#include "model/kinds/vm_hyperconvergence/run_floors.hpp"
 
 namespace schedopt {
 

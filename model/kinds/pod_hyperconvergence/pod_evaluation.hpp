@@ -32,7 +32,7 @@
 #include "model/kinds/pod_hyperconvergence/pod_objects.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_reason.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_status.hpp"
-#include "model/scoring.hpp"
+#include "model/kinds/vm_hyperconvergence/scoring.hpp"
 #include "model/sorted_objects.hpp"
 #include "model/timestamp.hpp"
 
