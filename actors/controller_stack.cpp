@@ -15,7 +15,7 @@
 #include "actors/system_config.hpp"
 #include "k8s/resource_traits.hpp"
 #include "model/kinds/vm_hyperconvergence/cool_off.hpp"
-#include "model/kinds/pod_hyperconvergence/pod_cool_off.hpp"
+#include "model/kinds/pod_hyperconvergence/eviction_ledger.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp"
 
 namespace schedopt {
@@ -59,9 +59,8 @@ void for_each_informer(Stack& stack, F&& f) {
   pods.options.label_selector = pod_hyperconvergence::pod_informer_label_selector;
   informer_role owners = pods;
   owners.options.label_selector.clear();
-  owners.options.kept.cool_off_annotations = {
-    pod_hyperconvergence::default_pod_cool_off_annotation,
-    cool_off_request_annotation(pod_hyperconvergence::default_pod_cool_off_annotation)};
+  owners.options.kept.cool_off_annotations =
+    pod_hyperconvergence::eviction_record_keys(pod_hyperconvergence::default_pod_cool_off_annotation);
   informer_role budgets = pods;
   budgets.options.label_selector.clear();
   f(c.vmis, vmis);

@@ -120,10 +120,14 @@ BOOST_AUTO_TEST_CASE(stores_keep_what_decisions_read) {
   BOOST_CHECK(is_ready(p));
   BOOST_CHECK(p.conditions[0].last_transition_time.empty());
   auto s = make_stateful_set("ns", "db");
-  s.metadata.annotations = {{key, "t"}, {"deployment.kubernetes.io/revision", "3"}};
+  s.metadata.annotations = record("req-1", "db-0/u0/2026-11-30T11:59:00Z/n2");
+  s.metadata.annotations["deployment.kubernetes.io/revision"] = "3";
   s.metadata.labels = {{"schedopt.libopenstorage.org/exclude", "true"}};
+  // What the controller's owner informers keep: the whole eviction record, ledger included.
+  kept.cool_off_annotations = eviction_record_keys(key);
   keep_decision_fields(s, kept);
-  BOOST_CHECK_EQUAL(s.metadata.annotations.size(), 1u);
+  BOOST_CHECK_EQUAL(s.metadata.annotations.size(), 3u);
+  BOOST_CHECK_EQUAL(read_eviction_ledger(s.metadata.annotations, key, "req-1").size(), 1u);
   BOOST_CHECK_EQUAL(s.metadata.labels.size(), 1u);
 }
 

@@ -70,10 +70,15 @@ std::string format_eviction_ledger(const std::vector<ledger_entry>& entries) {
   return out;
 }
 
+std::vector<std::string> eviction_record_keys(const std::string& key) {
+  return {key, cool_off_request_annotation(key), eviction_ledger_annotation(key)};
+}
+
 string_map eviction_record_of(const string_map& owner_annotations, const std::string& key) {
-  auto out = cool_off_record_of(owner_annotations, key);
-  if (auto i = owner_annotations.find(eviction_ledger_annotation(key)); i != owner_annotations.end())
-    out.insert(*i);
+  string_map out;
+  for (const auto& k : eviction_record_keys(key))
+    if (auto i = owner_annotations.find(k); i != owner_annotations.end())
+      out.insert(*i);
   return out;
 }
 

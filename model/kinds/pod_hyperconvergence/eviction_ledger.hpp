@@ -53,6 +53,11 @@ nlohmann::json eviction_record_patch(const std::string& key, const std::string& 
                                      const std::vector<ledger_entry>& entries,
                                      const string_map& before);
 
+/// The record's three annotation keys: the cool-off time, the request's uid, the ledger.
+/// What an owner's informer store keeps of its annotations (a store without the ledger
+/// would let a restarted run forget what it evicted).
+std::vector<std::string> eviction_record_keys(const std::string& key);
+
 /// The record's three annotations as the owner had them (absent keys absent).
 string_map eviction_record_of(const string_map& owner_annotations, const std::string& key);
 
