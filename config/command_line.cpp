@@ -66,6 +66,17 @@ std::vector<option_def> command_options(command c) {
                      return {};
                    }});
   }
+  if (c == command::plan) {
+    out.push_back({"--kind", "", "KIND", "vmHyperconvergence",
+                   "optimization kind to evaluate: vmHyperconvergence (VMIs) or "
+                   "podHyperconvergence (stateful pods)",
+                   [](parse_result& r, const std::string& text) -> std::string {
+                     if (text.empty())
+                       return "must name an optimization kind";
+                     r.plan.kind = text;
+                     return {};
+                   }});
+  }
   if (c == command::explain) {
     out.push_back({"--all", "", "", "false", "explain every misplaced VMI instead of one",
                    [](parse_result& r, const std::string& text) {
@@ -118,8 +129,8 @@ const char* summary(command c) {
     case command::run:
       return "Run the controller: serve SchedulingOptimization requests one at a time.";
     case command::plan:
-      return "Evaluate once and print every VMI's verdict, target nodes and skip reason; "
-             "migrates nothing.";
+      return "Evaluate once and print every VMI's (--kind podHyperconvergence: every pod's) "
+             "verdict, target nodes and skip reason; changes nothing.";
     case command::explain:
       return "Explain why a VMI is or is not moved: volumes, replica nodes, node scores, "
              "each target's admission rule by rule, cool-off, in-flight migrations and "

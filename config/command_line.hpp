@@ -19,6 +19,9 @@ const char* to_string(command c);
 
 struct plan_options {
   std::string output = "table"; // -o table|json
+  /// --kind: the optimization kind evaluated (its registry name); the command refuses
+  /// one the registry does not know.
+  std::string kind = "vmHyperconvergence";
 };
 
 /// `schedopt explain NAMESPACE/VMI | --all [-o table|json]`: exactly one of the two.

@@ -214,6 +214,10 @@ BOOST_AUTO_TEST_CASE(plan_output) {
   BOOST_CHECK_EQUAL(ok({"plan", "--output=json"}).plan.output, "json");
   BOOST_CHECK_EQUAL(fails({"plan", "-o", "yaml"}), "-o \"yaml\": must be table or json");
   BOOST_CHECK_EQUAL(fails({"run", "-o", "json"}), "unknown flag -o (see schedopt run --help)");
+  BOOST_CHECK_EQUAL(ok({"plan"}).plan.kind, "vmHyperconvergence");
+  BOOST_CHECK_EQUAL(ok({"plan", "--kind", "podHyperconvergence"}).plan.kind, "podHyperconvergence");
+  BOOST_CHECK_EQUAL(fails({"explain", "--all", "--kind", "podHyperconvergence"}),
+                    "unknown flag --kind (see schedopt explain --help)");
 }
 
 BOOST_AUTO_TEST_CASE(demo_options_parse) {

@@ -293,4 +293,36 @@ BOOST_AUTO_TEST_CASE(a_request_with_both_kinds_runs_both, *boost::unit_test::tim
     BOOST_TEST(starts_with(reason_of_request(r), "podHyperconvergence: "), reason_of_request(r));
 }
 
+BOOST_AUTO_TEST_CASE(plan_shows_each_pods_verdict_and_changes_nothing, *boost::unit_test::timeout(120)) {
+  scenario s("portworx", {"--nodes", "6", "--vmis", "4", "--pods", "60", "--pods-misplaced", "0.3", "--seed", "4"});
+  auto verdicts = expected_verdicts(pod_ground_truth(s.sim(), "portworx"));
+  BOOST_REQUIRE(!verdicts.empty());
+  child_process plan(s.client_args("plan", {"--kind", "podHyperconvergence", "-o", "json"}));
+  int code = plan.wait_exit(std::chrono::seconds(60));
+  BOOST_REQUIRE_MESSAGE(code == 0, "schedopt plan exited " + std::to_string(code) + ": " + plan.log_tail());
+  auto report = json::parse(plan.out(), nullptr, false);
+  BOOST_REQUIRE_MESSAGE(report.is_array(), "plan -o json printed: " + plan.out());
+  std::map<std::string, json> by_pod;
+  for (auto& e : report)
+    by_pod[e.value("namespace", "") + "/" + e.value("name", "")] = e;
+  for (auto& p : report) // virt-launcher pods are the VM kind's: not listed
+    BOOST_TEST(p.value("name", "").rfind("virt-launcher-", 0) != 0u);
+  for (auto& [pod, v] : verdicts)
+    BOOST_TEST_CONTEXT("pod " << pod << " expected " << v) {
+      BOOST_REQUIRE(by_pod.count(pod) == 1);
+      auto& e = by_pod[pod];
+      if (v == "eligible") {
+        BOOST_TEST(e.value("disposition", "") == "eligible");
+        BOOST_TEST(e.value("skipReason", "") == "");
+        BOOST_TEST(!e.value("targetNodes", json::array()).empty());
+      } else {
+        BOOST_TEST(kind_of(e.value("skipReason", "")) == v);
+      }
+    }
+  BOOST_TEST(audit(s.sim()).value("evictions", json::array()).empty());
+  child_process unknown(s.client_args("plan", {"--kind", "noSuchKind"}));
+  BOOST_TEST(unknown.wait_exit(std::chrono::seconds(30)) == 1);
+  BOOST_TEST(unknown.err().find("no optimization kind noSuchKind") != std::string::npos, unknown.err());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
