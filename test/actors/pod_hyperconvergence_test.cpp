@@ -328,6 +328,25 @@ BOOST_AUTO_TEST_CASE(a_stop_waits_for_the_awaited_replacement_and_evicts_nothing
   BOOST_CHECK_EQUAL(result->value->outstanding.size(), 1u);
 }
 
+BOOST_AUTO_TEST_CASE(past_max_run_duration_the_untried_are_left_for_a_later_request) {
+  add_pod("db-2", "n3", {"n2"}, "StatefulSet", "db");
+  ctx.config.max_run_duration = std::chrono::minutes(1);
+  auto so = request();
+  so.spec.kinds[kind_field] = kind_spec{true, R"({"enabled":true,"maxParallelEvictions":1})"};
+  auto result = run_kind(so);
+  BOOST_CHECK_EQUAL(api->calls_of("evict").size(), 1u); // db-0; db-2 waits for the slot
+  advance(61s, 1s); // db-0's replacement never comes; the run's time is up
+  BOOST_CHECK_EQUAL(api->calls_of("evict").size(), 1u);
+  replace_db0("n1");
+  advance(2s);
+  BOOST_REQUIRE(result->value);
+  BOOST_CHECK_EQUAL(result->value->successful, 1);
+  BOOST_CHECK((result->value->outstanding == std::vector<std::string>{"ns/db-2"}));
+  BOOST_CHECK_EQUAL(result->value->stopped_by, "maxRunDuration 1m0s reached");
+  BOOST_CHECK(std::any_of(events->begin(), events->end(),
+                          [](const event_record& e) { return e.reason == "RunDeadlineReached"; }));
+}
+
 BOOST_AUTO_TEST_CASE(a_dry_run_writes_nothing_to_the_cluster) {
   ctx.config.dry_run = true;
   auto result = run_kind(request());

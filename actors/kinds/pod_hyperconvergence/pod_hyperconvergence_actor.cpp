@@ -287,6 +287,15 @@ void step(kind_pointer self) {
   if (engine.finished()) {
     auto& out = engine.outstanding();
     st.result.outstanding.insert(st.result.outstanding.end(), out.begin(), out.end());
+    if (!out.empty() && !st.stopped && now >= st.run_deadline) {
+      // The run's time was up before these were tried: left for a later request.
+      auto why = run_deadline_reason(st.ctx.config.max_run_duration);
+      st.result.stopped_by = why;
+      log_kv(spdlog::level::warn, why + ": no new evictions", {{"request", request_name(self)}});
+      self->send(st.ctx.events, event_record{request_reference(st.request), "Warning",
+                                             "RunDeadlineReached",
+                                             why + ": the rest is left for a later request"});
+    }
     return reply(self);
   }
   auto next = engine.next_wakeup();
