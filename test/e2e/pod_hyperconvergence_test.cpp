@@ -313,6 +313,8 @@ BOOST_AUTO_TEST_CASE(plan_shows_each_pods_verdict_and_changes_nothing, *boost::u
       auto& e = by_pod[pod];
       if (v == "eligible") {
         BOOST_TEST(e.value("disposition", "") == "eligible");
+        // Every workload of the scenario has one budget (maxUnavailable 1).
+        BOOST_TEST(e.value("budget", "").find(" (allows ") != std::string::npos, e.dump());
         BOOST_TEST(e.value("skipReason", "") == "");
         BOOST_TEST(!e.value("targetNodes", json::array()).empty());
       } else {

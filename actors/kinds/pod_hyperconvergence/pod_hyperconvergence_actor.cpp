@@ -447,8 +447,9 @@ void evaluate_and_run(kind_pointer self) {
                         : ""),
          {{"request", request_name(self)}});
   if (!st.ctx.plan_output.empty()) {
-    auto text = st.ctx.plan_output == "json" ? render_pod_plan_json(result)
-                                             : render_pod_plan_table(result);
+    auto budgets = budgets_by_pod(st.in.pods, values_of(st.in.budgets));
+    auto text = st.ctx.plan_output == "json" ? render_pod_plan_json(result, budgets)
+                                             : render_pod_plan_table(result, budgets);
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
     st.result.skipped = static_cast<int64_t>(result.skipped.size());
@@ -467,7 +468,8 @@ void evaluate_and_run(kind_pointer self) {
                                result.outstanding.end());
   if (cfg.dry_run) {
     spdlog::info("dry run: request {} would evict {} pods\n{}", request_name(self),
-                 result.eligible.size(), render_pod_plan_table(result));
+                 result.eligible.size(),
+                 render_pod_plan_table(result, budgets_by_pod(st.in.pods, values_of(st.in.budgets))));
     return reply(self);
   }
   if (st.stopped || (result.eligible.empty() && st.resumed.in_flight.empty()
@@ -548,27 +550,33 @@ void snapshot(kind_pointer self, const Handle& informer, Then then) {
           });
 }
 
+// One snapshot after another (each a shared list of the store, copied nowhere), then the
+// namespaces and the driver.
 void take_snapshots(kind_pointer self) {
   auto& ctx = self->state.ctx;
+  auto in = [=]() -> inputs& { return self->state.in; };
   snapshot<pod>(self, ctx.pods, [=](auto pods) {
-    self->state.in.pods = std::move(pods);
+    in().pods = std::move(pods);
     snapshot<stateful_set>(self, self->state.ctx.stateful_sets, [=](auto sets) {
-      self->state.in.stateful_sets = std::move(sets);
+      in().stateful_sets = std::move(sets);
       snapshot<replica_set>(self, self->state.ctx.replica_sets, [=](auto sets) {
-        self->state.in.replica_sets = std::move(sets);
-        snapshot<persistent_volume_claim>(self, self->state.ctx.pvcs, [=](auto pvcs) {
-          self->state.in.pvcs = std::move(pvcs);
-          snapshot<persistent_volume>(self, self->state.ctx.pvs, [=](auto pvs) {
-            self->state.in.pvs = std::move(pvs);
-            snapshot<node>(self, self->state.ctx.nodes, [=](auto nodes) {
-              self->state.in.nodes = values_of(nodes);
-              snapshot<virtual_machine_instance>(self, self->state.ctx.vmis, [=](auto vmis) {
-                self->state.in.vmis = std::move(vmis);
-                snapshot<virtual_machine_instance_migration>(
-                  self, self->state.ctx.vmims, [=](auto vmims) {
-                    self->state.in.vmims = values_of(vmims);
-                    read_opted_out_namespaces(self);
-                  });
+        in().replica_sets = std::move(sets);
+        snapshot<pod_disruption_budget>(self, self->state.ctx.pod_disruption_budgets, [=](auto bs) {
+          in().budgets = std::move(bs);
+          snapshot<persistent_volume_claim>(self, self->state.ctx.pvcs, [=](auto pvcs) {
+            in().pvcs = std::move(pvcs);
+            snapshot<persistent_volume>(self, self->state.ctx.pvs, [=](auto pvs) {
+              in().pvs = std::move(pvs);
+              snapshot<node>(self, self->state.ctx.nodes, [=](auto nodes) {
+                in().nodes = values_of(nodes);
+                snapshot<virtual_machine_instance>(self, self->state.ctx.vmis, [=](auto vmis) {
+                  in().vmis = std::move(vmis);
+                  snapshot<virtual_machine_instance_migration>(
+                    self, self->state.ctx.vmims, [=](auto vmims) {
+                      in().vmims = values_of(vmims);
+                      read_opted_out_namespaces(self);
+                    });
+                });
               });
             });
           });
