@@ -148,11 +148,12 @@ using status_writer_actor = caf::typed_actor<
   // request/kind -> writer: stage change of request uid; replies true once written,
   // false when gone, rejected or never opened.
   caf::replies_to<stage_change>::with<bool>,
-  // kind -> writer: request uid, keep this many more detail slots for engine results
-  // (sent as candidates are handed to the engine, before any skip).
-  caf::reacts_to<atom::reserve, std::string, int64_t>,
-  // kind/candidate -> writer: one VM's result for request uid; coalesced. No reply.
-  caf::reacts_to<vm_result>,
+  // kind -> writer: request uid, kind name: keep this many more detail slots in that
+  // kind's block for engine results (sent as candidates are handed on, before any skip).
+  caf::reacts_to<atom::reserve, std::string, std::string, int64_t>,
+  // kind/candidate -> writer: one item's result in a kind's block of request uid;
+  // coalesced. No reply.
+  caf::reacts_to<detail_result>,
   // request -> writer: terminal outcome of request uid; replies true once written, false
   // when gone, rejected or never opened.
   caf::replies_to<run_outcome>::with<bool>,
@@ -180,66 +181,25 @@ using longhorn_driver_actor = storage_driver_actor::extend_with<
   // that have waited too long fail.
   caf::reacts_to<atom::timeout>>;
 
-/// One optimization kind's run for one request (vmHyperconvergence today).
+/// One optimization kind's run for one request: what the request actor sees of every
+/// kind (actors/optimization_kinds.cpp lists them). The kind writes its status block
+/// through the status writer as it goes (detail_result), replies once done and quits.
 using optimization_kind_actor = caf::typed_actor<
-  // request -> kind: run; replies the counters once every candidate is final.
+  // request -> kind: run with this spec fragment; replies the kind's counters and
+  // summary once every item it started is final.
   caf::replies_to<kind_run>::with<kind_result>,
-  // candidate -> kind: a candidate finished.
-  caf::reacts_to<candidate_done>,
   // request -> kind: the request was deleted: create nothing more, let in-flight finish.
-  caf::reacts_to<atom::stop>,
-  // internal: kind -> itself: judge the next batch of VMIs.
-  caf::reacts_to<atom::tick>,
-  // internal: kind -> itself: maxRunDuration passed: create nothing more.
-  caf::reacts_to<atom::timeout>>;
-
-/// Enforces the parallelism hint (in-flight buffer, capped as KubeVirt's configuration
-/// says), KubeVirt's per-source-node cap and cool-off windows of one run, yields to
-/// KubeVirt's own waiting migrations, chooses pinned targets (fewest inbound).
-using supervisor_actor = caf::typed_actor<
-  // candidate -> supervisor: wait for a slot; replies the target node ("" unpinned) and
-  // KubeVirt's limits at admission (for the per-VM timeout).
-  caf::replies_to<admission_request>::with<admission_grant>,
-  // kubevirt_policy -> supervisor: KubeVirt's configuration or its own waiting
-  // migrations changed (and once on subscribe); admissions follow it from now on.
-  caf::reacts_to<kubevirt_policy>,
-  // candidate -> supervisor: its migration is final; frees the slot.
-  caf::reacts_to<migration_finished>,
-  // candidate -> supervisor: KubeVirt pruned the pin from a created VMIM (before 1.6);
-  // the rest of the run goes unpinned.
-  caf::reacts_to<atom::unpinned>,
-  // kind -> supervisor: admit nothing more; waiting candidates get ec::cancelled.
   caf::reacts_to<atom::stop>>;
-
-/// Follows the KubeVirt CR (spec.configuration.migrations, observed version) and counts
-/// KubeVirt's own VMIMs waiting for a slot, one watch event at a time; tells every
-/// subscribed supervisor when either changes.
-using kubevirt_policy_actor = informer_subscriber_actor<kubevirt_cr>::extend_with<
-  informer_subscriber_actor<virtual_machine_instance_migration>>::extend_with<
-  informer_subscriber_actor<node>>::extend<
-  // kind/supervisor -> policy: send the current kubevirt_policy now and on every change,
-  // until the subscriber is gone.
-  caf::reacts_to<atom::subscribe, supervisor_actor>>;
-
-/// One VM candidate: admission, VMIM create (or adoption on resume), outcome.
-using candidate_actor = caf::typed_actor<
-  // vmim_watch -> candidate: the migration's outcome.
-  caf::reacts_to<migration_result>>;
-
-/// Follows one VMIM through the shared VMIM informer (never its own HTTP watch) and
-/// reports its outcome; deletes it after migrationTimeout.
-using vmim_watch_actor = informer_subscriber_actor<virtual_machine_instance_migration>::extend<
-  // internal: vmim_watch -> itself: migrationTimeout elapsed.
-  caf::reacts_to<atom::timeout>,
-  // internal: vmim_watch -> itself: failureCauseWait elapsed for a Failed VMIM without
-  // KubeVirt's cause; its events are read next.
-  caf::reacts_to<atom::done>,
-  // internal: vmim_watch -> itself: a timed-out VMIM's abort has not ended in time.
-  caf::reacts_to<atom::close>>;
 
 /// One SchedulingOptimization's run: promote, run each enabled kind, finalize.
 using request_actor = caf::typed_actor<
   // controller -> request: the request was deleted mid-run.
+  caf::reacts_to<atom::stop>>;
+
+/// Owns a controller stack's long-lived actors (informers, API client, status writer, ...):
+/// linked to each, so none outlives it, and stops them in the order it was given.
+using stack_owner_actor = caf::typed_actor<
+  // stop_controller_stack -> owner: stop every actor of the stack in order, then quit.
   caf::reacts_to<atom::stop>>;
 
 /// The controller root: watches SchedulingOptimizations and runs them one at a time,

@@ -52,7 +52,7 @@ void mark_pending(controller_pointer self, const std::vector<std::string>& uids)
       continue;
     // Fire and forget: the writer retries until the Pending stage is recorded.
     caf::anon_send(st.ctx.status, atom::open_v, so);
-    caf::anon_send(st.ctx.status, stage_change{uid, stage::pending, run_status::pending,
+    caf::anon_send(st.ctx.status, stage_change{uid, request_stage::pending, request_status::pending,
                                                so.metadata.generation});
   }
 }
@@ -63,9 +63,10 @@ void reject_queue_full(controller_pointer self, const std::string& uid, std::siz
   auto& so = st.requests[uid];
   auto reason = "queue full: " + std::to_string(pending) + " requests pending";
   log_kv(spdlog::level::warn, "request refused: " + reason, {{"request", so.metadata.name}, {"uid", uid}});
-  k8s::default_metrics().counter_add("schedopt_requests_total", {{"status", run_status::failed}});
+  k8s::default_metrics().counter_add("schedopt_requests_total",
+                                     {{"status", to_string(request_status::failed)}});
   caf::anon_send(st.ctx.status, atom::open_v, so);
-  caf::anon_send(st.ctx.status, run_outcome{uid, run_status::failed, reason});
+  caf::anon_send(st.ctx.status, run_outcome{uid, request_status::failed, reason});
   caf::anon_send(st.ctx.events, event_record{request_reference(so), "Warning", "QueueFull",
                                              "not run: " + reason + " (maxPendingRequests)"});
   st.finished_uids.insert(uid); // until the informer shows it Final
@@ -94,7 +95,7 @@ void reconsider(controller_pointer self) {
   // runs, a new one chosen next waits too: it shows Pending now, not only once the
   // running one is Final. A stage past Pending is never written back.
   auto waiting = decision.to_pending;
-  if (busy && decision.run && st.requests[*decision.run].status.stage.empty())
+  if (busy && decision.run && st.requests[*decision.run].status.stage == request_stage::none)
     waiting.push_back(*decision.run);
   mark_pending(self, waiting);
   if (busy || !decision.run)
@@ -128,7 +129,7 @@ void forget(controller_pointer self, std::string uid) {
 }
 
 bool is_closed(const scheduling_optimization& so) {
-  return so.status.stage == stage::final_ || so.metadata.deletion_timestamp;
+  return so.status.stage == request_stage::final_ || so.metadata.deletion_timestamp;
 }
 
 /// A request the informer shows Final (or being deleted): forget what was kept to run

@@ -5,8 +5,9 @@
 
 #include "actors/actors.hpp"
 #include "actors/drivers/storage_drivers.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_actors.hpp"
 #include "config/settings.hpp"
-#include "model/explanation_report.hpp"
+#include "model/kinds/vm_hyperconvergence/explanation_report.hpp"
 
 namespace schedopt {
 

@@ -1,18 +1,20 @@
-// Messages between the controller's own actors (request, optimization kind, candidate,
-// supervisor, VMIM watch, status writer). Plain structs with inspect().
+// Messages between the controller's own actors (controller, request, optimization kinds,
+// status writer, storage drivers). Plain structs with inspect(). A kind's own messages
+// live in its folder (actors/kinds/<kind>/).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <caf/meta/type_name.hpp>
 
-#include "actors/kubevirt_inspect.hpp"
 #include "actors/model_inspect.hpp"
 #include "model/objects.hpp"
-#include "model/scoring.hpp"
+#include "model/outcome.hpp"
+#include "model/replica_nodes.hpp"
 
 namespace schedopt {
 
@@ -21,21 +23,23 @@ namespace schedopt {
 /// request/kind -> status_writer: the request enters a stage (written at once).
 struct stage_change {
   std::string request; // the request's metadata.uid
-  std::string stage;
-  std::string status;
+  request_stage stage = request_stage::none;
+  request_status status = request_status::none;
   int64_t observed_generation = 0;
 };
 
-/// kind/candidate -> status_writer: one VM's result (counted once per VM and request).
-struct vm_result {
+/// kind/candidate -> status_writer: one item's result in the kind's status block
+/// (counted once per item, kind and request).
+struct detail_result {
   std::string request; // the request's metadata.uid
-  vm_detail detail;
+  std::string kind;    // the block: "vmHyperconvergence"
+  kind_detail detail;
 };
 
 /// request -> status_writer: the terminal outcome (Final stage, written at once).
 struct run_outcome {
   std::string request; // the request's metadata.uid
-  std::string status;
+  request_status status = request_status::none;
   std::string reason;
 };
 
@@ -43,18 +47,21 @@ struct run_outcome {
 
 /// request -> kind actor: run this kind for the request.
 struct kind_run {
+  /// Identity, generation and the status as recorded (the kind's own block on resume).
   scheduling_optimization request;
+  kind_spec spec;      // the kind's fragment, spec.<kind>; the kind reads its fields
   bool resume = false; // the request was already Evaluating/Migrating
 };
 
-/// kind actor -> request: what the run did (counters as recorded in the status).
+/// kind actor -> request: what the run did (counters as recorded in the kind's status
+/// block, which the kind wrote through the status writer as it went).
 struct kind_result {
   int64_t successful = 0;
   int64_t skipped = 0;
   int64_t failed = 0;
   std::vector<std::string> outstanding; // "<ns>/<name>" left for a later request
-  std::string run_failure;              // non-empty: the run failed as a whole
-  /// Non-empty: the run stopped creating VMIMs before it was done (maxRunDuration).
+  std::optional<schedopt::run_failure> run_failure; // the run failed as a whole
+  /// Non-empty: the run stopped starting work before it was done (maxRunDuration).
   std::string stopped_by;
 };
 
@@ -80,77 +87,14 @@ struct replica_answer {
   std::vector<std::pair<std::string, std::string>> errors;
 };
 
-// -- migration engine ---------------------------------------------------------------
-
-/// candidate -> supervisor: ask for an in-flight slot; the reply names the target node
-/// ("" when pinning is off) once admitted, or an error when cooling off or stopped.
-struct admission_request {
-  std::string vmi_namespace;
-  std::string vmi_name;
-  std::vector<std::string> target_nodes;
-  /// The node the VMI runs on: at most parallelOutboundMigrationsPerNode leave it at once.
-  std::string source_node;
-  /// Resume: the candidate adopts this running VMIM (pinned to adopted_target, maybe
-  /// ""); the supervisor counts it in flight at once and replies adopted_target.
-  std::string adopted_vmim;
-  std::string adopted_target;
-};
-
-/// kubevirt_policy -> supervisor: what KubeVirt's configuration allows now.
-struct kubevirt_policy {
-  /// A KubeVirt CR was read; else `limits` are KubeVirt's defaults and its version (so
-  /// the derived timeout and version-based pinning) is unknown.
-  bool cr_seen = false;
-  kubevirt_migration_limits limits;
-  /// KubeVirt's own VMIMs (not schedopt's) with no phase yet or Pending.
-  int64_t kubevirt_waiting = 0;
-  /// Nodes no migration may target now: cordoned (what `kubectl drain` does first) or
-  /// carrying KubeVirt's drain taint. Sorted. A run's target lists were computed when it
-  /// evaluated; this is what has closed since.
-  std::vector<std::string> closed_nodes;
-};
-
-/// supervisor -> candidate: admitted; the target node ("" unpinned) and KubeVirt's
-/// configuration at admission.
-struct admission_grant {
-  std::string target;
-  kubevirt_policy kubevirt;
-  /// Not admitted after all: every target node closed since evaluation. Says which.
-  std::string refused;
-};
-
-/// candidate -> supervisor: this candidate's migration is final; frees its slot.
-struct migration_finished {
-  std::string vmi_namespace;
-  std::string vmi_name;
-  std::string target_node;
-};
-
-/// vmim_watch -> candidate: the VMIM reached an outcome.
-struct migration_result {
-  std::string vmim_name;
-  std::string status; // vm_status::successful / failed
-  std::string reason;
-  /// Where the VM went (the VMIM's migrationState.targetNode) when Successful.
-  std::string landed_on;
-};
-
-/// candidate -> kind actor: the candidate is done (its result already went to the
-/// status writer).
-struct candidate_done {
-  std::string vmi_namespace;
-  std::string vmi_name;
-  std::string status;
-};
-
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stage_change& x) {
   return f(caf::meta::type_name("stage_change"), x.request, x.stage, x.status,
            x.observed_generation);
 }
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, vm_result& x) {
-  return f(caf::meta::type_name("vm_result"), x.request, x.detail);
+typename Inspector::result_type inspect(Inspector& f, detail_result& x) {
+  return f(caf::meta::type_name("detail_result"), x.request, x.kind, x.detail);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_outcome& x) {
@@ -158,44 +102,16 @@ typename Inspector::result_type inspect(Inspector& f, run_outcome& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, kind_run& x) {
-  return f(caf::meta::type_name("kind_run"), x.request, x.resume);
+  return f(caf::meta::type_name("kind_run"), x.request, x.spec, x.resume);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, kind_result& x) {
+  auto run_failure = opt(x.run_failure);
   return f(caf::meta::type_name("kind_result"), x.successful, x.skipped, x.failed,
-           x.outstanding, x.run_failure);
+           x.outstanding, run_failure);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replica_answer& x) {
   return f(caf::meta::type_name("replica_answer"), x.replicas, x.by_position, x.errors);
 }
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, admission_request& x) {
-  return f(caf::meta::type_name("admission_request"), x.vmi_namespace, x.vmi_name,
-           x.target_nodes, x.source_node, x.adopted_vmim, x.adopted_target);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, kubevirt_policy& x) {
-  return f(caf::meta::type_name("kubevirt_policy"), x.cr_seen, x.limits, x.kubevirt_waiting,
-           x.closed_nodes);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, admission_grant& x) {
-  return f(caf::meta::type_name("admission_grant"), x.target, x.kubevirt, x.refused);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, migration_finished& x) {
-  return f(caf::meta::type_name("migration_finished"), x.vmi_namespace, x.vmi_name,
-           x.target_node);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, migration_result& x) {
-  return f(caf::meta::type_name("migration_result"), x.vmim_name, x.status, x.reason,
-           x.landed_on);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, candidate_done& x) {
-  return f(caf::meta::type_name("candidate_done"), x.vmi_namespace, x.vmi_name, x.status);
-}
-
 } // namespace schedopt

@@ -9,12 +9,84 @@
 #include "actors/api_client_actor.hpp"
 #include "actors/event_recorder_actor.hpp"
 #include "actors/informer_actor.hpp"
-#include "actors/kubevirt_policy_actor.hpp"
+#include "actors/kinds/vm_hyperconvergence/kubevirt_policy_actor.hpp"
+#include "actors/stack_owner_actor.hpp"
 #include "actors/status_writer_actor.hpp"
 #include "actors/system_config.hpp"
-#include "model/cool_off.hpp"
+#include "k8s/resource_traits.hpp"
+#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
 
 namespace schedopt {
+
+namespace {
+
+/// How the stack runs one of its informers.
+struct informer_role {
+  /// The stack is ready (wait_until_synced) only once this informer has listed.
+  bool needed_for_readiness = true;
+  informer_options options;
+};
+
+/// Every informer of the stack with its role, in the order they start and stop: the one
+/// list that spawning, the readiness check and the shutdown walk. `f(handle, role)`.
+template <class Stack, class F>
+void for_each_informer(Stack& stack, F&& f) {
+  auto& c = stack.ctx;
+  // VMIs and VirtualMachines hold the cool-off record; their stores keep its two keys.
+  kept_fields cool_off;
+  cool_off.cool_off_annotations = {c.config.vm_cool_off_annotation,
+                                   cool_off_request_annotation(c.config.vm_cool_off_annotation)};
+  informer_role vmis;
+  vmis.options.kept = cool_off;
+  // Not part of readiness: until it has listed, or where there is no VirtualMachine API,
+  // a run lists VMs itself. Its backoff is longer so a missing API is asked about once a
+  // minute, not every 10 s.
+  informer_role vms{false, {}};
+  vms.options.kept = cool_off;
+  vms.options.max_backoff = std::chrono::seconds(60);
+  // Not part of readiness either: a KubeVirt CR that cannot be read leaves KubeVirt's
+  // defaults in force and migrationTimeout at its fallback.
+  informer_role kubevirts{false, {}};
+  kubevirts.options.max_backoff = std::chrono::seconds(60);
+  f(c.vmis, vmis);
+  f(c.vmims, informer_role{});
+  f(c.vms, vms);
+  f(c.pvcs, informer_role{});
+  f(c.pvs, informer_role{});
+  f(c.nodes, informer_role{});
+  f(stack.requests, informer_role{});
+  f(stack.kubevirts, kubevirts);
+}
+
+template <class T>
+void spawn_into(informer_actor<T>& handle, caf::actor_system& sys, const api_client_actor& api,
+                const informer_role& role) {
+  handle = spawn_informer<T>(sys, api, role.options);
+}
+
+template <class T>
+owned_actor owned_informer(const informer_actor<T>& handle) {
+  return {std::string{k8s::resource_traits<T>::kind} + " informer",
+          caf::actor_cast<caf::actor>(handle)};
+}
+
+/// The stack's actors in the order they stop: what feeds the others first, the API
+/// client they all use last.
+std::vector<owned_actor> in_stop_order(const controller_stack& stack) {
+  std::vector<owned_actor> out;
+  for_each_informer(stack, [&](const auto& informer, const informer_role&) {
+    out.push_back(owned_informer(informer));
+  });
+  auto& c = stack.ctx;
+  out.push_back({"kubevirt policy", caf::actor_cast<caf::actor>(c.kubevirt)});
+  out.push_back({"status writer", caf::actor_cast<caf::actor>(c.status)});
+  out.push_back({"event recorder", caf::actor_cast<caf::actor>(c.events)});
+  out.push_back({"storage driver", caf::actor_cast<caf::actor>(c.driver_actor)});
+  out.push_back({"API client", caf::actor_cast<caf::actor>(c.api)});
+  return out;
+}
+
+} // namespace
 
 caf::expected<controller_stack>
 start_controller_stack(caf::actor_system& sys, const settings& cfg,
@@ -39,27 +111,9 @@ start_controller_stack(caf::actor_system& sys, const settings& cfg,
   auto& ctx = stack.ctx;
   ctx.config = cfg;
   ctx.api = *api;
-  informer_options vmi_options;
-  vmi_options.kept.cool_off_annotations = {cfg.vm_cool_off_annotation,
-                                      cool_off_request_annotation(cfg.vm_cool_off_annotation)};
-  ctx.vmis = spawn_informer<virtual_machine_instance>(sys, *api, vmi_options);
-  ctx.vmims = spawn_informer<virtual_machine_instance_migration>(sys, *api);
-  // Not part of readiness (wait_until_synced): until it has listed, or where there is
-  // no VirtualMachine API, a run lists VMs itself. Its backoff is longer so a missing
-  // API is asked about once a minute, not every 10 s.
-  informer_options vm_options;
-  vm_options.kept.cool_off_annotations = vmi_options.kept.cool_off_annotations;
-  vm_options.max_backoff = std::chrono::seconds(60);
-  ctx.vms = spawn_informer<virtual_machine>(sys, *api, vm_options);
-  ctx.pvcs = spawn_informer<persistent_volume_claim>(sys, *api);
-  ctx.pvs = spawn_informer<persistent_volume>(sys, *api);
-  ctx.nodes = spawn_informer<node>(sys, *api);
-  stack.requests = spawn_informer<scheduling_optimization>(sys, *api);
-  // Not part of readiness either: a KubeVirt CR that cannot be read leaves KubeVirt's
-  // defaults in force and migrationTimeout at its fallback.
-  informer_options kubevirt_options;
-  kubevirt_options.max_backoff = std::chrono::seconds(60);
-  stack.kubevirts = spawn_informer<kubevirt_cr>(sys, *api, kubevirt_options);
+  for_each_informer(stack, [&](auto& informer, const informer_role& role) {
+    spawn_into(informer, sys, *api, role);
+  });
   ctx.kubevirt = spawn_kubevirt_policy(sys, stack.kubevirts, ctx.vmims, ctx.nodes);
   status_writer_options writer;
   writer.flush_interval = cfg.status_flush_interval;
@@ -71,6 +125,7 @@ start_controller_stack(caf::actor_system& sys, const settings& cfg,
   ctx.status = spawn_status_writer(sys, *api, writer);
   ctx.driver = *driver;
   ctx.driver_actor = *driver_actor;
+  stack.owner = spawn_stack_owner(sys, in_stop_order(stack));
   return stack;
 }
 
@@ -85,9 +140,11 @@ bool wait_until_synced(caf::actor_system& sys, const controller_stack& stack,
     return result;
   };
   while (std::chrono::steady_clock::now() < deadline) {
-    auto& c = stack.ctx;
-    if (synced(c.vmis) && synced(c.vmims) && synced(c.pvcs) && synced(c.pvs) && synced(c.nodes)
-        && synced(stack.requests))
+    bool all = true;
+    for_each_informer(stack, [&](const auto& informer, const informer_role& role) {
+      all = all && (!role.needed_for_readiness || synced(informer));
+    });
+    if (all)
       return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -104,21 +161,7 @@ bool flush_status(caf::actor_system& sys, const controller_stack& stack,
 }
 
 void stop_controller_stack(const controller_stack& stack) {
-  auto& c = stack.ctx;
-  auto reason = caf::exit_reason::user_shutdown;
-  caf::anon_send_exit(c.vmis, reason);
-  caf::anon_send_exit(c.vmims, reason);
-  caf::anon_send_exit(c.vms, reason);
-  caf::anon_send_exit(c.pvcs, reason);
-  caf::anon_send_exit(c.pvs, reason);
-  caf::anon_send_exit(c.nodes, reason);
-  caf::anon_send_exit(stack.requests, reason);
-  caf::anon_send_exit(stack.kubevirts, reason);
-  caf::anon_send_exit(c.kubevirt, reason);
-  caf::anon_send_exit(c.status, reason);
-  caf::anon_send_exit(c.events, reason);
-  caf::anon_send_exit(c.driver_actor, reason);
-  caf::anon_send_exit(c.api, reason);
+  caf::anon_send(stack.owner, atom::stop_v);
 }
 
 } // namespace schedopt

@@ -1,6 +1,6 @@
 // Wires a controller process: API client, the informers, the KubeVirt policy, status writer, event
-// recorder and storage driver, from settings and a cluster config. Shared by
-// `schedopt run`, `plan` and `demo`.
+// recorder and storage driver, from settings and a cluster config, under one owner that
+// stops them. Shared by `schedopt run`, `plan` and `demo`.
 #pragma once
 
 #include <caf/actor_system.hpp>
@@ -19,6 +19,8 @@ struct controller_stack {
   scheduling_optimization_informer_actor requests;
   /// The KubeVirt CR informer behind ctx.kubevirt.
   kubevirt_informer_actor kubevirts;
+  /// Linked to every actor above; stopping it stops them all, in order.
+  stack_owner_actor owner;
 };
 
 /// `identity` (the replica's leader-election identity, if any) goes into the User-Agent
@@ -39,7 +41,8 @@ bool wait_until_synced(caf::actor_system& sys, const controller_stack& stack,
 bool flush_status(caf::actor_system& sys, const controller_stack& stack,
                   std::chrono::milliseconds timeout);
 
-/// Stops every actor of the stack.
+/// Stops every actor of the stack (through its owner: informers first, the API client
+/// last). Returns at once; the actor system waits for them when it shuts down.
 void stop_controller_stack(const controller_stack& stack);
 
 } // namespace schedopt

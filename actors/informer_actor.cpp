@@ -15,54 +15,14 @@
 #include "actors/system_config.hpp"
 #include "k8s/informer_store.hpp"
 #include "k8s/metrics.hpp"
+#include "k8s/resource_traits.hpp"
 #include "k8s/watch_parser.hpp"
 #include "model/decode.hpp"
-#include "model/kubevirt_config.hpp"
 #include "model/store_fields.hpp"
 
 namespace schedopt {
 
 namespace {
-
-template <class T>
-const k8s::resource& resource_of();
-template <>
-const k8s::resource& resource_of<scheduling_optimization>() {
-  return k8s::resources::scheduling_optimizations;
-}
-template <>
-const k8s::resource& resource_of<virtual_machine_instance>() {
-  return k8s::resources::vmis;
-}
-template <>
-const k8s::resource& resource_of<virtual_machine_instance_migration>() {
-  return k8s::resources::vmims;
-}
-template <>
-const k8s::resource& resource_of<virtual_machine>() {
-  return k8s::resources::vms;
-}
-template <>
-const k8s::resource& resource_of<persistent_volume_claim>() {
-  return k8s::resources::pvcs;
-}
-template <>
-const k8s::resource& resource_of<persistent_volume>() {
-  return k8s::resources::pvs;
-}
-template <>
-const k8s::resource& resource_of<node>() {
-  return k8s::resources::nodes;
-}
-template <>
-const k8s::resource& resource_of<longhorn_replica>() {
-  return k8s::resources::longhorn_replicas;
-}
-
-template <>
-const k8s::resource& resource_of<kubevirt_cr>() {
-  return k8s::resources::kubevirts;
-}
 
 template <class T>
 struct informer_state {
@@ -376,7 +336,7 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
   auto& st = self->state;
   st.client = std::move(client);
   st.opts = std::move(opts);
-  st.res = resource_of<T>();
+  st.res = k8s::resource_traits<T>::resource();
   auto& m = k8s::default_metrics();
   m.describe_counter("schedopt_informer_relists_total", "Informer full lists (start and 410).");
   m.describe_counter("schedopt_informer_list_expired_total",
@@ -486,25 +446,10 @@ informer_actor<T> spawn_informer(caf::actor_system& sys, api_client_actor client
   return sys.spawn(informer<T>, std::move(client), std::move(options));
 }
 
-template informer_actor<scheduling_optimization>
-spawn_informer<scheduling_optimization>(caf::actor_system&, api_client_actor, informer_options);
-template informer_actor<virtual_machine_instance>
-spawn_informer<virtual_machine_instance>(caf::actor_system&, api_client_actor, informer_options);
-template informer_actor<virtual_machine_instance_migration>
-spawn_informer<virtual_machine_instance_migration>(caf::actor_system&, api_client_actor,
-                                                   informer_options);
-template informer_actor<virtual_machine>
-spawn_informer<virtual_machine>(caf::actor_system&, api_client_actor, informer_options);
-template informer_actor<persistent_volume_claim>
-spawn_informer<persistent_volume_claim>(caf::actor_system&, api_client_actor, informer_options);
-template informer_actor<persistent_volume>
-spawn_informer<persistent_volume>(caf::actor_system&, api_client_actor, informer_options);
-template informer_actor<node> spawn_informer<node>(caf::actor_system&, api_client_actor,
-                                                   informer_options);
-template informer_actor<longhorn_replica>
-spawn_informer<longhorn_replica>(caf::actor_system&, api_client_actor, informer_options);
-
-template informer_actor<kubevirt_cr>
-spawn_informer<kubevirt_cr>(caf::actor_system&, api_client_actor, informer_options);
+#define SCHEDOPT_INSTANTIATE_INFORMER(type)                                              \
+  template informer_actor<type> spawn_informer<type>(caf::actor_system&, api_client_actor, \
+                                                     informer_options);
+SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_INSTANTIATE_INFORMER)
+#undef SCHEDOPT_INSTANTIATE_INFORMER
 
 } // namespace schedopt

@@ -22,9 +22,8 @@ struct informer_options {
   kept_fields kept; // what the store keeps beyond the decision fields (store_fields.hpp)
 };
 
-/// Spawns the informer of T and starts listing at once. T is one of
-/// scheduling_optimization, virtual_machine_instance, virtual_machine_instance_migration,
-/// persistent_volume_claim, persistent_volume, node, longhorn_replica, kubevirt_cr.
+/// Spawns the informer of T and starts listing at once. T is a watched type
+/// (model/watched_types.hpp); its resource comes from k8s/resource_traits.hpp.
 template <class T>
 informer_actor<T> spawn_informer(caf::actor_system& sys, api_client_actor client,
                                  informer_options options = {});

@@ -12,6 +12,7 @@
 #include <caf/none.hpp>
 
 #include "model/objects.hpp"
+#include "model/outcome.hpp"
 
 namespace schedopt {
 
@@ -168,36 +169,37 @@ typename Inspector::result_type inspect(Inspector& f, object_reference& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, vm_hyperconvergence_spec& x) {
-  auto cool_off = opt(x.cool_off_period);
-  auto max_parallel = opt(x.max_parallel_migrations);
-  return f(caf::meta::type_name("vm_hyperconvergence_spec"), x.enabled, cool_off, max_parallel);
+typename Inspector::result_type inspect(Inspector& f, kind_spec& x) {
+  return f(caf::meta::type_name("kind_spec"), x.enabled, x.json);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, scheduling_optimization_spec& x) {
-  auto hc = opt(x.vm_hyperconvergence);
   auto invalid = opt(x.invalid);
-  return f(caf::meta::type_name("scheduling_optimization_spec"), hc, invalid);
+  return f(caf::meta::type_name("scheduling_optimization_spec"), x.kinds, invalid);
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, vm_detail& x) {
-  return f(caf::meta::type_name("vm_detail"), x.name, x.namespace_, x.status, x.reason);
+typename Inspector::result_type inspect(Inspector& f, kind_detail& x) {
+  return f(caf::meta::type_name("kind_detail"), x.name, x.namespace_, x.status, x.reason);
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, vm_hyperconvergence_status& x) {
-  return f(caf::meta::type_name("vm_hyperconvergence_status"), x.successful, x.skipped,
-           x.failed, x.details);
+typename Inspector::result_type inspect(Inspector& f, kind_status_block& x) {
+  return f(caf::meta::type_name("kind_status_block"), x.successful, x.skipped, x.failed,
+           x.details);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, scheduling_optimization_status& x) {
-  auto hc = opt(x.vm_hyperconvergence);
   return f(caf::meta::type_name("scheduling_optimization_status"), x.stage, x.status, x.reason,
            x.start_timestamp, x.finish_timestamp, x.last_update_timestamp, x.observed_generation,
-           hc);
+           x.kinds);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_failure& x) {
+  return f(caf::meta::type_name("run_failure"), x.kind, x.reason);
 }
 
 template <class Inspector>

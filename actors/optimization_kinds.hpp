@@ -1,23 +1,33 @@
-// The registry of optimization kinds. A kind is one named field of the request's spec
-// and one actor; adding a kind is a new actor plus one line in optimization_kinds.cpp.
+// The registry of optimization kinds. A kind is one named field of the request's spec,
+// one block of its status and one actor implementing optimization_kind_actor; adding a
+// kind is its own files (actors/kinds/<kind>/, model/kinds/<kind>/), its CRD fields and
+// one line in optimization_kinds.cpp (docs/design.md "How to add a kind").
 #pragma once
 
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
+
+#include <caf/actor_system_config.hpp>
 
 #include "actors/controller_context.hpp"
 
 namespace schedopt {
 
 struct optimization_kind {
-  std::string name; // the spec field, e.g. "vmHyperconvergence"
-  /// nullopt when the spec does not name this kind, else whether it is enabled.
-  std::function<std::optional<bool>(const scheduling_optimization_spec&)> requested;
-  std::function<optimization_kind_actor(caf::local_actor*, const controller_context&)> spawn;
+  std::string name; // the spec field and status block, e.g. "vmHyperconvergence"
+  /// Spawns the kind's actor for one run, linked to `parent` (the request).
+  std::function<optimization_kind_actor(caf::local_actor* parent, const controller_context&)>
+    spawn;
+  /// Registers the kind's own messages (its CAF type-ID block) with an actor system's
+  /// configuration; none for a kind without messages of its own.
+  void (*add_message_types)(caf::actor_system_config&) = nullptr;
 };
 
+/// Every kind, in the order a request runs them.
 const std::vector<optimization_kind>& optimization_kinds();
+
+/// The kind registered as `name`; nullptr when there is none.
+const optimization_kind* find_optimization_kind(const std::string& name);
 
 } // namespace schedopt

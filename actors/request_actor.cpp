@@ -1,6 +1,8 @@
 // Request actor. The outcome rule is model/outcome; the kinds come from the registry.
 #include "actors/request_actor.hpp"
 
+#include <algorithm>
+
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
@@ -20,7 +22,14 @@ struct request_state {
   controller_context ctx;
   scheduling_optimization request;
   bool resume = false;
-  optimization_kind_actor kind;
+  std::vector<optimization_kind> registry;
+  /// Every registered kind the spec names, in registry order, with what its run did.
+  request_summary summary;
+  std::size_t next_kind = 0; // summary.kinds index of the next kind to consider
+  optimization_kind_actor kind; // the kind running now, if any
+  /// Kinds that replied. Kept: a linked actor whose last handle goes away ends with a
+  /// non-normal reason, which the link would pass on to this request.
+  std::vector<optimization_kind_actor> finished;
   bool stopped = false;
 };
 
@@ -30,26 +39,27 @@ const std::string& name_of(request_pointer self) { return self->state.request.me
 /// The status writer and every message about the run name the request by uid.
 const std::string& uid_of(request_pointer self) { return self->state.request.metadata.uid; }
 
-void finalize(request_pointer self, const run_summary& summary) {
+void finalize(request_pointer self) {
   auto& st = self->state;
   if (st.stopped)
     return self->quit();
-  auto outcome = decide_outcome(summary);
-  log_kv(spdlog::level::info, "request Final " + outcome.status,
+  auto outcome = decide_request_outcome(st.summary);
+  log_kv(spdlog::level::info, "request Final " + to_string(outcome.status),
          {{"request", name_of(self)}, {"reason", outcome.reason}});
-  k8s::default_metrics().counter_add("schedopt_requests_total", {{"status", outcome.status}});
+  k8s::default_metrics().counter_add("schedopt_requests_total",
+                                     {{"status", to_string(outcome.status)}});
   self->request(st.ctx.status, caf::infinite, run_outcome{uid_of(self), outcome.status,
                                                           outcome.reason})
     .then(
       [=](bool written) {
         if (written) {
           auto& st = self->state;
-          std::string message = "finished " + outcome.status;
+          std::string message = "finished " + to_string(outcome.status);
           if (!outcome.reason.empty())
             message += ": " + outcome.reason;
           self->send(st.ctx.events,
                      event_record{request_reference(st.request),
-                                  outcome.status == run_status::failed ? "Warning" : "Normal",
+                                  outcome.status == request_status::failed ? "Warning" : "Normal",
                                   "Completed", message});
         }
         self->quit();
@@ -61,53 +71,73 @@ void finalize(request_pointer self, const run_summary& summary) {
       });
 }
 
-void run_kinds(request_pointer self) {
+run_summary summary_of(const kind_result& r) {
+  run_summary s;
+  s.successful = r.successful;
+  s.skipped = r.skipped;
+  s.failed = r.failed;
+  s.outstanding = r.outstanding;
+  s.run_failure = r.run_failure;
+  if (!r.stopped_by.empty())
+    s.stopped_by = r.stopped_by;
+  return s;
+}
+
+/// Runs the next enabled kind, one after another in registry order (docs/design.md §1),
+/// then writes the outcome.
+void run_next_kind(request_pointer self) {
   auto& st = self->state;
-  run_summary summary;
-  if (st.request.spec.invalid) {
-    summary.run_failure = "invalid " + *st.request.spec.invalid;
-    return finalize(self, summary);
-  }
-  summary.any_kind_enabled = false;
-  summary.vm_hyperconvergence_enabled = false;
-  const optimization_kind* chosen = nullptr;
-  for (auto& kind : optimization_kinds()) {
-    auto requested = kind.requested(st.request.spec);
-    if (!requested)
-      continue;
-    summary.any_kind_enabled = true;
-    if (*requested) {
-      summary.vm_hyperconvergence_enabled = true;
-      chosen = &kind;
-    }
-  }
-  if (!chosen)
-    return finalize(self, summary);
-  st.kind = chosen->spawn(self, st.ctx);
-  self->request(st.kind, caf::infinite, kind_run{st.request, st.resume})
+  if (st.stopped)
+    return self->quit();
+  auto& kinds = st.summary.kinds;
+  while (st.next_kind < kinds.size() && !kinds[st.next_kind].enabled)
+    ++st.next_kind;
+  if (st.next_kind == kinds.size())
+    return finalize(self);
+  auto index = st.next_kind++;
+  // summary.kinds follows the registry, entry for entry that the spec names.
+  auto entry = std::find_if(st.registry.begin(), st.registry.end(),
+                            [&](const optimization_kind& k) { return k.name == kinds[index].kind; });
+  st.kind = entry->spawn(self, st.ctx);
+  kind_run run{st.request, st.request.spec.kinds.at(kinds[index].kind), st.resume};
+  self->request(st.kind, caf::infinite, std::move(run))
     .then(
       [=](const kind_result& r) {
-        run_summary s;
-        s.successful = r.successful;
-        s.skipped = r.skipped;
-        s.failed = r.failed;
-        s.outstanding = r.outstanding;
-        if (!r.run_failure.empty())
-          s.run_failure = r.run_failure;
-        if (!r.stopped_by.empty())
-          s.stopped_by = r.stopped_by;
-        finalize(self, s);
+        auto& st = self->state;
+        st.finished.push_back(st.kind);
+        st.kind = nullptr;
+        st.summary.kinds[index].run = summary_of(r);
+        run_next_kind(self);
       },
       [=](caf::error& err) {
-        run_summary s;
-        s.run_failure = "internal error: " + error_message(err);
-        finalize(self, s);
+        auto& st = self->state;
+        st.finished.push_back(st.kind);
+        st.kind = nullptr;
+        st.summary.kinds[index].run.run_failure =
+          run_failure{run_failure_kind::internal, "internal error: " + error_message(err)};
+        run_next_kind(self);
       });
 }
 
-request_actor::behavior_type request_behavior(request_pointer self, controller_context ctx,
-                                              scheduling_optimization so, bool resume) {
+void run_kinds(request_pointer self) {
   auto& st = self->state;
+  if (st.request.spec.invalid) {
+    st.summary.spec_failure =
+      run_failure{run_failure_kind::invalid_spec, "invalid " + *st.request.spec.invalid};
+    return finalize(self);
+  }
+  // Kinds the spec names but this build does not know are ignored, as unknown fields are.
+  for (const auto& kind : st.registry)
+    if (auto i = st.request.spec.kinds.find(kind.name); i != st.request.spec.kinds.end())
+      st.summary.kinds.push_back(kind_report{kind.name, i->second.enabled, {}});
+  run_next_kind(self);
+}
+
+request_actor::behavior_type request_behavior(request_pointer self, controller_context ctx,
+                                              scheduling_optimization so, bool resume,
+                                              std::vector<optimization_kind> kinds) {
+  auto& st = self->state;
+  st.registry = std::move(kinds);
   st.ctx = std::move(ctx);
   st.request = std::move(so);
   st.resume = resume;
@@ -116,17 +146,17 @@ request_actor::behavior_type request_behavior(request_pointer self, controller_c
       [=](const scheduling_optimization_status& recorded) {
         auto& st = self->state;
         st.request.status = recorded;
-        bool running = recorded.stage == stage::evaluating || recorded.stage == stage::migrating;
+        bool running = is_running(recorded.stage);
         st.resume = running;
         if (running) {
-          log_kv(spdlog::level::info, "request resuming in stage " + recorded.stage,
+          log_kv(spdlog::level::info, "request resuming in stage " + to_string(recorded.stage),
                  {{"request", name_of(self)}});
           return run_kinds(self);
         }
         log_kv(spdlog::level::info, "request started", {{"request", name_of(self)}});
         self->send(st.ctx.events, event_record{request_reference(st.request), "Normal",
                                                "Started", "optimization started"});
-        stage_change change{uid_of(self), stage::evaluating, run_status::in_progress,
+        stage_change change{uid_of(self), request_stage::evaluating, request_status::in_progress,
                             st.request.metadata.generation};
         // The kind gathers its inputs while the stage is written: it creates nothing
         // before its own Migrating write, which the writer orders after this one.
@@ -164,10 +194,11 @@ request_actor::behavior_type request_behavior(request_pointer self, controller_c
 } // namespace
 
 request_actor spawn_request(caf::local_actor* parent, const controller_context& ctx,
-                            scheduling_optimization request, bool resume) {
+                            scheduling_optimization request, bool resume,
+                            const std::vector<optimization_kind>& kinds) {
   // Linked: a controller shutdown stops the run (and, through the kind's links, every
   // candidate and VMIM watch) instead of leaving it alive on its timers.
-  return parent->spawn<caf::linked>(request_behavior, ctx, std::move(request), resume);
+  return parent->spawn<caf::linked>(request_behavior, ctx, std::move(request), resume, kinds);
 }
 
 } // namespace schedopt

@@ -147,9 +147,12 @@ void on_failed(writer_pointer self, const std::string& uid, std::string patch,
     if (e.coalescer.shrink_details()) {
       // The failed patch is superseded: the coalescer holds everything it carried.
       count_patch("shrunk");
+      std::size_t kept = 0;
+      for (const auto& [kind, block] : e.coalescer.current().kinds)
+        kept += block.details.size();
       spdlog::warn("status patch for request {} (uid {}) is too large for the API server ({}); "
                    "re-sending with details cut to {}",
-                   e.name, uid, message, e.coalescer.current().vm_hyperconvergence->details.size());
+                   e.name, uid, message, kept);
       e.unsent.clear();
       return write(self, uid, true);
     }
@@ -276,7 +279,7 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
       if (!slot)
         slot = std::make_unique<request_entry>(st.options, uid, so.metadata.name);
       slot->name = so.metadata.name;
-      if (!so.status.stage.empty())
+      if (so.status.stage != request_stage::none)
         slot->coalescer.restore(so.status, actor_now(self));
       slot->coalescer.set_observed_generation(so.metadata.generation);
       return slot->coalescer.current();
@@ -290,16 +293,16 @@ status_writer_actor::behavior_type status_writer(writer_pointer self, api_client
       e->coalescer.set_stage(c.stage, c.status, actor_now(self));
       return wait_for_write(self, *e);
     },
-    [=](atom::reserve, const std::string& uid, int64_t slots) {
+    [=](atom::reserve, const std::string& uid, const std::string& kind, int64_t slots) {
       if (auto* e = open_entry(self, uid, "detail reservation"))
-        e->coalescer.reserve_details(static_cast<std::size_t>(std::max<int64_t>(0, slots)));
+        e->coalescer.reserve_details(kind, static_cast<std::size_t>(std::max<int64_t>(0, slots)));
     },
-    [=](const vm_result& r) {
-      auto* e = open_entry(self, r.request, "vm result");
+    [=](const detail_result& r) {
+      auto* e = open_entry(self, r.request, "detail result");
       if (!e)
         return;
       count_update(e->coalescer.dirty());
-      e->coalescer.add_result(r.detail);
+      e->coalescer.add_result(r.kind, r.detail);
     },
     [=](const run_outcome& o) -> caf::result<bool> {
       auto* e = open_entry(self, o.request, "run outcome");

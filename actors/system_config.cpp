@@ -4,12 +4,16 @@
 #include <caf/make_message.hpp>
 #include <caf/message.hpp>
 
+#include "actors/optimization_kinds.hpp"
 #include "actors/type_ids.hpp"
 
 namespace schedopt {
 
 void register_schedopt_types(caf::actor_system_config& cfg) {
   cfg.add_message_types<caf::id_block::schedopt>();
+  for (const auto& kind : optimization_kinds()) // each kind's block comes with its kind
+    if (kind.add_message_types)
+      kind.add_message_types(cfg);
   // add_error_category<T> does not compile in this CAF; use the renderer overload.
   cfg.add_error_category(error_category,
                          [](uint8_t code, caf::atom_value, const caf::message& ctx) {

@@ -1,5 +1,7 @@
-// The one CAF type-ID block of schedopt: every message type and atom. Append new
-// entries at the end of the block (IDs are positional).
+// The CAF type-ID block of schedopt's core: every message type and atom outside the
+// optimization kinds, each of which has a block of its own after this one
+// (actors/kinds/<kind>/). IDs are positional and number types within this process only
+// (no message leaves it).
 #pragma once
 
 #include <string>
@@ -10,13 +12,16 @@
 
 #include "actors/controller_messages.hpp"
 #include "actors/k8s_messages.hpp"
+#include "actors/kubevirt_inspect.hpp"
 #include "actors/longhorn_inspect.hpp"
 #include "actors/model_inspect.hpp"
 #include "k8s/api_types.hpp"
 #include "model/objects.hpp"
+#include "model/watched_types.hpp"
 
-// Registers the four informer notifications of one model type.
+// Registers a watched model type with the four notifications of its informer.
 #define SCHEDOPT_ADD_INFORMER_TYPES(type)                                                \
+  CAF_ADD_TYPE_ID(schedopt, (type))                                                      \
   CAF_ADD_TYPE_ID(schedopt, (schedopt::object_added<type>))                              \
   CAF_ADD_TYPE_ID(schedopt, (schedopt::object_updated<type>))                            \
   CAF_ADD_TYPE_ID(schedopt, (schedopt::object_deleted<type>))                            \
@@ -41,21 +46,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::event_record))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::http_completion))
 
-  // -- model objects carried by informers (actors/model_inspect.hpp)
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::scheduling_optimization))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::virtual_machine_instance))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::virtual_machine_instance_migration))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::persistent_volume_claim))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::persistent_volume))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::node))
+  // -- model objects carried by informers (model/watched_types.hpp, actors/model_inspect.hpp)
+  SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_ADD_INFORMER_TYPES)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::object_reference))
-
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::scheduling_optimization)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine_instance)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine_instance_migration)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::persistent_volume_claim)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::persistent_volume)
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::node)
 
   // -- atoms (at most 10 characters each in CAF 0.17)
   CAF_ADD_ATOM(schedopt, schedopt::atom, subscribe, "subscribe")
@@ -74,15 +67,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
 
   // -- controller (appended by the controller's author below this line)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::stage_change))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::vm_result))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::detail_result))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::run_outcome))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_run))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_result))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::replica_answer))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::admission_request))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::migration_finished))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::migration_result))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::candidate_done))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::scheduling_optimization_status))
   CAF_ADD_ATOM(schedopt, schedopt::atom, open, "open")
   CAF_ADD_ATOM(schedopt, schedopt::atom, close, "close")
@@ -91,36 +80,16 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_ATOM(schedopt, schedopt::atom, run, "run")
   CAF_ADD_ATOM(schedopt, schedopt::atom, progress, "progress")
   CAF_ADD_ATOM(schedopt, schedopt::atom, reserve, "reserve")
-  CAF_ADD_ATOM(schedopt, schedopt::atom, unpinned, "unpinned")
 
-  // -- longhorn storage driver (model/longhorn.hpp)
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::longhorn_replica))
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::longhorn_replica)
-
-  // -- VirtualMachine informer (cool-off records) and own writes fed to informers
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::virtual_machine))
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::virtual_machine)
+  // -- own writes fed to informers
   CAF_ADD_ATOM(schedopt, schedopt::atom, observed, "observed")
-
-  // -- KubeVirt's own configuration (model/kubevirt_config.hpp)
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_cr))
-  SCHEDOPT_ADD_INFORMER_TYPES(schedopt::kubevirt_cr)
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_migration_limits))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_policy))
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::admission_grant))
 
 CAF_END_TYPE_ID_BLOCK(schedopt)
 
 // Informer snapshots share the store's objects (k8s/informer_store.hpp, copy-on-write):
 // they never leave the process, so they are whitelisted instead of given serializers.
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::scheduling_optimization>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine_instance>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine_instance_migration>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::persistent_volume_claim>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::persistent_volume>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::node>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::longhorn_replica>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::virtual_machine>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<schedopt::kubevirt_cr>)
+#define SCHEDOPT_ALLOW_SNAPSHOT(type) CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::shared_list<type>)
+SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_ALLOW_SNAPSHOT)
+#undef SCHEDOPT_ALLOW_SNAPSHOT
 // kind -> storage driver: carries the PV snapshot's objects, never a copy of them.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(schedopt::replica_query)

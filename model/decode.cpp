@@ -10,6 +10,7 @@
 #include "model/quantity.hpp"
 #include "model/kubevirt_config.hpp"
 #include "model/longhorn.hpp"
+#include "model/watched_types.hpp"
 
 namespace schedopt {
 
@@ -76,6 +77,15 @@ void read_meta(decode_reader& r, const json_object& obj, object_meta& m) {
   r.read(meta, "labels", m.labels);
   r.read(meta, "finalizers", m.finalizers);
   r.require(m.name, meta, "name");
+}
+
+/// A string field naming an enum (model/wire_enums.hpp); text this build does not name
+/// reads as the enum's `unknown`, so the object still decodes.
+template <class Enum>
+void read_wire(decode_reader& r, const json_object& obj, std::string_view key, Enum& out) {
+  std::string text;
+  r.read(obj, key, text);
+  out = from_wire<Enum>(text);
 }
 
 void read_conditions(decode_reader& r, const json_object& status,
@@ -341,17 +351,35 @@ void read_into(decode_reader& r, const json_object& root, api_status& s) {
   r.read(details, "retryAfterSeconds", s.retry_after_seconds);
 }
 
+/// A kind's status block (status.<kind>): the same fields for every kind.
+kind_status_block read_kind_block(decode_reader& r, const json_object& block) {
+  kind_status_block out;
+  r.read(block, "successful", out.successful);
+  r.read(block, "skipped", out.skipped);
+  r.read(block, "failed", out.failed);
+  r.for_each(block, "details", [&](const json_object& o) {
+    kind_detail d;
+    r.read(o, "name", d.name);
+    r.read(o, "namespace", d.namespace_);
+    read_wire(r, o, "status", d.status);
+    r.read(o, "reason", d.reason);
+    out.details.push_back(std::move(d));
+  });
+  return out;
+}
+
 void read_into(decode_reader& r, const json_object& root, scheduling_optimization& so) {
   read_meta(r, root, so.metadata);
   bool meta_ok = r.ok();
-  auto spec_vm = r.child(r.child(root, "spec"), "vmHyperconvergence");
-  if (spec_vm.present) {
-    vm_hyperconvergence_spec vs;
-    r.read(spec_vm, "enabled", vs.enabled);
-    r.read(spec_vm, "coolOffPeriod", vs.cool_off_period);
-    r.read(spec_vm, "maxParallelMigrations", vs.max_parallel_migrations);
-    so.spec.vm_hyperconvergence = std::move(vs);
-  }
+  // Every spec field is a kind's fragment: its `enabled` is read here, the rest by the
+  // kind (model/kinds/<kind>/), which words its own errors the same way.
+  r.for_each_object_member(r.child(root, "spec"), true,
+                           [&](std::string_view name, const json_object& fragment) {
+                             kind_spec k;
+                             r.read(fragment, "enabled", k.enabled);
+                             k.json = decode_reader::minified(fragment);
+                             so.spec.kinds.emplace(std::string{name}, std::move(k));
+                           });
   if (meta_ok && !r.ok()) {
     // The user's spec is wrong, not the object: keep it, to fail the request with it.
     // Relative to the object: a list item's path starts "items[5].", a watch event's "object.".
@@ -359,34 +387,22 @@ void read_into(decode_reader& r, const json_object& root, scheduling_optimizatio
     if (!root.path.empty() && message.rfind(root.path + ".", 0) == 0)
       message.erase(0, root.path.size() + 1);
     so.spec.invalid = std::move(message);
-    so.spec.vm_hyperconvergence.reset();
+    so.spec.kinds.clear();
     r.clear_failure();
   }
   auto status = r.child(root, "status");
   auto& st = so.status;
-  r.read(status, "stage", st.stage);
-  r.read(status, "status", st.status);
+  read_wire(r, status, "stage", st.stage);
+  read_wire(r, status, "status", st.status);
   r.read(status, "reason", st.reason);
   r.read(status, "startTimestamp", st.start_timestamp);
   r.read(status, "finishTimestamp", st.finish_timestamp);
   r.read(status, "lastUpdateTimestamp", st.last_update_timestamp);
   r.read(status, "observedGeneration", st.observed_generation);
-  auto status_vm = r.child(status, "vmHyperconvergence");
-  if (status_vm.present) {
-    vm_hyperconvergence_status vs;
-    r.read(status_vm, "successful", vs.successful);
-    r.read(status_vm, "skipped", vs.skipped);
-    r.read(status_vm, "failed", vs.failed);
-    r.for_each(status_vm, "details", [&](const json_object& o) {
-      vm_detail d;
-      r.read(o, "name", d.name);
-      r.read(o, "namespace", d.namespace_);
-      r.read(o, "status", d.status);
-      r.read(o, "reason", d.reason);
-      vs.details.push_back(std::move(d));
-    });
-    st.vm_hyperconvergence = std::move(vs);
-  }
+  // Every object in the status is a kind's block (its other fields are scalars).
+  r.for_each_object_member(status, false, [&](std::string_view name, const json_object& block) {
+    st.kinds.emplace(std::string{name}, read_kind_block(r, block));
+  });
 }
 
 void read_into(decode_reader& r, const json_object& root, longhorn_replica& replica) {
@@ -518,19 +534,12 @@ expected<watch_event<T>> decode_watch_event(std::string_view json) {
   template expected<object_list<type>> decode_list<type>(std::string_view);                 \
   template expected<watch_event<type>> decode_watch_event<type>(std::string_view);
 
-SCHEDOPT_DECODER(virtual_machine_instance)
-SCHEDOPT_DECODER(virtual_machine_instance_migration)
-SCHEDOPT_DECODER(virtual_machine)
+SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_DECODER)
+// Read by a list or a get, never watched.
 SCHEDOPT_DECODER(kube_namespace)
-SCHEDOPT_DECODER(persistent_volume_claim)
-SCHEDOPT_DECODER(persistent_volume)
-SCHEDOPT_DECODER(node)
 SCHEDOPT_DECODER(lease)
 SCHEDOPT_DECODER(event)
 SCHEDOPT_DECODER(api_status)
-SCHEDOPT_DECODER(scheduling_optimization)
-SCHEDOPT_DECODER(longhorn_replica)
-SCHEDOPT_DECODER(kubevirt_cr)
 
 #undef SCHEDOPT_DECODER
 

@@ -32,6 +32,10 @@ std::string decode_reader::join(const std::string& path, std::string_view key) {
   return out;
 }
 
+std::string decode_reader::minified(const json_object& obj) {
+  return obj.present ? simdjson::minify(obj.value) : std::string("{}");
+}
+
 json_object decode_reader::parse_root(std::string_view json) {
   // One parser per thread: its buffers are reused across documents.
   thread_local simdjson::dom::parser reused;

@@ -74,6 +74,34 @@ public:
     }
   }
 
+  /// Calls `each(key, member)` for every member of `obj` whose value is an object (a
+  /// request's kind fragments and status blocks, whose names the model does not know).
+  /// Null members are skipped; a member of another type is the reader's error when
+  /// `only_objects`, else skipped too.
+  template <class F>
+  void for_each_object_member(const json_object& obj, bool only_objects, F&& each) {
+    if (failure_ || !obj.present)
+      return;
+    for (auto [key, value] : obj.value) {
+      std::string path = join(obj.path, key);
+      if (value.is_null())
+        continue;
+      if (!value.is_object()) {
+        if (only_objects) {
+          fail_type(path, "object", value);
+          return;
+        }
+        continue;
+      }
+      each(key, json_object{value.get_object().value_unsafe(), std::move(path), true});
+      if (failure_)
+        return;
+    }
+  }
+
+  /// The object's JSON text, minified (a fragment kept for code that reads it later).
+  static std::string minified(const json_object& obj);
+
   /// Like for_each, but every item stands alone: an item that fails to read (a field of
   /// the wrong type inside it, or not an object at all) goes to `skipped(index, item,
   /// error)` with the reader's error cleared, and the next item is read. `item.present`

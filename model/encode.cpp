@@ -114,28 +114,29 @@ json to_json(const migration_state& s) {
   return j;
 }
 
-json to_json(const vm_detail& detail) {
-  json j{{"name", detail.name}, {"namespace", detail.namespace_}, {"status", detail.status}};
+json to_json(const kind_detail& detail) {
+  json j{{"name", detail.name},
+         {"namespace", detail.namespace_},
+         {"status", to_wire(detail.status)}};
   put(j, "reason", detail.reason);
   return j;
 }
 
 json to_json(const scheduling_optimization_status& status) {
-  json j{{"stage", status.stage}, {"status", status.status}};
+  json j{{"stage", to_wire(status.stage)}, {"status", to_wire(status.status)}};
   put(j, "reason", status.reason);
   put(j, "startTimestamp", status.start_timestamp);
   put(j, "finishTimestamp", status.finish_timestamp);
   put(j, "lastUpdateTimestamp", status.last_update_timestamp);
   j["observedGeneration"] = status.observed_generation;
-  if (status.vm_hyperconvergence) {
-    const auto& vm = *status.vm_hyperconvergence;
+  for (const auto& [kind, block] : status.kinds) {
     json details = json::array(); // always an array: clients index it without a null check
-    for (const auto& d : vm.details)
+    for (const auto& d : block.details)
       details.push_back(to_json(d));
-    j["vmHyperconvergence"] = json{{"successful", vm.successful},
-                                   {"skipped", vm.skipped},
-                                   {"failed", vm.failed},
-                                   {"details", std::move(details)}};
+    j[kind] = json{{"successful", block.successful},
+                   {"skipped", block.skipped},
+                   {"failed", block.failed},
+                   {"details", std::move(details)}};
   }
   return j;
 }
@@ -283,14 +284,12 @@ json to_json(const api_status& s) {
 
 json to_json(const scheduling_optimization_spec& spec) {
   json j = json::object();
-  if (spec.vm_hyperconvergence) {
-    const auto& vm = *spec.vm_hyperconvergence;
-    json v{{"enabled", vm.enabled}};
-    if (vm.cool_off_period)
-      v["coolOffPeriod"] = *vm.cool_off_period;
-    if (vm.max_parallel_migrations)
-      v["maxParallelMigrations"] = *vm.max_parallel_migrations;
-    j["vmHyperconvergence"] = std::move(v);
+  for (const auto& [kind, fragment] : spec.kinds) {
+    auto v = json::parse(fragment.json, nullptr, false);
+    if (!v.is_object())
+      v = json::object();
+    v["enabled"] = fragment.enabled;
+    j[kind] = std::move(v);
   }
   return j;
 }
@@ -299,7 +298,8 @@ json to_json(const scheduling_optimization& so) {
   json j = object("stork.libopenstorage.org/v1alpha1", "SchedulingOptimization", so.metadata);
   j["spec"] = to_json(so.spec);
   // A new request has no status yet; writing an empty one would read as "seen".
-  if (!so.status.stage.empty() || !so.status.status.empty() || so.status.vm_hyperconvergence)
+  if (so.status.stage != request_stage::none || so.status.status != request_status::none
+      || !so.status.kinds.empty())
     j["status"] = to_json(so.status);
   return j;
 }

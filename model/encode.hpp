@@ -14,7 +14,7 @@ namespace schedopt {
 nlohmann::json to_json(const object_identity& meta);
 nlohmann::json to_json(const lean_meta& meta);
 nlohmann::json to_json(const object_meta& meta);
-nlohmann::json to_json(const vm_detail& detail);
+nlohmann::json to_json(const kind_detail& detail);
 nlohmann::json to_json(const scheduling_optimization_status& status);
 nlohmann::json to_json(const lease& l);
 nlohmann::json to_json(const event& e);
@@ -42,7 +42,7 @@ nlohmann::json to_json_with_status(const virtual_machine_instance_migration& m);
 /// The JSON patch the status writer sends to /status: `test /metadata/uid` (when `uid` is
 /// set: a PATCH carries no uid precondition, so a re-created namesake must fail the test)
 /// then `add /status`. In the status, stage, status, observedGeneration and (when set)
-/// vmHyperconvergence with its details array are always present; empty reason and
+/// every kind's block with its details array are always present; empty reason and
 /// timestamps are omitted, as Go's omitempty does.
 std::string status_json_patch(const scheduling_optimization_status& status, std::string_view uid);
 

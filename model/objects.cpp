@@ -18,4 +18,10 @@ scheduling_constraints& edit_constraints(virtual_machine_instance& vmi) {
   return *vmi.constraints;
 }
 
+const kind_status_block* block_of(const scheduling_optimization_status& status,
+                                  const std::string& kind) {
+  auto i = status.kinds.find(kind);
+  return i == status.kinds.end() ? nullptr : &i->second;
+}
+
 } // namespace schedopt

@@ -12,6 +12,7 @@
 #include "model/boxed_optional.hpp"
 #include "model/object_uid.hpp"
 #include "model/shared_string.hpp"
+#include "model/wire_enums.hpp"
 
 namespace schedopt {
 
@@ -311,66 +312,60 @@ struct api_status {
 };
 
 // -- SchedulingOptimization ---------------------------------------------------
+//
+// The request model names no optimization kind: the spec and the status hold one entry per
+// kind, keyed by the kind's field name ("vmHyperconvergence"). A kind reads its own spec
+// fields with its own model code (model/kinds/<kind>/); every kind's status block has the
+// same shape and rules (docs/design.md §3.7).
 
-struct vm_hyperconvergence_spec {
+/// One kind's part of the spec (`spec.<kind>`). `enabled` is every kind's; the rest of
+/// the fragment is the kind's to read, so it is kept as the request carried it.
+struct kind_spec {
   bool enabled = false;
-  std::optional<std::string> cool_off_period;        // Go duration, validated later
-  std::optional<int64_t> max_parallel_migrations;
+  std::string json = "{}"; // the whole fragment (enabled included), minified
 };
 
 struct scheduling_optimization_spec {
-  std::optional<vm_hyperconvergence_spec> vm_hyperconvergence;
+  /// By spec field name; null fields are not listed, nor are non-object ones (those make
+  /// the spec invalid).
+  std::map<std::string, kind_spec> kinds;
   /// The first spec field of the wrong type ("spec.vmHyperconvergence.enabled: expected
   /// boolean, got string"): the request still decodes, so it can be failed with this
   /// reason instead of being skipped by the informer and never answered.
   std::optional<std::string> invalid;
 };
 
-namespace stage {
-constexpr const char* pending = "Pending";
-constexpr const char* evaluating = "Evaluating";
-constexpr const char* migrating = "Migrating";
-constexpr const char* final_ = "Final";
-} // namespace stage
-
-namespace run_status {
-constexpr const char* pending = "Pending";
-constexpr const char* in_progress = "InProgress";
-constexpr const char* successful = "Successful";
-constexpr const char* partial_success = "PartialSuccess";
-constexpr const char* failed = "Failed";
-} // namespace run_status
-
-namespace vm_status {
-constexpr const char* successful = "Successful";
-constexpr const char* skipped = "Skipped";
-constexpr const char* failed = "Failed";
-} // namespace vm_status
-
-struct vm_detail {
+/// One item a kind judged (a VM, a pod) as its status block lists it.
+struct kind_detail {
   std::string name;
   std::string namespace_;
-  std::string status; // vm_status::*
-  std::string reason; // "<Enum>: <detail>", empty when Successful
+  detail_status status = detail_status::unknown;
+  std::string reason; // "<Kind>: <detail>" (model/reason.hpp), empty when Successful
 };
 
-struct vm_hyperconvergence_status {
+/// A kind's block of the status (`status.<kind>`): exact counters, capped details.
+struct kind_status_block {
   int64_t successful = 0;
   int64_t skipped = 0;
   int64_t failed = 0;
-  std::vector<vm_detail> details;
+  std::vector<kind_detail> details;
 };
 
 struct scheduling_optimization_status {
-  std::string stage;
-  std::string status;
+  request_stage stage = request_stage::none;
+  request_status status = request_status::none;
   std::string reason;
   std::string start_timestamp;
   std::string finish_timestamp;
   std::string last_update_timestamp;
   int64_t observed_generation = 0;
-  std::optional<vm_hyperconvergence_status> vm_hyperconvergence;
+  /// By kind name: the blocks written so far (a kind not yet run has none).
+  std::map<std::string, kind_status_block> kinds;
 };
+
+/// The status block of `kind`, nullptr when the status has none.
+const kind_status_block* block_of(const scheduling_optimization_status& status,
+                                  const std::string& kind);
 
 struct scheduling_optimization {
   object_meta metadata;

@@ -44,19 +44,20 @@ std::string deferred_part(const std::vector<std::string>& names, std::size_t bud
 
 } // namespace
 
+std::string driver_failure_reason(std::string_view detail) {
+  return "driver failure: " + std::string{detail};
+}
+
 terminal_outcome decide_outcome(const run_summary& run) {
-  if (!run.any_kind_enabled)
-    return {run_status::successful, "no optimization kind enabled"};
-  if (!run.vm_hyperconvergence_enabled)
-    return {run_status::successful, "vmHyperconvergence disabled"};
   if (run.run_failure)
-    return {run_status::failed, truncate_utf8(*run.run_failure, max_status_reason_bytes)};
+    return {request_status::failed,
+            truncate_utf8(run.run_failure->reason, max_status_reason_bytes)};
   int64_t deferred = static_cast<int64_t>(run.outstanding.size());
   int64_t left = run.failed + run.skipped + deferred;
   if (left == 0 && !run.stopped_by)
-    return {run_status::successful, ""};
+    return {request_status::successful, ""};
   if (left == 0)
-    return {run_status::partial_success,
+    return {request_status::partial_success,
             truncate_utf8(*run.stopped_by + ": VMIs not yet judged are left for a later request",
                           max_status_reason_bytes)};
   std::string parts;
@@ -73,8 +74,44 @@ terminal_outcome decide_outcome(const run_summary& run) {
                            : 0;
     reason += deferred_part(run.outstanding, budget);
   }
-  const char* status = run.successful == 0 && run.failed > 0 ? run_status::failed
-                                                             : run_status::partial_success;
+  auto status = run.successful == 0 && run.failed > 0 ? request_status::failed
+                                                      : request_status::partial_success;
+  return {status, truncate_utf8(reason, max_status_reason_bytes)};
+}
+
+terminal_outcome decide_request_outcome(const request_summary& request) {
+  if (request.spec_failure)
+    return {request_status::failed,
+            truncate_utf8(request.spec_failure->reason, max_status_reason_bytes)};
+  if (request.kinds.empty())
+    return {request_status::successful, "no optimization kind enabled"};
+  std::vector<const kind_report*> enabled;
+  std::string disabled;
+  for (const auto& k : request.kinds) {
+    if (k.enabled)
+      enabled.push_back(&k);
+    else
+      disabled += (disabled.empty() ? "" : ", ") + k.kind + " disabled";
+  }
+  if (enabled.empty())
+    return {request_status::successful, truncate_utf8(disabled, max_status_reason_bytes)};
+  if (enabled.size() == 1)
+    return decide_outcome(enabled.front()->run);
+  std::size_t successful = 0, failed = 0;
+  std::string reason;
+  for (const auto* k : enabled) {
+    auto outcome = decide_outcome(k->run);
+    if (outcome.status == request_status::successful) {
+      ++successful;
+      continue;
+    }
+    if (outcome.status == request_status::failed)
+      ++failed;
+    reason += (reason.empty() ? "" : "; ") + k->kind + ": " + outcome.reason;
+  }
+  auto status = successful == enabled.size() ? request_status::successful
+                : failed == enabled.size()   ? request_status::failed
+                                             : request_status::partial_success;
   return {status, truncate_utf8(reason, max_status_reason_bytes)};
 }
 

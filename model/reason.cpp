@@ -27,8 +27,8 @@ std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
   return std::string(text.substr(0, cut));
 }
 
-std::string make_reason(std::string_view kind, std::string_view detail) {
-  std::string out(kind);
+std::string make_reason(reason_kind kind, std::string_view detail) {
+  std::string out(to_wire(kind));
   if (!detail.empty()) {
     out += ": ";
     out.append(detail);

@@ -10,10 +10,6 @@ namespace schedopt {
 
 namespace {
 
-bool is_running(const scheduling_optimization& r) {
-  return r.status.stage == stage::evaluating || r.status.stage == stage::migrating;
-}
-
 // Kubernetes writes creationTimestamp as second-precision UTC, so parsed order and
 // string order agree; parse anyway so offsets from hand-made objects sort right.
 bool older(const scheduling_optimization* a, const scheduling_optimization* b) {
@@ -40,14 +36,14 @@ queue_decision decide_queue_borrowed(const std::vector<const scheduling_optimiza
                                      std::size_t max_pending) {
   std::vector<const scheduling_optimization*> open;
   for (const auto* r : requests)
-    if (r->status.stage != stage::final_ && !r->metadata.deletion_timestamp)
+    if (r->status.stage != request_stage::final_ && !r->metadata.deletion_timestamp)
       open.push_back(r);
   std::sort(open.begin(), open.end(), older);
   queue_decision out;
   out.open = open.size();
   const scheduling_optimization* chosen = nullptr;
   for (auto* r : open)
-    if (is_running(*r)) {
+    if (is_running(r->status.stage)) {
       chosen = r;
       out.resume = true;
       break;
@@ -63,7 +59,7 @@ queue_decision decide_queue_borrowed(const std::vector<const scheduling_optimiza
     bool fits = waiting < max_pending;
     if (fits)
       ++waiting;
-    if (!r->status.stage.empty())
+    if (r->status.stage != request_stage::none)
       continue; // already Pending (or interrupted): it keeps its place
     (fits ? out.to_pending : out.to_reject).push_back(r->metadata.uid);
   }

@@ -3,28 +3,26 @@
 
 #include <algorithm>
 
-#include "model/evaluation.hpp"
+#include "model/kinds/vm_hyperconvergence/evaluation.hpp"
 
 namespace schedopt {
 
 namespace {
 
-std::string key_of(const vm_detail& d) { return vmi_key(d.namespace_, d.name); }
+std::string key_of(const kind_detail& d) { return vmi_key(d.namespace_, d.name); }
 
 } // namespace
 
-resume_ledger::resume_ledger(const std::optional<vm_hyperconvergence_status>& recorded) {
-  if (!recorded)
-    return;
+resume_ledger::resume_ledger(const kind_status_block& recorded) {
   int64_t named_skips = 0;
-  for (const auto& d : recorded->details) {
+  for (const auto& d : recorded.details) {
     named_.insert(key_of(d));
-    if (d.status == vm_status::skipped)
+    if (d.status == detail_status::skipped)
       ++named_skips;
     else
       engine_done_.insert(key_of(d));
   }
-  unnamed_skips_ = std::max<int64_t>(0, recorded->skipped - named_skips);
+  unnamed_skips_ = std::max<int64_t>(0, recorded.skipped - named_skips);
 }
 
 bool resume_ledger::accounted(const std::string& key) const { return named_.count(key) > 0; }
@@ -35,8 +33,8 @@ int64_t resume_ledger::slots_used(const std::set<std::string>& adopted) const {
   return static_cast<int64_t>(used.size());
 }
 
-std::vector<vm_detail> resume_ledger::new_skips(const std::vector<vm_detail>& skips) const {
-  std::vector<vm_detail> fresh;
+std::vector<kind_detail> resume_ledger::new_skips(const std::vector<kind_detail>& skips) const {
+  std::vector<kind_detail> fresh;
   for (const auto& d : skips)
     if (!accounted(key_of(d)))
       fresh.push_back(d);

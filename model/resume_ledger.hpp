@@ -16,8 +16,8 @@ namespace schedopt {
 class resume_ledger {
 public:
   resume_ledger() = default;
-  /// From the status as recorded when the run was interrupted (nullopt: nothing yet).
-  explicit resume_ledger(const std::optional<vm_hyperconvergence_status>& recorded);
+  /// From the kind's status block as recorded when the run was interrupted.
+  explicit resume_ledger(const kind_status_block& recorded);
 
   /// VMs whose engine result (Successful/Failed) is recorded. Engine results always
   /// get a detail (the writer reserves their slots), so this set is complete.
@@ -34,7 +34,7 @@ public:
 
   /// The skips of a re-evaluation (of VMs not accounted()) that are new: all of them
   /// when every earlier skip is named, else all but unnamed_skips() of them.
-  std::vector<vm_detail> new_skips(const std::vector<vm_detail>& skips) const;
+  std::vector<kind_detail> new_skips(const std::vector<kind_detail>& skips) const;
 
 private:
   std::set<std::string> engine_done_;

@@ -14,8 +14,8 @@ namespace schedopt {
 
 namespace {
 
-std::string key_of(const std::string& ns, const std::string& name) {
-  return ns + "/" + name;
+std::string key_of(const std::string& kind, const std::string& ns, const std::string& name) {
+  return kind + "/" + ns + "/" + name;
 }
 
 bool mentions_too_large(std::string_view message) {
@@ -67,12 +67,12 @@ status_coalescer::status_coalescer(duration flush_interval, duration heartbeat_i
 void status_coalescer::restore(const scheduling_optimization_status& s, timestamp now) {
   status_ = s;
   recorded_.clear();
-  if (status_.vm_hyperconvergence)
-    for (const auto& d : status_.vm_hyperconvergence->details)
-      recorded_.insert(key_of(d.namespace_, d.name));
+  for (const auto& [kind, block] : status_.kinds)
+    for (const auto& d : block.details)
+      recorded_.insert(key_of(kind, d.namespace_, d.name));
   dirty_ = false;
   urgent_ = false;
-  final_ = status_.stage == stage::final_;
+  final_ = status_.stage == request_stage::final_;
   final_written_ = final_;
   // The previous writer's last write is what the creator last saw: heartbeats continue
   // from there, so a long-dead controller's successor bumps the timestamp at once.
@@ -89,16 +89,15 @@ void status_coalescer::touch() {
 }
 
 bool status_coalescer::in_progress() const {
-  return !final_ && (status_.stage == stage::evaluating || status_.stage == stage::migrating);
+  return !final_ && is_running(status_.stage);
 }
 
-void status_coalescer::set_stage(const std::string& stage_name, const std::string& status,
-                                 timestamp now) {
+void status_coalescer::set_stage(request_stage stage_name, request_status status, timestamp now) {
   if (final_ || (status_.stage == stage_name && status_.status == status))
     return;
   status_.stage = stage_name;
   status_.status = status;
-  if (stage_name == stage::evaluating && status_.start_timestamp.empty())
+  if (stage_name == request_stage::evaluating && status_.start_timestamp.empty())
     status_.start_timestamp = format_rfc3339(now);
   urgent_ = true;
   touch();
@@ -119,37 +118,40 @@ void status_coalescer::set_reason(const std::string& reason) {
   touch();
 }
 
-bool status_coalescer::add_result(const vm_detail& d) {
-  if (final_ || !recorded_.insert(key_of(d.namespace_, d.name)).second)
+status_coalescer::block_caps& status_coalescer::caps_of(const std::string& kind) {
+  return caps_.try_emplace(kind, block_caps{max_details_, 0}).first->second;
+}
+
+bool status_coalescer::add_result(const std::string& kind, const kind_detail& d) {
+  if (final_ || !recorded_.insert(key_of(kind, d.namespace_, d.name)).second)
     return false;
-  if (!status_.vm_hyperconvergence)
-    status_.vm_hyperconvergence.emplace();
-  auto& vh = *status_.vm_hyperconvergence;
-  if (d.status == vm_status::successful)
-    ++vh.successful;
-  else if (d.status == vm_status::skipped)
-    ++vh.skipped;
+  auto& block = status_.kinds[kind];
+  auto& caps = caps_of(kind);
+  if (d.status == detail_status::successful)
+    ++block.successful;
+  else if (d.status == detail_status::skipped)
+    ++block.skipped;
   else
-    ++vh.failed;
-  bool is_skip = d.status == vm_status::skipped;
-  if (is_skip ? vh.details.size() + reserved_ < max_details_ : vh.details.size() < max_details_)
-    vh.details.push_back(d);
-  if (!is_skip && reserved_ > 0)
-    --reserved_;
+    ++block.failed;
+  bool is_skip = d.status == detail_status::skipped;
+  if (is_skip ? block.details.size() + caps.reserved < caps.max_details
+              : block.details.size() < caps.max_details)
+    block.details.push_back(d);
+  if (!is_skip && caps.reserved > 0)
+    --caps.reserved;
   touch();
   return true;
 }
 
-bool status_coalescer::has_detail(const std::string& namespace_,
+bool status_coalescer::has_detail(const std::string& kind, const std::string& namespace_,
                                   const std::string& name) const {
-  return recorded_.count(key_of(namespace_, name)) > 0;
+  return recorded_.count(key_of(kind, namespace_, name)) > 0;
 }
 
-void status_coalescer::finish(const std::string& status, const std::string& reason,
-                              timestamp now) {
+void status_coalescer::finish(request_status status, const std::string& reason, timestamp now) {
   if (final_)
     return;
-  status_.stage = stage::final_;
+  status_.stage = request_stage::final_;
   status_.status = status;
   status_.reason = reason;
   if (status_.start_timestamp.empty())
@@ -204,12 +206,16 @@ std::string status_coalescer::noted(const std::string& reason) const {
 }
 
 bool status_coalescer::shrink_details() {
-  if (!status_.vm_hyperconvergence || status_.vm_hyperconvergence->details.empty())
+  bool any = false;
+  for (auto& [kind, block] : status_.kinds) {
+    if (block.details.empty())
+      continue;
+    any = true;
+    block.details.resize(block.details.size() / 2);
+    caps_of(kind) = block_caps{block.details.size(), 0};
+  }
+  if (!any)
     return false;
-  auto& details = status_.vm_hyperconvergence->details;
-  details.resize(details.size() / 2);
-  max_details_ = details.size();
-  reserved_ = 0;
   truncated_ = true;
   status_.reason = noted(status_.reason);
   // The patch that failed never landed: what it carried must be written again.

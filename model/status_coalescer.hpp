@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,30 +46,32 @@ public:
                    std::size_t max_details);
 
   /// Resume: adopts a status read from the API as already written. Its details and
-  /// counters are kept; results for VMs it already lists are not counted again.
+  /// counters are kept; results for items its blocks already list are not counted again.
   void restore(const scheduling_optimization_status& s, timestamp now);
 
   /// Stage/status change (Pending, Evaluating+InProgress, Migrating+InProgress); urgent.
   /// Entering Evaluating sets startTimestamp = now unless already set.
-  void set_stage(const std::string& stage, const std::string& status, timestamp now);
+  void set_stage(request_stage stage, request_status status, timestamp now);
   void set_observed_generation(int64_t generation);
   void set_reason(const std::string& reason);
 
-  /// Counts one per-VM result (status vm_status::*) and appends its detail while under
-  /// the cap. Returns false (and changes nothing) when this VM was already recorded.
-  bool add_result(const vm_detail& d);
-  bool has_detail(const std::string& namespace_, const std::string& name) const;
-  /// Keeps `n` more detail slots for migration results still to come (a run reserves
-  /// as it hands candidates on): skips are listed only while they leave that room, so
-  /// every VM the engine ran gets its entry.
-  void reserve_details(std::size_t n) { reserved_ += n; }
+  /// Counts one item's result in the block of `kind` (created on first use) and appends
+  /// its detail while under the block's cap. Returns false (and changes nothing) when
+  /// this kind already recorded the item.
+  bool add_result(const std::string& kind, const kind_detail& d);
+  bool has_detail(const std::string& kind, const std::string& namespace_,
+                  const std::string& name) const;
+  /// Keeps `n` more detail slots in the block of `kind` for engine results still to
+  /// come (a run reserves as it hands candidates on): skips are listed only while they
+  /// leave that room, so every item the engine ran gets its entry.
+  void reserve_details(const std::string& kind, std::size_t n) { caps_of(kind).reserved += n; }
 
   /// Final stage with outcome and reason, finishTimestamp = now; urgent. Afterwards
   /// every mutation is ignored.
-  void finish(const std::string& status, const std::string& reason, timestamp now);
+  void finish(request_status status, const std::string& reason, timestamp now);
 
-  /// The last patch was too large for the API server: keeps the first half of the
-  /// details (counters untouched; later results add no details beyond that), notes the
+  /// The last patch was too large for the API server: keeps the first half of every
+  /// block's details (counters untouched; later results add no details beyond that), notes the
   /// cut in the reason and makes the status urgent again, even after Final was taken.
   /// Returns false, changing nothing, when no detail is left to drop.
   bool shrink_details();
@@ -93,16 +96,24 @@ public:
   const coalescer_stats& stats() const { return stats_; }
 
 private:
+  /// A block's detail cap (maxNonHyperconvergedPerRun, lowered by shrink_details) and
+  /// the slots kept for engine results.
+  struct block_caps {
+    std::size_t max_details = 0;
+    std::size_t reserved = 0;
+  };
+  block_caps& caps_of(const std::string& kind);
+
   void touch();
   bool in_progress() const;
   std::string noted(const std::string& reason) const;
 
   duration flush_interval_;
   duration heartbeat_interval_;
-  std::size_t max_details_;
-  std::size_t reserved_ = 0;
+  std::size_t max_details_; // each block's cap until shrink_details lowers it
+  std::map<std::string, block_caps> caps_; // by kind
   scheduling_optimization_status status_;
-  std::set<std::string> recorded_; // "<ns>/<name>" of VMs counted by this run or restored
+  std::set<std::string> recorded_; // "<kind>/<ns>/<name>" counted by this run or restored
   bool dirty_ = false;
   bool urgent_ = false;
   bool final_ = false;

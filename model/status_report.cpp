@@ -3,21 +3,34 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/text_table.hpp"
-#include "model/vmim_outcome.hpp"
 
 namespace schedopt {
 
 namespace {
 
-std::string count(const std::optional<vm_hyperconvergence_status>& vh,
-                  int64_t vm_hyperconvergence_status::*field) {
+/// A counter summed over every kind's block; nullopt when the status has no block.
+std::optional<int64_t> total(const scheduling_optimization_status& status,
+                             int64_t kind_status_block::*field) {
+  if (status.kinds.empty())
+    return std::nullopt;
+  int64_t sum = 0;
+  for (const auto& [kind, block] : status.kinds)
+    sum += block.*field;
+  return sum;
+}
+
+std::string count(const scheduling_optimization_status& status,
+                  int64_t kind_status_block::*field) {
   // kubectl leaves a printer column empty when its path is absent.
-  return vh ? std::to_string((*vh).*field) : std::string{};
+  auto n = total(status, field);
+  return n ? std::to_string(*n) : std::string{};
 }
 
 std::string progress_line(const scheduling_optimization& so, const request_progress& p) {
-  std::string stage = so.status.stage.empty() ? "not yet picked up" : so.status.stage;
+  std::string stage = so.status.stage == request_stage::none ? "not yet picked up"
+                                                              : to_string(so.status.stage);
   std::string moving = p.migrations_listed ? std::to_string(p.in_flight) + " in flight, "
                                                 + std::to_string(p.pending) + " pending"
                                           : std::string("in flight and pending unknown");
@@ -31,11 +44,9 @@ std::string progress_line(const scheduling_optimization& so, const request_progr
 request_progress progress_of(const scheduling_optimization& request,
                              const std::vector<virtual_machine_instance_migration>& migrations) {
   request_progress p;
-  if (const auto& vh = request.status.vm_hyperconvergence) {
-    p.migrated = vh->successful;
-    p.failed = vh->failed;
-    p.skipped = vh->skipped;
-  }
+  p.migrated = total(request.status, &kind_status_block::successful).value_or(0);
+  p.failed = total(request.status, &kind_status_block::failed).value_or(0);
+  p.skipped = total(request.status, &kind_status_block::skipped).value_or(0);
   for (const auto& m : migrations) {
     auto uid = m.metadata.labels.find(labels::request_uid);
     if (uid == m.metadata.labels.end() || uid->second != request.metadata.uid
@@ -88,11 +99,10 @@ std::string render_status_table(const std::vector<status_entry>& entries, timest
   std::string progress;
   for (const auto& e : entries) {
     const auto& so = e.request;
-    const auto& vh = so.status.vm_hyperconvergence;
-    rows.push_back({so.metadata.name, so.status.stage, so.status.status,
-                    count(vh, &vm_hyperconvergence_status::successful),
-                    count(vh, &vm_hyperconvergence_status::failed),
-                    count(vh, &vm_hyperconvergence_status::skipped),
+    rows.push_back({so.metadata.name, to_string(so.status.stage), to_string(so.status.status),
+                    count(so.status, &kind_status_block::successful),
+                    count(so.status, &kind_status_block::failed),
+                    count(so.status, &kind_status_block::skipped),
                     human_age(so.metadata.creation_timestamp, now)});
     if (e.progress)
       progress += progress_line(so, *e.progress);
@@ -110,13 +120,12 @@ std::string render_status_json(const std::vector<status_entry>& entries) {
     nlohmann::json o;
     o["name"] = so.metadata.name;
     o["uid"] = so.metadata.uid;
-    o["stage"] = so.status.stage;
-    o["status"] = so.status.status;
+    o["stage"] = to_string(so.status.stage);
+    o["status"] = to_string(so.status.status);
     o["reason"] = so.status.reason;
-    const auto& vh = so.status.vm_hyperconvergence;
-    o["successful"] = vh ? vh->successful : 0;
-    o["failed"] = vh ? vh->failed : 0;
-    o["skipped"] = vh ? vh->skipped : 0;
+    o["successful"] = total(so.status, &kind_status_block::successful).value_or(0);
+    o["failed"] = total(so.status, &kind_status_block::failed).value_or(0);
+    o["skipped"] = total(so.status, &kind_status_block::skipped).value_or(0);
     o["creationTimestamp"] = so.metadata.creation_timestamp;
     o["startTimestamp"] = so.status.start_timestamp;
     o["finishTimestamp"] = so.status.finish_timestamp;

@@ -14,7 +14,7 @@
 namespace schedopt {
 
 /// A running request's candidates by outcome so far. Migrated, failed and skipped are
-/// the status counters; the status holds no count of the VMs still moving, so those come
+/// the status counters (summed over every kind's block); the status holds no count of the VMs still moving, so those come
 /// from the VMIMs the request created: pending while KubeVirt has not taken one up yet
 /// (phase empty or Pending, waiting for a slot in its queue), in flight from then until
 /// a final phase. Candidates still in schedopt's own queue have no VMIM and are not seen.
@@ -43,8 +43,8 @@ struct status_entry {
 /// "2d4h"; "<invalid>" more than a second in the future, "<unknown>" when unparseable.
 std::string human_age(const std::string& created, timestamp now);
 
-/// NAME, STAGE, STATUS, SUCCESSFUL, FAILED, SKIPPED, AGE (the CRD's printer columns), one
-/// row per request in the given order, "-" for an empty cell; then, per request with
+/// NAME, STAGE, STATUS, SUCCESSFUL, FAILED, SKIPPED, AGE (the CRD's printer columns; the
+/// counters summed over every kind's block, empty when there is none), one row per request in the given order, "-" for an empty cell; then, per request with
 /// progress, one line `<name> (<stage>): N migrated, N failed, N skipped, N in flight,
 /// N pending` (`in flight and pending unknown` when the VMIMs were not listed). "No SchedulingOptimizations found." when there is none.
 std::string render_status_table(const std::vector<status_entry>& entries, timestamp now);

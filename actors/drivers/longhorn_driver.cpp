@@ -18,6 +18,7 @@
 #include "actors/informer_actor.hpp"
 #include "actors/system_config.hpp"
 #include "model/longhorn.hpp"
+#include "model/outcome.hpp"
 
 namespace schedopt {
 
@@ -167,13 +168,14 @@ longhorn_driver(driver_pointer self, api_client_actor api,
         }
         w.promise.deliver(to_caf_error(
           ec::driver_error,
-          "longhorn: replicas.longhorn.io in namespace " + std::string{longhorn_namespace}
+          driver_failure_reason(
+            "longhorn: replicas.longhorn.io in namespace " + std::string{longhorn_namespace}
             + " not listed within "
             + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
                                 st.options.sync_timeout)
                                 .count())
             + "s (is Longhorn installed, and may schedopt list and watch replicas.longhorn.io "
-              "there?)"));
+              "there?)")));
       }
       st.waiting = std::move(still);
     },

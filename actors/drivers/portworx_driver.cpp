@@ -23,6 +23,7 @@
 #include "k8s/backoff.hpp"
 #include "k8s/http_engine.hpp"
 #include "k8s/paths.hpp"
+#include "model/outcome.hpp"
 #include "model/portworx_match.hpp"
 #include "model/portworx_sdk.hpp"
 
@@ -194,7 +195,7 @@ std::string describe_answer(const http_completion& c) {
 }
 
 std::string describe_failure(const std::string& what, const http_completion& c, int attempts) {
-  auto text = "driver failure: portworx: " + what + ": " + describe_answer(c);
+  auto text = what + ": " + describe_answer(c);
   if (attempts > 1)
     text += " (gave up after " + std::to_string(attempts) + " attempts)";
   return text;
@@ -210,8 +211,7 @@ bool tls_verification_failed(const http_completion& c) {
 
 std::string describe_tls_failure(const portworx_state& st, const std::string& what,
                                  const http_completion& c) {
-  return "driver failure: portworx: " + what + ": TLS verification of " + st.endpoint
-         + " failed: " + c.transport_error + " ("
+  return what + ": TLS verification of " + st.endpoint + " failed: " + c.transport_error + " ("
          + (st.ca_file.empty() ? std::string{"verified against the system CAs; set portworxCaFile "
                                              "(--portworx-ca-file) to the gateway's CA"}
                                : "verified against portworxCaFile " + st.ca_file)
@@ -222,10 +222,12 @@ bool answered_ok(const http_completion& c) {
   return classify_sdk_answer(c.http_status, !c.transport_error.empty()) == sdk_answer_kind::ok;
 }
 
-void fail(const std::shared_ptr<lookup>& l, std::string message) {
+/// Fails the lookup, worded "driver failure: portworx: <what failed>".
+void fail(const std::shared_ptr<lookup>& l, const std::string& what_failed) {
   if (l->failed)
     return;
   l->failed = true;
+  auto message = driver_failure_reason("portworx: " + what_failed);
   spdlog::error("{}", message);
   l->promise.deliver(to_caf_error(ec::driver_error, std::move(message)));
 }
@@ -315,7 +317,7 @@ void inspect_volumes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
            } else if (!answered_ok(c)) {
              return fail(l, describe_failure(what, c, attempts));
            } else if (auto v = decode_sdk_volume_inspect(c.body); !v) {
-             return fail(l, "driver failure: portworx: inspect volume " + volume_id + ": "
+             return fail(l, "inspect volume " + volume_id + ": "
                               + v.err().message);
            } else {
              l->match->record(index, v->replica_node_ids);
@@ -332,7 +334,7 @@ void enumerate_nodes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
       return fail(l, describe_failure("enumerate nodes", c, attempts));
     auto ids = decode_sdk_node_enumerate(c.body);
     if (!ids)
-      return fail(l, "driver failure: portworx: enumerate nodes: " + ids.err().message);
+      return fail(l, "enumerate nodes: " + ids.err().message);
     l->nodes_pending = ids->size();
     for (auto& id : *ids) {
       auto what = "inspect node " + id;
@@ -343,7 +345,7 @@ void enumerate_nodes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
           return fail(l, describe_failure(what, c, attempts));
         auto n = decode_sdk_node_inspect(c.body);
         if (!n)
-          return fail(l, "driver failure: portworx: inspect node " + id + ": " + n.err().message);
+          return fail(l, "inspect node " + id + ": " + n.err().message);
         l->sdk_nodes.push_back(std::move(*n));
         finish_if_done(l);
       });
@@ -367,7 +369,7 @@ void enumerate_nodes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
       return fail(l, describe_failure("enumerate nodes", c, attempts));
     auto nodes = decode_sdk_node_enumerate_with_filters(c.body);
     if (!nodes)
-      return fail(l, "driver failure: portworx: enumerate nodes: " + nodes.err().message);
+      return fail(l, "enumerate nodes: " + nodes.err().message);
     l->sdk_nodes = std::move(*nodes);
     l->nodes_pending = 0;
     finish_if_done(l);
@@ -399,7 +401,7 @@ void inspect_volumes_in_bulk(portworx_pointer self, const std::shared_ptr<lookup
     auto count = stream->stream->count();
     stream->stream.reset();
     if (!valid)
-      return fail(l, "driver failure: portworx: inspect volumes: " + valid.err().message);
+      return fail(l, "inspect volumes: " + valid.err().message);
     l->match = std::move(stream->match);
     l->match->end_of_offers();
     l->volumes_pending = 0;

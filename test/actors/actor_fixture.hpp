@@ -22,6 +22,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/actors.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_actors.hpp"
 #include "actors/system_config.hpp"
 
 namespace schedopt::test {
@@ -320,7 +321,7 @@ inline candidate_actor spawn_mock_candidate(caf::actor_system& sys,
 /// answered, so a request actor stays mid-run until the test decides otherwise.
 struct writer_log {
   std::vector<scheduling_optimization> opens;
-  std::vector<vm_result> results;
+  std::vector<detail_result> results;
   std::vector<stage_change> stages;
   std::vector<run_outcome> outcomes;
   std::vector<std::string> closes;
@@ -347,8 +348,10 @@ inline status_writer_actor spawn_mock_status_writer(caf::actor_system& sys,
         log->stages.push_back(c);
         return true;
       },
-      [=](atom::reserve, const std::string& uid, int64_t n) { log->reserved.emplace_back(uid, n); },
-      [=](const vm_result& r) { log->results.push_back(r); },
+      [=](atom::reserve, const std::string& uid, const std::string&, int64_t n) {
+        log->reserved.emplace_back(uid, n);
+      },
+      [=](const detail_result& r) { log->results.push_back(r); },
       [=](const run_outcome& o) {
         log->outcomes.push_back(o);
         return true;

@@ -16,14 +16,15 @@ using so_t = scheduling_optimization;
 /// A request with no optimization kind: it finishes as soon as it runs, so the order
 /// in which requests run shows in the writer's outcomes.
 so_t request(const std::string& name, const std::string& uid, const std::string& created,
-             const std::string& stage_ = "") {
+             request_stage stage_ = request_stage::none) {
   so_t so;
   so.metadata.name = name;
   so.metadata.uid = uid;
   so.metadata.creation_timestamp = created;
   so.status.stage = stage_;
-  if (!stage_.empty())
-    so.status.status = stage_ == stage::pending ? run_status::pending : run_status::in_progress;
+  if (stage_ != request_stage::none)
+    so.status.status =
+      stage_ == request_stage::pending ? request_status::pending : request_status::in_progress;
   return so;
 }
 
@@ -50,7 +51,7 @@ struct controller_fixture : actor_fixture {
   std::vector<std::string> pending_written() const {
     std::vector<std::string> out;
     for (auto& s : writer->stages)
-      if (s.stage == stage::pending)
+      if (s.stage == request_stage::pending)
         out.push_back(s.request);
     return out;
   }
@@ -72,7 +73,7 @@ BOOST_AUTO_TEST_CASE(an_interrupted_run_replayed_last_is_resumed_first) {
   // The replay delivers the old new request first and the interrupted one last: deciding
   // on the first object seen would promote "a" and write "b" (Migrating) back to Pending.
   requests->objects = {request("a", "uid-a", "2026-11-30T09:00:00Z"),
-                       request("b", "uid-b", "2026-11-30T10:00:00Z", stage::migrating)};
+                       request("b", "uid-b", "2026-11-30T10:00:00Z", request_stage::migrating)};
   start();
   BOOST_CHECK((outcome_order() == std::vector<std::string>{"uid-b", "uid-a"}));
   BOOST_CHECK((pending_written() == std::vector<std::string>{"uid-a"}));
@@ -98,8 +99,8 @@ BOOST_AUTO_TEST_CASE(nothing_is_decided_before_the_list_is_synced) {
 }
 
 BOOST_AUTO_TEST_CASE(two_interrupted_runs_are_resumed_one_after_the_other_never_pending) {
-  requests->objects = {request("late", "uid-l", "2026-11-30T11:00:00Z", stage::evaluating),
-                       request("early", "uid-e", "2026-11-30T10:00:00Z", stage::migrating)};
+  requests->objects = {request("late", "uid-l", "2026-11-30T11:00:00Z", request_stage::evaluating),
+                       request("early", "uid-e", "2026-11-30T10:00:00Z", request_stage::migrating)};
   start();
   BOOST_CHECK((outcome_order() == std::vector<std::string>{"uid-e", "uid-l"}));
   BOOST_CHECK(pending_written().empty());
@@ -120,7 +121,7 @@ BOOST_AUTO_TEST_CASE(a_request_recreated_with_the_same_name_mid_run_runs_as_a_ne
 }
 
 BOOST_AUTO_TEST_CASE(a_recreate_seen_only_as_an_update_after_a_watch_gap_is_a_new_request) {
-  requests->objects = {request("a", "uid-1", "2026-11-30T09:00:00Z", stage::final_)};
+  requests->objects = {request("a", "uid-1", "2026-11-30T09:00:00Z", request_stage::final_)};
   start();
   BOOST_CHECK(writer->outcomes.empty());
   auto recreated = request("a", "uid-2", "2026-11-30T09:05:00Z");

@@ -9,6 +9,7 @@
 #include "actor_fixture.hpp"
 #include "actors/status_writer_actor.hpp"
 #include "k8s/metrics.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/status_coalescer.hpp"
 
 using namespace schedopt;
@@ -57,9 +58,9 @@ api_answer uid_test_failed() {
   return api_error(ec::invalid_request, 422, std::string{json_patch_not_applied});
 }
 
-vm_result result(const std::string& request, const std::string& vm, const char* status) {
-  vm_detail d{vm, "ns1", status, std::string(status) == vm_status::successful ? "" : "Why: x"};
-  return vm_result{request, d};
+detail_result result(const std::string& request, const std::string& vm, detail_status status) {
+  kind_detail d{vm, "ns1", status, status == detail_status::successful ? "" : "Why: x"};
+  return detail_result{request, vm_hyperconvergence_kind, d};
 }
 
 struct writer_fixture : actor_fixture {
@@ -80,7 +81,8 @@ struct writer_fixture : actor_fixture {
 
   /// Stage change to Evaluating/InProgress, acknowledged; returns the reply.
   bool enter_evaluating() {
-    auto reply = ask<bool>(sys, aut, stage_change{uid1, stage::evaluating, run_status::in_progress, 1});
+    auto reply = ask<bool>(sys, aut, stage_change{uid1, request_stage::evaluating,
+                                                  request_status::in_progress, 1});
     sched.run();
     BOOST_REQUIRE(reply->value);
     return *reply->value;
@@ -119,9 +121,9 @@ BOOST_AUTO_TEST_CASE(many_vm_results_in_one_flush_interval_become_one_patch) {
   auto before = patches().size();
   BOOST_REQUIRE_GE(before, 1u);
   for (auto& vm : {"a", "b", "c"})
-    caf::anon_send(aut, result(uid1, vm, vm_status::successful));
-  caf::anon_send(aut, result(uid1, "d", vm_status::skipped));
-  caf::anon_send(aut, result(uid1, "e", vm_status::failed));
+    caf::anon_send(aut, result(uid1, vm, detail_status::successful));
+  caf::anon_send(aut, result(uid1, "d", detail_status::skipped));
+  caf::anon_send(aut, result(uid1, "e", detail_status::failed));
   advance(500ms);
   BOOST_CHECK_EQUAL(patches().size(), before); // flush interval (1s) not over yet
   advance(700ms);
@@ -147,7 +149,8 @@ BOOST_AUTO_TEST_CASE(stage_change_is_written_at_once_and_answered_after_the_ack)
   advance(200ms); // let the initial observedGeneration write go out
   auto before = patches().size();
   log->hold = true;
-  auto reply = ask<bool>(sys, aut, stage_change{uid1, stage::evaluating, run_status::in_progress, 1});
+  auto reply = ask<bool>(sys, aut, stage_change{uid1, request_stage::evaluating,
+                                                request_status::in_progress, 1});
   sched.run(); // no time passes
   auto all = patches();
   BOOST_REQUIRE_EQUAL(all.size(), before + 1);
@@ -185,7 +188,8 @@ BOOST_AUTO_TEST_CASE(throttling_and_server_error_are_retried_with_the_same_patch
   auto before = patches().size();
   log->scripted.push_back(api_error(ec::too_many_requests, 429, "rate limited"));
   log->scripted.push_back(api_error(ec::server_error, 500, "etcd down"));
-  auto reply = ask<bool>(sys, aut, stage_change{uid1, stage::evaluating, run_status::in_progress, 1});
+  auto reply = ask<bool>(sys, aut, stage_change{uid1, request_stage::evaluating,
+                                                request_status::in_progress, 1});
   sched.run();
   BOOST_CHECK_EQUAL(patches().size(), before + 1);
   BOOST_CHECK(!reply->arrived());
@@ -208,7 +212,8 @@ BOOST_AUTO_TEST_CASE(unavailable_api_is_retried_with_growing_gaps_never_dropped)
   advance(200ms);
   time_patches([] { return api_answer{api_error(ec::server_error, 503, "unavailable")}; });
   auto retried = patches_counted("retried");
-  auto reply = ask<bool>(sys, aut, stage_change{uid1, stage::evaluating, run_status::in_progress, 1});
+  auto reply = ask<bool>(sys, aut, stage_change{uid1, request_stage::evaluating,
+                                                request_status::in_progress, 1});
   advance(60s);
   // 600 ticks; with 200ms doubling to 30s the attempts are at 0, .2, .6, 1.4, 3, 6.2,
   // 12.6, 25.4, 51s: logarithmic, not one per tick.
@@ -233,7 +238,7 @@ BOOST_AUTO_TEST_CASE(unavailable_api_is_retried_with_growing_gaps_never_dropped)
   BOOST_CHECK_EQUAL(st.at("stage").get<std::string>(), "Evaluating");
   log->scripted.push_back(api_error(ec::server_error, 503, "unavailable"));
   auto before = patches().size();
-  auto outcome = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
+  auto outcome = ask<bool>(sys, aut, run_outcome{uid1, request_status::successful, ""});
   advance(200ms);
   BOOST_CHECK_EQUAL(patches().size(), before + 2); // retried after 200ms, not 30s
   BOOST_REQUIRE(outcome->value);
@@ -253,7 +258,8 @@ BOOST_AUTO_TEST_CASE(unprocessable_patch_is_not_retried_and_the_waiter_hears_fal
                      "SchedulingOptimization.stork.libopenstorage.org \"so1\" is invalid: "
                      "status.stage: Unsupported value: \"Evaluating\"");
   };
-  auto reply = ask<bool>(sys, aut, stage_change{uid1, stage::evaluating, run_status::in_progress, 1});
+  auto reply = ask<bool>(sys, aut, stage_change{uid1, request_stage::evaluating,
+                                                request_status::in_progress, 1});
   sched.run();
   BOOST_REQUIRE(reply->value);
   BOOST_CHECK(!*reply->value);
@@ -261,7 +267,7 @@ BOOST_AUTO_TEST_CASE(unprocessable_patch_is_not_retried_and_the_waiter_hears_fal
   BOOST_CHECK_EQUAL(patches().size(), before + 1); // exactly one attempt
   BOOST_CHECK_EQUAL(patches_counted("rejected") - rejected, 1.0);
   // The run can end: its outcome is answered at once, without another doomed patch.
-  auto outcome = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
+  auto outcome = ask<bool>(sys, aut, run_outcome{uid1, request_status::successful, ""});
   advance(10s);
   BOOST_REQUIRE(outcome->value);
   BOOST_CHECK(!*outcome->value);
@@ -282,7 +288,8 @@ BOOST_AUTO_TEST_CASE(forbidden_patch_is_not_retried) {
   log->scripted.push_back(api_error(ec::unauthorized, 403,
                                     "schedulingoptimizations.stork.libopenstorage.org \"so1\" is "
                                     "forbidden: User cannot patch resource"));
-  auto reply = ask<bool>(sys, aut, stage_change{uid1, stage::evaluating, run_status::in_progress, 1});
+  auto reply = ask<bool>(sys, aut, stage_change{uid1, request_stage::evaluating,
+                                                request_status::in_progress, 1});
   advance(10s);
   BOOST_REQUIRE(reply->value);
   BOOST_CHECK(!*reply->value);
@@ -293,15 +300,16 @@ BOOST_AUTO_TEST_CASE(too_large_status_is_shrunk_and_final_is_written) {
   start();
   enter_evaluating();
   for (int i = 0; i < 8; ++i)
-    caf::anon_send(aut, result(uid1, "ok" + std::to_string(i), vm_status::successful));
+    caf::anon_send(aut, result(uid1, "ok" + std::to_string(i), detail_status::successful));
   for (int i = 0; i < 4; ++i)
-    caf::anon_send(aut, result(uid1, "f" + std::to_string(i), vm_status::failed));
+    caf::anon_send(aut, result(uid1, "f" + std::to_string(i), detail_status::failed));
   advance(1200ms);
   auto before = patches().size();
   auto full = status_in(patches().back().body).at("vmHyperconvergence");
   BOOST_REQUIRE_EQUAL(full.at("details").size(), 12u);
   log->scripted.push_back(api_error(ec::invalid_request, 413, "Request entity too large: limit is 3145728"));
-  auto reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::partial_success, "4 candidates outstanding: 4 failed"});
+  auto reply = ask<bool>(sys, aut, run_outcome{uid1, request_status::partial_success,
+                                               "4 candidates outstanding: 4 failed"});
   sched.run();
   auto all = patches();
   BOOST_REQUIRE_EQUAL(all.size(), before + 2); // the 413, then the smaller patch at once
@@ -325,12 +333,12 @@ BOOST_AUTO_TEST_CASE(etcd_too_large_is_shrunk_until_it_fits) {
   start();
   enter_evaluating();
   for (int i = 0; i < 8; ++i)
-    caf::anon_send(aut, result(uid1, "ok" + std::to_string(i), vm_status::successful));
+    caf::anon_send(aut, result(uid1, "ok" + std::to_string(i), detail_status::successful));
   advance(1200ms);
   auto before = patches().size();
   log->scripted.push_back(api_error(ec::server_error, 500, "etcdserver: request is too large"));
   log->scripted.push_back(api_error(ec::invalid_request, 422, "etcdserver: request is too large"));
-  auto reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
+  auto reply = ask<bool>(sys, aut, run_outcome{uid1, request_status::successful, ""});
   sched.run();
   auto all = patches();
   BOOST_REQUIRE_EQUAL(all.size(), before + 3);
@@ -362,13 +370,14 @@ BOOST_AUTO_TEST_CASE(same_name_with_another_uid_is_another_request) {
                                                         request_named("so1", "uid-so1-new"));
   sched.run();
   BOOST_REQUIRE(recreated->value);
-  BOOST_CHECK_EQUAL(recreated->value->stage, ""); // not the old request's status
+  BOOST_CHECK_EQUAL(recreated->value->stage, request_stage::none); // not the old request's status
   caf::anon_send(aut, atom::close_v, uid1);
   sched.run();
   // The closed uid is done; the new one with the same name is written.
-  auto old_reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
+  auto old_reply = ask<bool>(sys, aut, run_outcome{uid1, request_status::successful, ""});
   auto before = patches().size();
-  auto new_reply = ask<bool>(sys, aut, stage_change{"uid-so1-new", stage::pending, run_status::pending, 1});
+  auto new_reply = ask<bool>(sys, aut, stage_change{"uid-so1-new", request_stage::pending,
+                                                    request_status::pending, 1});
   sched.run();
   BOOST_REQUIRE(old_reply->value);
   BOOST_CHECK(!*old_reply->value);
@@ -389,8 +398,9 @@ BOOST_AUTO_TEST_CASE(update_for_a_uid_never_opened_is_dropped) {
   start();
   advance(200ms);
   auto before = patches().size();
-  auto reply = ask<bool>(sys, aut, stage_change{"uid-unknown", stage::evaluating, run_status::in_progress, 1});
-  caf::anon_send(aut, result("uid-unknown", "a", vm_status::successful));
+  auto reply = ask<bool>(sys, aut, stage_change{"uid-unknown", request_stage::evaluating,
+                                                request_status::in_progress, 1});
+  caf::anon_send(aut, result("uid-unknown", "a", detail_status::successful));
   advance(5s);
   BOOST_REQUIRE(reply->value);
   BOOST_CHECK(!*reply->value);
@@ -408,13 +418,13 @@ BOOST_AUTO_TEST_CASE(failed_uid_test_means_the_request_is_gone_and_stops_writing
   auto gone = patches_counted("gone");
   auto rejected = patches_counted("rejected");
   log->scripted.push_back(uid_test_failed());
-  caf::anon_send(aut, result(uid1, "a", vm_status::successful));
-  auto reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
+  caf::anon_send(aut, result(uid1, "a", detail_status::successful));
+  auto reply = ask<bool>(sys, aut, run_outcome{uid1, request_status::successful, ""});
   sched.run();
   BOOST_REQUIRE(reply->value);
   BOOST_CHECK(!*reply->value);
   BOOST_CHECK_EQUAL(patches().size(), before + 1);
-  caf::anon_send(aut, result(uid1, "late", vm_status::successful));
+  caf::anon_send(aut, result(uid1, "late", detail_status::successful));
   advance(40s);
   BOOST_CHECK_EQUAL(patches().size(), before + 1); // never retried
   BOOST_CHECK_EQUAL(patches_counted("gone") - gone, 1.0);
@@ -433,7 +443,7 @@ BOOST_AUTO_TEST_CASE(conflict_is_retried_like_any_transient_failure) {
   log->scripted.push_back(api_error(ec::conflict, 409,
                                     "Operation cannot be fulfilled on schedulingoptimizations"
                                     ".stork.libopenstorage.org \"so1\": the object has been modified"));
-  auto reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
+  auto reply = ask<bool>(sys, aut, run_outcome{uid1, request_status::successful, ""});
   sched.run();
   BOOST_CHECK_EQUAL(patches().size(), before + 1);
   BOOST_CHECK(!reply->arrived());
@@ -450,13 +460,14 @@ BOOST_AUTO_TEST_CASE(not_found_stops_writing_and_fails_pending_stage_changes) {
   advance(200ms);
   auto before = patches().size();
   log->scripted.push_back(api_error(ec::not_found, 404, "schedulingoptimizations \"so1\" not found"));
-  auto reply = ask<bool>(sys, aut, stage_change{uid1, stage::evaluating, run_status::in_progress, 1});
+  auto reply = ask<bool>(sys, aut, stage_change{uid1, request_stage::evaluating,
+                                                request_status::in_progress, 1});
   sched.run();
   BOOST_REQUIRE(reply->value);
   BOOST_CHECK(!*reply->value);
   BOOST_CHECK_EQUAL(patches().size(), before + 1);
   // A late result from a candidate still running must not resurrect the writes.
-  caf::anon_send(aut, result(uid1, "late", vm_status::successful));
+  caf::anon_send(aut, result(uid1, "late", detail_status::successful));
   advance(40s);
   BOOST_CHECK_EQUAL(patches().size(), before + 1);
 }
@@ -467,10 +478,10 @@ BOOST_AUTO_TEST_CASE(close_stops_writing) {
   advance(200ms);
   auto before = patches().size();
   log->hold = true;
-  caf::anon_send(aut, result(uid1, "a", vm_status::successful));
+  caf::anon_send(aut, result(uid1, "a", detail_status::successful));
   advance(1200ms); // the coalesced patch is in flight, held by the API
   BOOST_REQUIRE_EQUAL(patches().size(), before + 1);
-  auto reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
+  auto reply = ask<bool>(sys, aut, run_outcome{uid1, request_status::successful, ""});
   sched.run();
   caf::anon_send(aut, atom::close_v, uid1);
   sched.run();
@@ -478,7 +489,7 @@ BOOST_AUTO_TEST_CASE(close_stops_writing) {
   BOOST_CHECK(!*reply->value); // closed before the final status was written
   log->hold = false;
   log->release();
-  caf::anon_send(aut, result(uid1, "b", vm_status::failed));
+  caf::anon_send(aut, result(uid1, "b", detail_status::failed));
   advance(40s);
   BOOST_CHECK_EQUAL(patches().size(), before + 1);
 }
@@ -488,9 +499,9 @@ BOOST_AUTO_TEST_CASE(dry_run_sends_nothing_but_confirms) {
   opts.dry_run = true;
   start(opts);
   BOOST_CHECK(enter_evaluating());
-  caf::anon_send(aut, result(uid1, "a", vm_status::successful));
+  caf::anon_send(aut, result(uid1, "a", detail_status::successful));
   advance(2s);
-  auto reply = ask<bool>(sys, aut, run_outcome{uid1, run_status::successful, ""});
+  auto reply = ask<bool>(sys, aut, run_outcome{uid1, request_status::successful, ""});
   sched.run();
   BOOST_REQUIRE(reply->value);
   BOOST_CHECK(*reply->value);

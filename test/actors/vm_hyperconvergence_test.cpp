@@ -7,12 +7,13 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actor_fixture.hpp"
-#include "actors/vm_hyperconvergence_actor.hpp"
 #include "actors/clock.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_hyperconvergence_actor.hpp"
 #include "k8s/metrics.hpp"
-#include "model/cool_off.hpp"
+#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/timestamp.hpp"
-#include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;
@@ -130,7 +131,8 @@ struct kind_fixture : actor_fixture {
   /// the run and runs every job; the slot holds the result once the run replied.
   std::shared_ptr<reply_slot<kind_result>> run_kind(scheduling_optimization so, bool resume) {
     auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-    auto result = ask<kind_result>(sys, aut, kind_run{std::move(so), resume});
+    auto spec = so.spec.kinds.at(vm_hyperconvergence_kind);
+    auto result = ask<kind_result>(sys, aut, kind_run{std::move(so), spec, resume});
     sched.run();
     return result;
   }
@@ -140,7 +142,8 @@ struct kind_fixture : actor_fixture {
     so.metadata.name = "so1";
     so.metadata.uid = "req-uid-1";
     so.metadata.generation = 1;
-    so.spec.vm_hyperconvergence = vm_hyperconvergence_spec{true, std::nullopt, 2};
+    so.spec.kinds[vm_hyperconvergence_kind] =
+      to_kind_spec(vm_hyperconvergence_spec{true, std::nullopt, 2});
     return so;
   }
 
@@ -173,10 +176,10 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
   auto& skip = writer->results.front();
   BOOST_CHECK_EQUAL(skip.request, "req-uid-1"); // the writer tracks requests by uid
   BOOST_CHECK_EQUAL(skip.detail.name, "vm-c");
-  BOOST_CHECK_EQUAL(skip.detail.status, vm_status::skipped);
+  BOOST_CHECK_EQUAL(skip.detail.status, detail_status::skipped);
   BOOST_CHECK_EQUAL(skip.detail.reason.rfind("NotLiveMigratable", 0), 0u);
   BOOST_REQUIRE_EQUAL(writer->stages.size(), 1u);
-  BOOST_CHECK_EQUAL(writer->stages.front().stage, stage::migrating);
+  BOOST_CHECK_EQUAL(writer->stages.front().stage, request_stage::migrating);
 
   // Exactly one VMIM, for vm-a, pinned to a replica node, labelled with the request uid.
   auto creates = api->calls_of("create");
@@ -207,18 +210,20 @@ BOOST_AUTO_TEST_CASE(migrates_the_non_hyperconverged_vm_and_records_skips) {
   BOOST_CHECK_EQUAL(result->value->successful, 1);
   BOOST_CHECK_EQUAL(result->value->skipped, 1);
   BOOST_CHECK_EQUAL(result->value->failed, 0);
-  BOOST_CHECK(result->value->run_failure.empty());
+  BOOST_CHECK(!result->value->run_failure);
   BOOST_CHECK(result->value->outstanding.empty());
   BOOST_REQUIRE_EQUAL(writer->results.size(), 2u);
   BOOST_CHECK_EQUAL(writer->results.back().detail.name, "vm-a");
-  BOOST_CHECK_EQUAL(writer->results.back().detail.status, vm_status::successful);
+  BOOST_CHECK_EQUAL(writer->results.back().detail.status, detail_status::successful);
 }
 
 // docs/design.md §3.9 "Request deleted mid-run": a stop after the evaluation ended creates nothing
 // more but waits for the migration already running.
 BOOST_AUTO_TEST_CASE(a_stop_after_the_evaluation_waits_for_the_running_migration) {
   auto aut = track(spawn_vm_hyperconvergence(parent.ptr(), ctx));
-  auto result = ask<kind_result>(sys, aut, kind_run{request(), false});
+  auto so = request();
+  auto result = ask<kind_result>(sys, aut,
+                                 kind_run{so, so.spec.kinds.at(vm_hyperconvergence_kind), false});
   sched.run();
   BOOST_REQUIRE_EQUAL(api->calls_of("create").size(), 1u); // vm-a's VMIM is in flight
   caf::anon_send(aut, atom::stop_v);
@@ -461,17 +466,17 @@ vmim running_vmim_of(const std::string& vmi, const std::string& request_uid) {
   return m;
 }
 
-scheduling_optimization_status recorded(const std::string& stage_,
-                                        std::vector<vm_detail> details) {
+scheduling_optimization_status recorded(request_stage stage_,
+                                        std::vector<kind_detail> details) {
   scheduling_optimization_status s;
   s.stage = stage_;
-  s.status = run_status::in_progress;
-  vm_hyperconvergence_status vh;
+  s.status = request_status::in_progress;
+  kind_status_block vh;
   for (auto& d : details)
-    (d.status == vm_status::skipped ? vh.skipped
-     : d.status == vm_status::successful ? vh.successful : vh.failed)++;
+    (d.status == detail_status::skipped ? vh.skipped
+     : d.status == detail_status::successful ? vh.successful : vh.failed)++;
   vh.details = std::move(details);
-  s.vm_hyperconvergence = vh;
+  s.kinds[vm_hyperconvergence_kind] = vh;
   return s;
 }
 
@@ -488,7 +493,8 @@ BOOST_AUTO_TEST_CASE(an_adopted_vm_uses_one_slot_of_the_per_run_cap) {
   vmim_log->objects.push_back(running_vmim_of("vm-a", "req-uid-1"));
   ctx.config.max_non_hyperconverged_per_run = 2;
   auto so = request();
-  so.status = recorded(stage::migrating, {{"vm-c", "ns1", vm_status::skipped, "NotLiveMigratable: x"}});
+  so.status = recorded(request_stage::migrating, {{"vm-c", "ns1", detail_status::skipped,
+                                                   "NotLiveMigratable: x"}});
   auto result = run_kind(so, true);
   auto creates = api->calls_of("create");
   BOOST_REQUIRE_EQUAL(creates.size(), 1u); // vm-d only: vm-a is adopted, never re-created
@@ -511,19 +517,21 @@ BOOST_AUTO_TEST_CASE(a_resume_in_migrating_counts_a_vm_that_became_skipped) {
   vmi_log->objects[0].conditions.push_back(
     condition{"LiveMigratable", "False", "DisksNotLiveMigratable", "hostpath disk", ""});
   auto so = request();
-  so.status = recorded(stage::migrating, {{"vm-c", "ns1", vm_status::skipped, "NotLiveMigratable: x"}});
+  so.status = recorded(request_stage::migrating, {{"vm-c", "ns1", detail_status::skipped,
+                                                   "NotLiveMigratable: x"}});
   auto result = run_kind(so, true);
   BOOST_REQUIRE(result->value);
   BOOST_CHECK_EQUAL(result->value->skipped, 2);
   BOOST_CHECK_EQUAL(result->value->successful + result->value->failed, 0);
   BOOST_REQUIRE_EQUAL(writer->results.size(), 1u);
   BOOST_CHECK_EQUAL(writer->results[0].detail.name, "vm-a");
-  BOOST_CHECK_EQUAL(writer->results[0].detail.status, vm_status::skipped);
+  BOOST_CHECK_EQUAL(writer->results[0].detail.status, detail_status::skipped);
 }
 
 BOOST_AUTO_TEST_CASE(a_resume_in_evaluating_does_not_count_recorded_skips_twice) {
   auto so = request();
-  so.status = recorded(stage::evaluating, {{"vm-c", "ns1", vm_status::skipped, "NotLiveMigratable: x"}});
+  so.status = recorded(request_stage::evaluating, {{"vm-c", "ns1", detail_status::skipped,
+                                                    "NotLiveMigratable: x"}});
   auto result = run_kind(so, true);
   for (auto& r : writer->results)
     BOOST_CHECK(r.detail.name != "vm-c");
@@ -540,7 +548,7 @@ BOOST_AUTO_TEST_CASE(a_resume_ignores_its_own_cool_off_record_for_a_vm_it_never_
   auto key = std::string{default_cool_off_annotation};
   vmi_log->objects[0].metadata.annotations = {{key, now}, {key + "-request-uid", "req-uid-1"}};
   auto so = request();
-  so.status = recorded(stage::migrating, {});
+  so.status = recorded(request_stage::migrating, {});
   run_kind(so, true);
   BOOST_CHECK_EQUAL(api->calls_of("create").size(), 1u);
   api->calls.clear();

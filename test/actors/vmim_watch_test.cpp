@@ -6,7 +6,7 @@
 
 #include "actor_fixture.hpp"
 #include "actors/clock.hpp"
-#include "actors/vmim_watch_actor.hpp"
+#include "actors/kinds/vm_hyperconvergence/vmim_watch_actor.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;
@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(succeeded_update_reports_successful) {
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
   auto& r = results->results.front();
   BOOST_CHECK_EQUAL(r.vmim_name, "vm1-schedopt-abcde");
-  BOOST_CHECK_EQUAL(r.status, vm_status::successful);
+  BOOST_CHECK_EQUAL(r.status, detail_status::successful);
   BOOST_CHECK_EQUAL(r.reason, "");
   BOOST_CHECK_EQUAL(vmims->unsubscribes, 1);
   BOOST_CHECK(vmims->subscribers.empty());
@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(failed_phase_reports_the_failure_reason) {
   vmims->push_updated(migration("Running"), failed);
   sched.run();
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
-  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
+  BOOST_CHECK_EQUAL(results->results.front().status, detail_status::failed);
   BOOST_CHECK_EQUAL(results->results.front().reason,
                     "MigrationRunFailed: vmim=ns1/vm1-schedopt-abcde: target pod never became ready");
 }
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(deleted_before_final_is_a_failure) {
   vmims->push_deleted(migration("Running"));
   sched.run();
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
-  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
+  BOOST_CHECK_EQUAL(results->results.front().status, detail_status::failed);
   BOOST_CHECK_EQUAL(results->results.front().reason,
                     "MigrationRunFailed: vmim=ns1/vm1-schedopt-abcde: deleted before completion");
 }
@@ -225,7 +225,7 @@ BOOST_AUTO_TEST_CASE(timeout_deletes_the_vmim_and_reports_timed_out) {
   vmims->push_deleted(migration("Running")); // aborted: gone without a final phase
   sched.run();
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
-  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
+  BOOST_CHECK_EQUAL(results->results.front().status, detail_status::failed);
   BOOST_CHECK_EQUAL(results->results.front().reason,
                     "MigrationTimedOut: vmim=ns1/vm1-schedopt-abcde: not final after 5m0s");
 }
@@ -248,7 +248,7 @@ BOOST_AUTO_TEST_CASE(a_timed_out_vmim_replaced_under_its_name_counts_as_gone) {
   sched.run();
   BOOST_CHECK_EQUAL(api->calls_of("delete").size(), 1u);
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
-  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::failed);
+  BOOST_CHECK_EQUAL(results->results.front().status, detail_status::failed);
   BOOST_CHECK_EQUAL(results->results.front().reason,
                     "MigrationTimedOut: vmim=ns1/vm1-schedopt-abcde: not final after 5m0s");
 }
@@ -261,14 +261,14 @@ BOOST_AUTO_TEST_CASE(an_adopted_vmim_past_its_timeout_that_succeeded_is_successf
   sched.advance_time(1s);
   sched.run();
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
-  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::successful);
+  BOOST_CHECK_EQUAL(results->results.front().status, detail_status::successful);
   BOOST_CHECK(api->calls_of("delete").empty());
 }
 
 BOOST_AUTO_TEST_CASE(an_adopted_vmim_known_final_is_reported_without_subscribing) {
   start(30min, 40min, migration("Succeeded"));
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
-  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::successful);
+  BOOST_CHECK_EQUAL(results->results.front().status, detail_status::successful);
   BOOST_CHECK(api->calls_of("delete").empty());
 }
 
@@ -328,7 +328,7 @@ BOOST_AUTO_TEST_CASE(a_migration_that_completes_despite_the_abort_is_successful)
   vmims->push_updated(migration("Running"), migration("Succeeded"));
   sched.run();
   BOOST_REQUIRE_EQUAL(results->results.size(), 1u);
-  BOOST_CHECK_EQUAL(results->results.front().status, vm_status::successful);
+  BOOST_CHECK_EQUAL(results->results.front().status, detail_status::successful);
 }
 
 BOOST_AUTO_TEST_CASE(an_abort_that_never_ends_is_reported_as_the_timeout) {

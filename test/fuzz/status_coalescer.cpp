@@ -9,6 +9,7 @@
 
 #include "fuzz_support.hpp"
 #include "model/decode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/reason.hpp"
 #include "model/status_coalescer.hpp"
 
@@ -81,9 +82,9 @@ FUZZ_NO_COVERAGE scheduling_optimization_status check_patch(const std::string& p
   FUZZ_CHECK(so);
   FUZZ_CHECK(so->status.reason == c.current().reason);
   FUZZ_CHECK(so->status.stage == c.current().stage);
-  const auto& mine = c.current().vm_hyperconvergence;
-  const auto& theirs = so->status.vm_hyperconvergence;
-  FUZZ_CHECK(mine.has_value() == theirs.has_value());
+  const auto* mine = block_of(c.current(), vm_hyperconvergence_kind);
+  const auto* theirs = block_of(so->status, vm_hyperconvergence_kind);
+  FUZZ_CHECK((mine != nullptr) == (theirs != nullptr));
   if (mine) {
     FUZZ_CHECK(theirs->successful == mine->successful && theirs->skipped == mine->skipped
                && theirs->failed == mine->failed);
@@ -94,12 +95,12 @@ FUZZ_NO_COVERAGE scheduling_optimization_status check_patch(const std::string& p
 
 /// What must hold after every step; the floors move up to what was seen.
 FUZZ_NO_COVERAGE void check_step(const status_coalescer& c, timestamp now, std::size_t cap,
-                                 vm_hyperconvergence_status& floor_counts,
+                                 kind_status_block& floor_counts,
                                  coalescer_stats& floor_stats) {
   const auto& s = c.current();
   check_reason(s.reason);
-  if (s.vm_hyperconvergence) {
-    const auto& vh = *s.vm_hyperconvergence;
+  if (const auto* block = block_of(s, vm_hyperconvergence_kind)) {
+    const auto& vh = *block;
     FUZZ_CHECK(vh.successful >= floor_counts.successful && vh.skipped >= floor_counts.skipped
                && vh.failed >= floor_counts.failed);
     floor_counts.successful = vh.successful;
@@ -130,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   status_coalescer c{seconds{1 + in.byte() % 10}, seconds{1 + in.byte() % 60}, cap};
   timestamp now = timestamp{} + seconds{1'800'000'000};
   std::optional<scheduling_optimization_status> written;
-  vm_hyperconvergence_status floor_counts; // counters seen so far
+  kind_status_block floor_counts; // counters seen so far
   coalescer_stats floor_stats;
   auto reason = [&] {
     return make_reason(in.pick({reason_kind::not_live_migratable, reason_kind::cooling_off,
@@ -140,30 +141,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   for (int steps = 0; !in.empty() && steps < max_steps; ++steps) {
     switch (in.byte() % 10) {
       case 0:
-        c.set_stage(in.pick({stage::pending, stage::evaluating, stage::migrating}),
-                    in.pick({run_status::pending, run_status::in_progress}), now);
+        c.set_stage(in.pick({request_stage::pending, request_stage::evaluating,
+                             request_stage::migrating}),
+                    in.pick({request_status::pending, request_status::in_progress}), now);
         break;
       case 1: c.set_observed_generation(in.byte()); break;
       case 2: c.set_reason(reason()); break;
       case 3: {
-        vm_detail d;
+        kind_detail d;
         d.namespace_ = in.pick({"default", "ns-a", "ns-b"});
         d.name = "vm-" + std::to_string(in.byte() % 64);
-        d.status = in.pick({vm_status::successful, vm_status::skipped, vm_status::failed});
-        if (d.status != std::string{vm_status::successful})
+        d.status = in.pick({detail_status::successful, detail_status::skipped,
+                            detail_status::failed});
+        if (d.status != detail_status::successful)
           d.reason = reason();
-        c.add_result(d);
+        c.add_result(vm_hyperconvergence_kind, d);
         break;
       }
-      case 4: c.reserve_details(in.byte() % 16); break;
+      case 4: c.reserve_details(vm_hyperconvergence_kind, in.byte() % 16); break;
       case 5:
-        c.finish(in.pick({run_status::successful, run_status::partial_success,
-                          run_status::failed}),
+        c.finish(in.pick({request_status::successful, request_status::partial_success,
+                          request_status::failed}),
                  reason(), now);
         break;
       case 6:
         if (c.shrink_details())
-          cap = c.current().vm_hyperconvergence->details.size();
+          cap = c.current().kinds.at(vm_hyperconvergence_kind).details.size();
         break;
       case 7: {
         bool with_uid = in.byte() % 2;
@@ -174,10 +177,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       case 9:
         // A successor resumes from what was last written (nothing, when nothing was).
         c.restore(written.value_or(scheduling_optimization_status{}), now);
-        floor_counts = written && written->vm_hyperconvergence ? *written->vm_hyperconvergence
-                                                               : vm_hyperconvergence_status{};
-        if (written && written->vm_hyperconvergence)
-          cap = std::max(cap, written->vm_hyperconvergence->details.size());
+        if (const auto* block = written ? block_of(*written, vm_hyperconvergence_kind) : nullptr) {
+          floor_counts = *block;
+          cap = std::max(cap, block->details.size());
+        } else {
+          floor_counts = kind_status_block{};
+        }
         break;
     }
     check_step(c, now, cap, floor_counts, floor_stats);

@@ -7,6 +7,7 @@
 
 #include "k8s/metrics.hpp"
 #include "model/decode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/status_coalescer.hpp"
 #include "sim_client_fixture.hpp"
 
@@ -99,14 +100,15 @@ BOOST_AUTO_TEST_CASE(api_client_status_merge_patch_and_admission_message) {
   BOOST_REQUIRE_MESSAGE(patched, error_message(patched.error));
   auto decoded = schedopt::decode_scheduling_optimization(patched.value.body);
   BOOST_REQUIRE(decoded.has_value());
-  BOOST_CHECK_EQUAL(decoded->status.stage, "Evaluating");
-  BOOST_CHECK(decoded->spec.vm_hyperconvergence && decoded->spec.vm_hyperconvergence->enabled);
+  BOOST_CHECK_EQUAL(decoded->status.stage, schedopt::request_stage::evaluating);
+  BOOST_CHECK(decoded->spec.kinds.count(schedopt::vm_hyperconvergence_kind)
+              && decoded->spec.kinds.at(schedopt::vm_hyperconvergence_kind).enabled);
   // A status change through the main resource is ignored (status subresource).
   auto main_patch = t.call<k8s::api_response>(k8s::patch_request{
     res::scheduling_optimizations, "", "so-1", R"({"status":{"stage":"Final"}})", false, false});
   BOOST_REQUIRE(main_patch);
   BOOST_CHECK_EQUAL(schedopt::decode_scheduling_optimization(main_patch.value.body)->status.stage,
-                    "Evaluating");
+                    schedopt::request_stage::evaluating);
 
   // KubeVirt's admission message survives verbatim.
   json vmim{{"apiVersion", "kubevirt.io/v1"},
@@ -134,13 +136,14 @@ BOOST_AUTO_TEST_CASE(api_client_guarded_status_patch_lands_only_on_its_uid) {
   BOOST_REQUIRE_MESSAGE(first, error_message(first.error));
   std::string old_uid = json::parse(first.value.body)["metadata"]["uid"];
   schedopt::status_coalescer c(1s, 30s, 10);
-  c.set_stage(schedopt::stage::evaluating, schedopt::run_status::in_progress,
+  c.set_stage(schedopt::request_stage::evaluating, schedopt::request_status::in_progress,
               *schedopt::parse_rfc3339("2026-11-30T12:00:00Z"));
   auto patch = c.take_patch(*schedopt::parse_rfc3339("2026-11-30T12:00:01Z"), old_uid);
   auto landed = t.call<k8s::api_response>(
     k8s::patch_request{res::scheduling_optimizations, "", "so-g", patch, true, true});
   BOOST_REQUIRE_MESSAGE(landed, error_message(landed.error));
-  BOOST_CHECK_EQUAL(schedopt::decode_scheduling_optimization(landed.value.body)->status.stage, "Evaluating");
+  BOOST_CHECK_EQUAL(schedopt::decode_scheduling_optimization(landed.value.body)->status.stage,
+                    schedopt::request_stage::evaluating);
 
   auto gone = t.call<k8s::api_response>(k8s::delete_request{res::scheduling_optimizations, "", "so-g", {}, {}, {}});
   BOOST_REQUIRE_MESSAGE(gone, error_message(gone.error));
@@ -155,7 +158,8 @@ BOOST_AUTO_TEST_CASE(api_client_guarded_status_patch_lands_only_on_its_uid) {
               == schedopt::patch_failure::gone);
   auto now = t.call<k8s::api_response>(k8s::get_request{res::scheduling_optimizations, "", "so-g", ""});
   BOOST_REQUIRE(now);
-  BOOST_CHECK_EQUAL(schedopt::decode_scheduling_optimization(now.value.body)->status.stage, "");
+  BOOST_CHECK_EQUAL(schedopt::decode_scheduling_optimization(now.value.body)->status.stage,
+                    schedopt::request_stage::none);
 }
 
 BOOST_AUTO_TEST_CASE(api_client_pages_through_thousands_of_objects) {

@@ -8,6 +8,7 @@
 
 #include "config/settings.hpp"
 #include "model/decode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/reason.hpp"
 #include "model/status_coalescer.hpp"
 #include "sim_client_fixture.hpp"
@@ -32,23 +33,25 @@ std::string label(const std::string& stem, std::size_t n) {
 std::string largest_status_patch(std::size_t cap, std::size_t results, const std::string& uid) {
   auto now = std::chrono::system_clock::now();
   schedopt::status_coalescer c(1s, 30s, cap);
-  c.set_stage("Evaluating", "InProgress", now);
+  c.set_stage(schedopt::request_stage::evaluating, schedopt::request_status::in_progress, now);
   c.set_observed_generation(std::numeric_limits<int32_t>::max());
-  c.set_stage("Migrating", "InProgress", now);
+  c.set_stage(schedopt::request_stage::migrating, schedopt::request_status::in_progress, now);
   const std::string long_detail(1000, 'd');
-  const char* statuses[] = {schedopt::vm_status::skipped, schedopt::vm_status::failed,
-                            schedopt::vm_status::successful};
+  const schedopt::detail_status statuses[] = {schedopt::detail_status::skipped,
+                                              schedopt::detail_status::failed,
+                                              schedopt::detail_status::successful};
   for (std::size_t i = 0; i < results; ++i) {
-    schedopt::vm_detail d;
+    schedopt::kind_detail d;
     d.namespace_ = label("ns-" + std::to_string(i) + "-", 63);
     d.name = label("vm-" + std::to_string(i) + "-", 253);
     d.status = statuses[i % 3];
-    if (d.status != schedopt::vm_status::successful)
+    if (d.status != schedopt::detail_status::successful)
       d.reason = schedopt::make_reason(schedopt::reason_kind::migration_run_failed,
                                        "vmim=" + d.namespace_ + "/mig-" + long_detail);
-    c.add_result(d);
+    c.add_result(schedopt::vm_hyperconvergence_kind, d);
   }
-  c.finish("PartialSuccess", "some candidates failed; " + std::string(4000, 'r'), now);
+  c.finish(schedopt::request_status::partial_success,
+           "some candidates failed; " + std::string(4000, 'r'), now);
   return c.take_patch(now, uid);
 }
 
@@ -81,7 +84,7 @@ BOOST_AUTO_TEST_CASE(largest_controller_status_fits_the_enforced_schema) {
       BOOST_TEST(stored == sent, "the schema pruned or changed the status");
       auto decoded = schedopt::decode_scheduling_optimization(patched.value.body);
       BOOST_REQUIRE(decoded.has_value());
-      BOOST_TEST(decoded->status.vm_hyperconvergence->failed == static_cast<int64_t>(run_cap));
+      BOOST_TEST(decoded->status.kinds.at(schedopt::vm_hyperconvergence_kind).failed == static_cast<int64_t>(run_cap));
     }
   }
 }

@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/cool_off.hpp"
 #include "model/decode.hpp"
-#include "model/vmim_outcome.hpp"
+#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace std::chrono_literals;

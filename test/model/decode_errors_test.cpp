@@ -5,6 +5,7 @@
 
 #include "fixture_file.hpp"
 #include "model/decode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 
 using namespace schedopt;
 using schedopt::test::fixture;
@@ -96,11 +97,14 @@ BOOST_AUTO_TEST_CASE(wrong_types_in_scheduling_optimization) {
   BOOST_REQUIRE(a);
   BOOST_TEST(a->metadata.uid == "u1");
   BOOST_TEST(a->spec.invalid.value_or("") == "spec.vmHyperconvergence.enabled: expected boolean, got string");
-  BOOST_TEST(!a->spec.vm_hyperconvergence); // nothing of a half-read spec is used
+  BOOST_TEST(a->spec.kinds.empty()); // nothing of a half-read spec is used
+  // The kind's own fields are the kind's to read (model/kinds/): the same wording.
   auto b = decode_scheduling_optimization(
     R"({"metadata":{"name":"r"},"spec":{"vmHyperconvergence":{"maxParallelMigrations":2.5}}})");
   BOOST_REQUIRE(b);
-  BOOST_TEST(b->spec.invalid.value_or("").rfind("spec.vmHyperconvergence.maxParallelMigrations: expected integer", 0) == 0u);
+  auto b_spec = decode_vm_hyperconvergence_spec(b->spec.kinds.at(vm_hyperconvergence_kind));
+  BOOST_REQUIRE(!b_spec);
+  BOOST_TEST(b_spec.err().message.rfind("spec.vmHyperconvergence.maxParallelMigrations: expected integer", 0) == 0u);
   auto not_object = decode_scheduling_optimization(R"({"metadata":{"name":"r"},"spec":{"vmHyperconvergence":[]}})");
   BOOST_REQUIRE(not_object);
   BOOST_TEST(not_object->spec.invalid.value_or("").rfind("spec.vmHyperconvergence: expected object", 0) == 0u,
@@ -119,7 +123,9 @@ BOOST_AUTO_TEST_CASE(wrong_types_in_scheduling_optimization) {
   auto whole = decode_scheduling_optimization(
     R"({"metadata":{"name":"r"},"spec":{"vmHyperconvergence":{"maxParallelMigrations":4.0}}})");
   BOOST_REQUIRE(whole); // JSON has one number type: 4.0 is the integer 4
-  BOOST_TEST(whole->spec.vm_hyperconvergence->max_parallel_migrations.value() == 4);
+  auto whole_spec = decode_vm_hyperconvergence_spec(whole->spec.kinds.at(vm_hyperconvergence_kind));
+  BOOST_REQUIRE(whole_spec);
+  BOOST_TEST(whole_spec->max_parallel_migrations.value() == 4);
 }
 
 BOOST_AUTO_TEST_CASE(list_item_errors_name_the_index) {

@@ -2,8 +2,11 @@
 // everything the model does not keep is ignored.
 #include <boost/test/unit_test.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "fixture_file.hpp"
 #include "model/decode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 
 using namespace schedopt;
 using schedopt::test::fixture;
@@ -246,44 +249,84 @@ BOOST_AUTO_TEST_CASE(scheduling_optimization_with_spec_and_status) {
   BOOST_TEST(so->metadata.namespace_ == "");
   BOOST_TEST(so->metadata.generation == 2);
   BOOST_TEST(so->metadata.creation_timestamp == "2026-11-30T12:00:00Z");
-  BOOST_REQUIRE(so->spec.vm_hyperconvergence.has_value());
-  BOOST_TEST(so->spec.vm_hyperconvergence->enabled);
-  BOOST_TEST(so->spec.vm_hyperconvergence->cool_off_period.value() == "30m");
-  BOOST_TEST(so->spec.vm_hyperconvergence->max_parallel_migrations.value() == 10);
+  BOOST_REQUIRE(so->spec.kinds.count(vm_hyperconvergence_kind));
+  auto spec = decode_vm_hyperconvergence_spec(so->spec.kinds.at(vm_hyperconvergence_kind));
+  BOOST_REQUIRE(spec);
+  BOOST_TEST(spec->enabled);
+  BOOST_TEST(spec->cool_off_period.value() == "30m");
+  BOOST_TEST(spec->max_parallel_migrations.value() == 10);
   const auto& st = so->status;
-  BOOST_TEST(st.stage == "Final");
-  BOOST_TEST(st.status == "PartialSuccess");
+  BOOST_TEST(st.stage == request_stage::final_);
+  BOOST_TEST(st.status == request_status::partial_success);
   BOOST_TEST(st.reason == "2 candidates outstanding: 1 failed, 1 skipped");
   BOOST_TEST(st.start_timestamp == "2026-11-30T12:00:01Z");
   BOOST_TEST(st.finish_timestamp == "2026-11-30T12:03:10Z");
   BOOST_TEST(st.last_update_timestamp == "2026-11-30T12:03:10Z");
   BOOST_TEST(st.observed_generation == 2);
-  BOOST_REQUIRE(st.vm_hyperconvergence.has_value());
-  BOOST_TEST(st.vm_hyperconvergence->successful == 3);
-  BOOST_TEST(st.vm_hyperconvergence->skipped == 1);
-  BOOST_TEST(st.vm_hyperconvergence->failed == 1);
-  BOOST_REQUIRE(st.vm_hyperconvergence->details.size() == 5u);
-  const auto& failed = st.vm_hyperconvergence->details[2];
+  BOOST_REQUIRE(st.kinds.count(vm_hyperconvergence_kind));
+  const auto& block = st.kinds.at(vm_hyperconvergence_kind);
+  BOOST_TEST(block.successful == 3);
+  BOOST_TEST(block.skipped == 1);
+  BOOST_TEST(block.failed == 1);
+  BOOST_REQUIRE(block.details.size() == 5u);
+  const auto& failed = block.details[2];
   BOOST_TEST(failed.name == "vm-3");
   BOOST_TEST(failed.namespace_ == "vms");
-  BOOST_TEST(failed.status == "Failed");
+  BOOST_TEST(failed.status == detail_status::failed);
   BOOST_TEST(failed.reason == "MigrationRunFailed: vmim=vms/vm-3-schedopt-x2k9d: unable to attach volume \"\xC3\xBC\"");
-  BOOST_TEST(st.vm_hyperconvergence->details[0].reason == "");
-  BOOST_TEST(st.vm_hyperconvergence->details[4].namespace_ == "other");
+  BOOST_TEST(block.details[0].reason == "");
+  BOOST_TEST(block.details[4].namespace_ == "other");
 }
 
 BOOST_AUTO_TEST_CASE(new_request_without_status) {
   auto so = decode_scheduling_optimization(
     R"({"apiVersion":"stork.libopenstorage.org/v1alpha1","kind":"SchedulingOptimization","metadata":{"name":"r1"},"spec":{"vmHyperconvergence":{"enabled":true}}})");
   BOOST_REQUIRE(so);
-  BOOST_TEST(so->spec.vm_hyperconvergence->enabled);
-  BOOST_TEST(!so->spec.vm_hyperconvergence->cool_off_period.has_value());
-  BOOST_TEST(!so->spec.vm_hyperconvergence->max_parallel_migrations.has_value());
-  BOOST_TEST(so->status.stage == "");
-  BOOST_TEST(!so->status.vm_hyperconvergence.has_value());
+  auto spec = decode_vm_hyperconvergence_spec(so->spec.kinds.at(vm_hyperconvergence_kind));
+  BOOST_REQUIRE(spec);
+  BOOST_TEST(spec->enabled);
+  BOOST_TEST(!spec->cool_off_period.has_value());
+  BOOST_TEST(!spec->max_parallel_migrations.has_value());
+  BOOST_TEST(so->status.stage == request_stage::none);
+  BOOST_TEST(!so->status.kinds.count(vm_hyperconvergence_kind));
   auto empty_spec = decode_scheduling_optimization(R"({"metadata":{"name":"r2"},"spec":{}})");
   BOOST_REQUIRE(empty_spec);
-  BOOST_TEST(!empty_spec->spec.vm_hyperconvergence.has_value());
+  BOOST_TEST(!empty_spec->spec.kinds.count(vm_hyperconvergence_kind));
+}
+
+// The request model names no kind: every spec field is a kind's fragment and every object
+// in the status a kind's block, whatever the kind (docs/design.md "How to add a kind").
+BOOST_AUTO_TEST_CASE(request_with_two_kinds_keeps_each_fragment_and_block) {
+  auto so = decode_scheduling_optimization(R"({"metadata":{"name":"r3"},
+    "spec":{"vmHyperconvergence":{"enabled":true,"coolOffPeriod":"90s"},
+            "podHyperconvergence":{"enabled":false,"maxParallelEvictions":3},"other":null},
+    "status":{"stage":"Migrating","status":"InProgress","observedGeneration":1,
+      "vmHyperconvergence":{"successful":2,"skipped":0,"failed":0,"details":[]},
+      "podHyperconvergence":{"successful":0,"skipped":1,"failed":1,
+        "details":[{"name":"db-0","namespace":"data","status":"Failed","reason":"X: y"}]}}})");
+  BOOST_REQUIRE_MESSAGE(so.has_value(), (so ? std::string() : so.err().message));
+  BOOST_TEST(so->spec.kinds.size() == 2u); // a null field names no kind
+  BOOST_TEST(so->spec.kinds.at("vmHyperconvergence").enabled);
+  BOOST_TEST(!so->spec.kinds.at("podHyperconvergence").enabled);
+  // The fragment is kept whole for the kind's own code to read.
+  auto pod = nlohmann::json::parse(so->spec.kinds.at("podHyperconvergence").json);
+  BOOST_TEST(pod.at("maxParallelEvictions") == 3);
+  auto vm = decode_vm_hyperconvergence_spec(so->spec.kinds.at(vm_hyperconvergence_kind));
+  BOOST_REQUIRE(vm);
+  BOOST_TEST(vm->cool_off_period.value() == "90s");
+  BOOST_TEST(so->status.kinds.size() == 2u);
+  const auto* pods = block_of(so->status, "podHyperconvergence");
+  BOOST_REQUIRE(pods);
+  BOOST_TEST(pods->failed == 1);
+  BOOST_REQUIRE(pods->details.size() == 1u);
+  BOOST_TEST(pods->details[0].name == "db-0");
+  BOOST_TEST(pods->details[0].status == detail_status::failed);
+  BOOST_TEST(block_of(so->status, "vmHyperconvergence")->successful == 2);
+  // A kind's fragment of the wrong type makes the whole spec invalid, whatever its name.
+  auto bad = decode_scheduling_optimization(
+    R"({"metadata":{"name":"r4"},"spec":{"podHyperconvergence":{"enabled":1}}})");
+  BOOST_REQUIRE(bad);
+  BOOST_TEST(bad->spec.invalid.value_or("") == "spec.podHyperconvergence.enabled: expected boolean, got number");
 }
 
 BOOST_AUTO_TEST_CASE(vmi_list_with_continue_token) {

@@ -6,6 +6,7 @@
 #include "fixture_file.hpp"
 #include "model/decode.hpp"
 #include "model/encode.hpp"
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 
 using namespace schedopt;
 using nlohmann::json;
@@ -28,8 +29,8 @@ BOOST_AUTO_TEST_SUITE(encode)
 
 BOOST_AUTO_TEST_CASE(status_patch_tests_the_uid_before_it_adds_the_status) {
   scheduling_optimization_status st;
-  st.stage = stage::pending;
-  st.status = run_status::pending;
+  st.stage = request_stage::pending;
+  st.status = request_status::pending;
   json ops = json::parse(status_json_patch(st, "uid-1"));
   BOOST_REQUIRE_EQUAL(ops.size(), 2u);
   BOOST_TEST(ops[0] == json::parse(R"({"op":"test","path":"/metadata/uid","value":"uid-1"})"));
@@ -47,12 +48,12 @@ BOOST_AUTO_TEST_CASE(status_patch_reencodes_the_golden_status) {
 
 BOOST_AUTO_TEST_CASE(status_patch_of_a_fresh_run) {
   scheduling_optimization_status st;
-  st.stage = stage::evaluating;
-  st.status = run_status::in_progress;
+  st.stage = request_stage::evaluating;
+  st.status = request_status::in_progress;
   st.start_timestamp = "2026-11-30T12:00:01Z";
   st.last_update_timestamp = "2026-11-30T12:00:01Z";
   st.observed_generation = 1;
-  st.vm_hyperconvergence = vm_hyperconvergence_status{};
+  st.kinds[vm_hyperconvergence_kind] = kind_status_block{};
   json patch = status_of(status_json_patch(st, ""));
   json want = json::parse(R"({"status":{"stage":"Evaluating","status":"InProgress",
     "startTimestamp":"2026-11-30T12:00:01Z","lastUpdateTimestamp":"2026-11-30T12:00:01Z",
@@ -64,11 +65,12 @@ BOOST_AUTO_TEST_CASE(status_patch_of_a_fresh_run) {
 
 BOOST_AUTO_TEST_CASE(status_patch_escapes_hostile_strings) {
   scheduling_optimization_status st;
-  st.stage = stage::final_;
-  st.status = run_status::failed;
+  st.stage = request_stage::final_;
+  st.status = request_status::failed;
   st.reason = "driver failure: \"quoted\"\n\tback\\slash \x01 ü";
-  st.vm_hyperconvergence = vm_hyperconvergence_status{};
-  st.vm_hyperconvergence->details.push_back({"vm\"1", "ns", vm_status::failed, "MigrationCreateFailed: <b>\"x\"</b>"});
+  st.kinds[vm_hyperconvergence_kind] = kind_status_block{};
+  st.kinds.at(vm_hyperconvergence_kind).details.push_back({"vm\"1", "ns", detail_status::failed,
+                                             "MigrationCreateFailed: <b>\"x\"</b>"});
   std::string body = status_json_patch(st, "");
   json patch = status_of(body); // would throw if escaping were wrong
   BOOST_TEST(patch["status"]["reason"] == st.reason);
@@ -81,11 +83,31 @@ BOOST_AUTO_TEST_CASE(status_patch_escapes_hostile_strings) {
 
 BOOST_AUTO_TEST_CASE(status_patch_without_vm_block_omits_it) {
   scheduling_optimization_status st;
-  st.stage = stage::pending;
-  st.status = run_status::pending;
+  st.stage = request_stage::pending;
+  st.status = request_status::pending;
   json patch = status_of(status_json_patch(st, ""));
   BOOST_TEST(patch == json::parse(R"({"status":{"stage":"Pending","status":"Pending","observedGeneration":0}})"),
              "got " << patch.dump());
+}
+
+BOOST_AUTO_TEST_CASE(status_patch_carries_every_kind_block) {
+  scheduling_optimization_status st;
+  st.stage = request_stage::migrating;
+  st.status = request_status::in_progress;
+  st.kinds["vmHyperconvergence"] = kind_status_block{1, 0, 0, {}};
+  st.kinds["podHyperconvergence"] =
+    kind_status_block{0, 1, 0, {{"db-0", "data", detail_status::skipped, "DisruptionBudget: x"}}};
+  auto ops = json::parse(status_json_patch(st, "u"));
+  auto& value = ops.back().at("value");
+  BOOST_TEST(value.at("vmHyperconvergence").at("successful") == 1);
+  BOOST_TEST(value.at("vmHyperconvergence").at("details").is_array());
+  BOOST_TEST(value.at("podHyperconvergence").at("skipped") == 1);
+  BOOST_TEST(value.at("podHyperconvergence").at("details").at(0).at("reason") == "DisruptionBudget: x");
+  // And back: the decoder reads every block it wrote.
+  auto so = decode_scheduling_optimization(R"({"metadata":{"name":"x"},"status":)" + value.dump() + "}");
+  BOOST_REQUIRE(so);
+  BOOST_TEST(so->status.kinds.size() == 2u);
+  BOOST_TEST(so->status.kinds.at("podHyperconvergence").details.at(0).name == "db-0");
 }
 
 BOOST_AUTO_TEST_CASE(vmim_create_body) {
@@ -187,12 +209,13 @@ BOOST_AUTO_TEST_CASE(golden_objects_round_trip) {
 BOOST_AUTO_TEST_CASE(scheduling_optimization_create_body) {
   scheduling_optimization so;
   so.metadata.name = "typical";
-  so.spec.vm_hyperconvergence = vm_hyperconvergence_spec{true, std::nullopt, std::nullopt};
+  so.spec.kinds[vm_hyperconvergence_kind] =
+    to_kind_spec(vm_hyperconvergence_spec{true, std::nullopt, std::nullopt});
   json want = json::parse(R"({"apiVersion":"stork.libopenstorage.org/v1alpha1","kind":"SchedulingOptimization",
     "metadata":{"name":"typical"},"spec":{"vmHyperconvergence":{"enabled":true}}})");
   BOOST_TEST(to_json(so) == want, "got " << to_json(so).dump());
-  so.spec.vm_hyperconvergence->cool_off_period = "30m";
-  so.spec.vm_hyperconvergence->max_parallel_migrations = 10;
+  so.spec.kinds[vm_hyperconvergence_kind] =
+    to_kind_spec(vm_hyperconvergence_spec{true, std::string("30m"), 10});
   BOOST_TEST(to_json(so)["spec"] == json::parse(R"({"vmHyperconvergence":{"enabled":true,"coolOffPeriod":"30m","maxParallelMigrations":10}})"));
 }
 

@@ -2,9 +2,9 @@
 // the per-run cap and the counts.
 #include <boost/test/unit_test.hpp>
 
-#include "model/evaluation.hpp"
 #include "model/evaluation_world.hpp"
-#include "model/vmim_outcome.hpp"
+#include "model/kinds/vm_hyperconvergence/evaluation.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;
@@ -218,7 +218,7 @@ BOOST_AUTO_TEST_CASE(filters_apply_in_spec_order) {
         BOOST_REQUIRE_EQUAL(r.skipped.size(), 1u);
         BOOST_CHECK_EQUAL(r.skipped[0].name, "vm");
         BOOST_CHECK_EQUAL(r.skipped[0].namespace_, "ns");
-        BOOST_CHECK_EQUAL(r.skipped[0].status, vm_status::skipped);
+        BOOST_CHECK_EQUAL(r.skipped[0].status, detail_status::skipped);
         BOOST_CHECK_EQUAL(r.skipped[0].reason, expected);
         BOOST_CHECK_EQUAL(r.counts.skipped, 1);
       }

@@ -4,7 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "model/evaluation.hpp"
+#include "model/kinds/vm_hyperconvergence/evaluation.hpp"
 
 namespace schedopt::test {
 

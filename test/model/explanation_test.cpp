@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "model/evaluation_world.hpp"
-#include "model/explanation_report.hpp"
+#include "model/kinds/vm_hyperconvergence/explanation_report.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/reason.hpp"
 #include "model/text_table.hpp"
-#include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;
@@ -256,7 +256,7 @@ BOOST_AUTO_TEST_CASE(the_per_run_cap_defers_candidates_past_it) {
   w.add("b", "n3", {"n2"});
   w.add("c", "n1", {"n1", "n2"}); // hyperconverged (n2 as good): not counted
   w.in.max_non_hyperconverged_per_run = 1;
-  w.next = next_request{"so-2", "Pending"};
+  w.next = next_request{"so-2", request_stage::pending};
   auto a = w.of("a");
   BOOST_CHECK_EQUAL(a.cap.position, 1);
   BOOST_CHECK(!a.cap.deferred);
@@ -406,7 +406,7 @@ BOOST_AUTO_TEST_CASE(json_and_text_carry_the_facts) {
   explained_world w;
   w.add("vm", "n3", {"n1", "n2"});
   w.in.nodes[0].taints.push_back({"dedicated", "vms", "NoSchedule"});
-  w.next = next_request{"so-1", "Pending"};
+  w.next = next_request{"so-1", request_stage::pending};
   auto ex = w.of("vm");
   auto j = nlohmann::json::parse(render_explanation_json(ex));
   BOOST_CHECK_EQUAL(j["kind"], "VMIExplanation");

@@ -3,8 +3,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "model/decode.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/kubevirt_config.hpp"
-#include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace std::chrono_literals;

@@ -3,8 +3,8 @@
 // usage a node's room is computed from.
 #include <boost/test/unit_test.hpp>
 
-#include "model/node_admission.hpp"
-#include "model/vmim_outcome.hpp"
+#include "model/kinds/vm_hyperconvergence/node_admission.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 
 using namespace schedopt;
 

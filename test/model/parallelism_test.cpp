@@ -1,7 +1,7 @@
 // docs/design.md §3.4 parallelism: clamp cases and the admission queue's FIFO/backpressure.
 #include <boost/test/unit_test.hpp>
 
-#include "model/parallelism.hpp"
+#include "model/kinds/vm_hyperconvergence/parallelism.hpp"
 
 using namespace schedopt;
 

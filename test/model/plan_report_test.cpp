@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/evaluation_world.hpp"
-#include "model/plan_report.hpp"
+#include "model/kinds/vm_hyperconvergence/plan_report.hpp"
 
 using namespace schedopt;
 

@@ -8,7 +8,7 @@ using namespace schedopt;
 namespace {
 
 scheduling_optimization req(const std::string& name, const std::string& created,
-                            const std::string& stage = "") {
+                            request_stage stage = request_stage::none) {
   scheduling_optimization r;
   r.metadata.name = name;
   r.metadata.uid = name; // decisions name uids; here each name is its own uid
@@ -25,7 +25,7 @@ BOOST_AUTO_TEST_CASE(empty_and_all_final) {
   auto d = decide_queue({});
   BOOST_CHECK(!d.run);
   BOOST_CHECK_EQUAL(d.open, 0u);
-  d = decide_queue({req("a", "2026-11-30T10:00:00Z", stage::final_)});
+  d = decide_queue({req("a", "2026-11-30T10:00:00Z", request_stage::final_)});
   BOOST_CHECK(!d.run);
   BOOST_CHECK(d.to_pending.empty());
   BOOST_CHECK_EQUAL(d.open, 0u);
@@ -34,7 +34,7 @@ BOOST_AUTO_TEST_CASE(empty_and_all_final) {
 BOOST_AUTO_TEST_CASE(oldest_first_then_name) {
   auto d = decide_queue({req("c", "2026-11-30T10:00:01Z"), req("b", "2026-11-30T10:00:00Z"),
                          req("a", "2026-11-30T10:00:00Z"), req("old", "2026-11-30T09:00:00Z",
-                                                               stage::final_)});
+                                                               request_stage::final_)});
   BOOST_REQUIRE(d.run);
   BOOST_CHECK_EQUAL(*d.run, "a");
   BOOST_CHECK(!d.resume);
@@ -50,7 +50,7 @@ BOOST_AUTO_TEST_CASE(offsets_are_compared_as_instants) {
 
 BOOST_AUTO_TEST_CASE(pending_ones_are_not_marked_again) {
   auto d = decide_queue({req("a", "2026-11-30T10:00:00Z"),
-                         req("b", "2026-11-30T10:01:00Z", stage::pending),
+                         req("b", "2026-11-30T10:01:00Z", request_stage::pending),
                          req("c", "2026-11-30T10:02:00Z")});
   BOOST_CHECK_EQUAL(*d.run, "a");
   BOOST_CHECK((d.to_pending == std::vector<std::string>{"c"}));
@@ -58,8 +58,8 @@ BOOST_AUTO_TEST_CASE(pending_ones_are_not_marked_again) {
 }
 
 BOOST_AUTO_TEST_CASE(running_request_is_resumed_even_if_newer) {
-  for (const auto* running_stage : {stage::evaluating, stage::migrating}) {
-    auto d = decide_queue({req("older", "2026-11-30T10:00:00Z", stage::pending),
+  for (auto running_stage : {request_stage::evaluating, request_stage::migrating}) {
+    auto d = decide_queue({req("older", "2026-11-30T10:00:00Z", request_stage::pending),
                            req("running", "2026-11-30T11:00:00Z", running_stage)});
     BOOST_CHECK_EQUAL(*d.run, "running");
     BOOST_CHECK(d.resume);
@@ -71,8 +71,8 @@ BOOST_AUTO_TEST_CASE(a_second_interrupted_run_is_never_marked_pending) {
   // Two runs interrupted (Migrating and Evaluating): the older is resumed, the other is
   // left as it is and resumed next; neither is written back to Pending.
   auto d = decide_queue({req("new", "2026-11-30T09:00:00Z"),
-                         req("second", "2026-11-30T10:30:00Z", stage::evaluating),
-                         req("first", "2026-11-30T10:00:00Z", stage::migrating)});
+                         req("second", "2026-11-30T10:30:00Z", request_stage::evaluating),
+                         req("first", "2026-11-30T10:00:00Z", request_stage::migrating)});
   BOOST_CHECK_EQUAL(*d.run, "first");
   BOOST_CHECK(d.resume);
   BOOST_CHECK((d.to_pending == std::vector<std::string>{"new"}));
@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(a_second_interrupted_run_is_never_marked_pending) {
 
 BOOST_AUTO_TEST_CASE(a_recreated_request_is_a_new_request) {
   // Same name, two uids: the old one Final, the re-created one new: it runs.
-  auto old = req("a", "2026-11-30T10:00:00Z", stage::final_);
+  auto old = req("a", "2026-11-30T10:00:00Z", request_stage::final_);
   auto recreated = req("a", "2026-11-30T10:05:00Z");
   recreated.metadata.uid = "a-2";
   auto d = decide_queue({old, recreated});
@@ -89,8 +89,8 @@ BOOST_AUTO_TEST_CASE(a_recreated_request_is_a_new_request) {
 }
 
 BOOST_AUTO_TEST_CASE(promotion_after_final) {
-  auto d = decide_queue({req("a", "2026-11-30T10:00:00Z", stage::final_),
-                         req("b", "2026-11-30T10:01:00Z", stage::pending)});
+  auto d = decide_queue({req("a", "2026-11-30T10:00:00Z", request_stage::final_),
+                         req("b", "2026-11-30T10:01:00Z", request_stage::pending)});
   BOOST_CHECK_EQUAL(*d.run, "b");
   BOOST_CHECK(!d.resume);
 }
@@ -105,8 +105,8 @@ BOOST_AUTO_TEST_CASE(deleting_requests_are_ignored) {
 
 BOOST_AUTO_TEST_CASE(requests_beyond_max_pending_are_rejected_newest_first) {
   std::vector<scheduling_optimization> all = {
-    req("running", "2026-11-30T10:00:00Z", stage::migrating),
-    req("waiting", "2026-11-30T10:01:00Z", stage::pending),
+    req("running", "2026-11-30T10:00:00Z", request_stage::migrating),
+    req("waiting", "2026-11-30T10:01:00Z", request_stage::pending),
     req("new-1", "2026-11-30T10:02:00Z"), req("new-2", "2026-11-30T10:03:00Z"),
     req("new-3", "2026-11-30T10:04:00Z")};
   std::vector<const scheduling_optimization*> borrowed;

@@ -3,9 +3,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "evaluation_world.hpp"
+#include "model/kinds/vm_hyperconvergence/run_floors.hpp"
 #include "model/outcome.hpp"
 #include "model/reason.hpp"
-#include "model/run_floors.hpp"
 
 using namespace schedopt;
 using namespace schedopt::test;
@@ -69,12 +69,12 @@ BOOST_AUTO_TEST_CASE(a_run_stopped_by_its_deadline_is_partial) {
   s.outstanding = {"ns/a", "ns/b"};
   s.stopped_by = "maxRunDuration 6h0m0s reached";
   auto o = decide_outcome(s);
-  BOOST_CHECK_EQUAL(o.status, run_status::partial_success);
+  BOOST_CHECK_EQUAL(o.status, request_status::partial_success);
   BOOST_CHECK(o.reason.rfind("maxRunDuration 6h0m0s reached; 2 candidates outstanding", 0) == 0);
   run_summary nothing_left;
   nothing_left.successful = 3;
   nothing_left.stopped_by = "maxRunDuration 6h0m0s reached";
-  BOOST_CHECK_EQUAL(decide_outcome(nothing_left).status, run_status::partial_success);
+  BOOST_CHECK_EQUAL(decide_outcome(nothing_left).status, request_status::partial_success);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

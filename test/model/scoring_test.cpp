@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "model/scoring.hpp"
+#include "model/kinds/vm_hyperconvergence/scoring.hpp"
 
 namespace schedopt {
 // Local to this file (static) so test diagnostics can print verdicts.

@@ -1,7 +1,7 @@
 // A VMI read before its migration's end reached it is evaluated where the migration put it.
 #include <boost/test/unit_test.hpp>
 
-#include "model/settled_placement.hpp"
+#include "model/kinds/vm_hyperconvergence/settled_placement.hpp"
 
 using namespace schedopt;
 

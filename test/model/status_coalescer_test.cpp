@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/status_coalescer.hpp"
 
 using namespace schedopt;
@@ -14,7 +15,7 @@ namespace {
 
 const timestamp t0 = *parse_rfc3339("2026-11-30T12:00:00Z");
 
-vm_detail result(const std::string& name, const char* status, const std::string& reason = "") {
+kind_detail result(const std::string& name, detail_status status, const std::string& reason = "") {
   return {name, "ns", status, reason};
 }
 
@@ -38,7 +39,7 @@ BOOST_AUTO_TEST_SUITE(status_coalescer_suite)
 BOOST_AUTO_TEST_CASE(stage_change_is_due_at_once_and_sets_start) {
   auto c = make();
   BOOST_CHECK(!c.due(t0)); // nothing happened yet
-  c.set_stage(stage::evaluating, run_status::in_progress, t0);
+  c.set_stage(request_stage::evaluating, request_status::in_progress, t0);
   BOOST_CHECK(c.due(t0));
   auto s = status_of(c.take_patch(t0));
   BOOST_CHECK_EQUAL(s.at("stage"), "Evaluating");
@@ -47,22 +48,22 @@ BOOST_AUTO_TEST_CASE(stage_change_is_due_at_once_and_sets_start) {
   BOOST_CHECK_EQUAL(s.at("lastUpdateTimestamp"), "2026-11-30T12:00:00Z");
   BOOST_CHECK(!c.due(t0));
   // The next stage change is due immediately, even inside the flush interval.
-  c.set_stage(stage::migrating, run_status::in_progress, t0 + 100ms);
+  c.set_stage(request_stage::migrating, request_status::in_progress, t0 + 100ms);
   BOOST_CHECK(c.due(t0 + 100ms));
   s = status_of(c.take_patch(t0 + 100ms));
   BOOST_CHECK_EQUAL(s.at("stage"), "Migrating");
   BOOST_CHECK_EQUAL(s.at("startTimestamp"), "2026-11-30T12:00:00Z"); // not moved
   // Setting the same stage again is not a change.
-  c.set_stage(stage::migrating, run_status::in_progress, t0 + 200ms);
+  c.set_stage(request_stage::migrating, request_status::in_progress, t0 + 200ms);
   BOOST_CHECK(!c.due(t0 + 200ms));
 }
 
 BOOST_AUTO_TEST_CASE(updates_coalesce_within_the_flush_interval) {
   auto c = make();
-  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  c.set_stage(request_stage::migrating, request_status::in_progress, t0);
   c.take_patch(t0);
   for (int i = 0; i < 10; ++i)
-    c.add_result(result("vm" + std::to_string(i), vm_status::successful));
+    c.add_result(vm_hyperconvergence_kind, result("vm" + std::to_string(i), detail_status::successful));
   BOOST_CHECK(c.dirty());
   BOOST_CHECK(!c.due(t0 + 999ms));
   BOOST_CHECK(c.next_due() == t0 + 1s);
@@ -77,7 +78,7 @@ BOOST_AUTO_TEST_CASE(updates_coalesce_within_the_flush_interval) {
 
 BOOST_AUTO_TEST_CASE(heartbeat_while_in_progress_even_when_clean) {
   auto c = make();
-  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  c.set_stage(request_stage::migrating, request_status::in_progress, t0);
   c.take_patch(t0);
   BOOST_CHECK(!c.dirty());
   BOOST_CHECK(c.next_due() == t0 + 30s);
@@ -90,7 +91,7 @@ BOOST_AUTO_TEST_CASE(heartbeat_while_in_progress_even_when_clean) {
 
 BOOST_AUTO_TEST_CASE(no_heartbeat_while_pending) {
   auto c = make();
-  c.set_stage(stage::pending, run_status::pending, t0);
+  c.set_stage(request_stage::pending, request_status::pending, t0);
   c.take_patch(t0);
   BOOST_CHECK(!c.due(t0 + 1h));
   BOOST_CHECK(!c.next_due().has_value());
@@ -98,13 +99,13 @@ BOOST_AUTO_TEST_CASE(no_heartbeat_while_pending) {
 
 BOOST_AUTO_TEST_CASE(details_are_capped_counters_stay_exact) {
   auto c = make(3);
-  c.set_stage(stage::migrating, run_status::in_progress, t0);
-  c.add_result(result("a", vm_status::successful));
-  c.add_result(result("b", vm_status::failed, "MigrationRunFailed: vmim=ns/x: boom"));
-  c.add_result(result("c", vm_status::skipped, "CoolingOff: eligible after x"));
-  c.add_result(result("d", vm_status::failed, "MigrationTimedOut: vmim=ns/y: not final"));
-  c.add_result(result("e", vm_status::successful));
-  const auto& vh = *c.current().vm_hyperconvergence;
+  c.set_stage(request_stage::migrating, request_status::in_progress, t0);
+  c.add_result(vm_hyperconvergence_kind, result("a", detail_status::successful));
+  c.add_result(vm_hyperconvergence_kind, result("b", detail_status::failed, "MigrationRunFailed: vmim=ns/x: boom"));
+  c.add_result(vm_hyperconvergence_kind, result("c", detail_status::skipped, "CoolingOff: eligible after x"));
+  c.add_result(vm_hyperconvergence_kind, result("d", detail_status::failed, "MigrationTimedOut: vmim=ns/y: not final"));
+  c.add_result(vm_hyperconvergence_kind, result("e", detail_status::successful));
+  const auto& vh = c.current().kinds.at(vm_hyperconvergence_kind);
   BOOST_CHECK_EQUAL(vh.successful, 2);
   BOOST_CHECK_EQUAL(vh.failed, 2);
   BOOST_CHECK_EQUAL(vh.skipped, 1);
@@ -114,20 +115,20 @@ BOOST_AUTO_TEST_CASE(details_are_capped_counters_stay_exact) {
   BOOST_CHECK_EQUAL(s.at("vmHyperconvergence").at("details").size(), 3u);
   BOOST_CHECK_EQUAL(s.at("vmHyperconvergence").at("failed"), 2);
   // Beyond the cap a VM still counts only once.
-  BOOST_CHECK(c.has_detail("ns", "e"));
-  BOOST_CHECK(!c.add_result(result("e", vm_status::successful)));
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->successful, 2);
+  BOOST_CHECK(c.has_detail(vm_hyperconvergence_kind, "ns", "e"));
+  BOOST_CHECK(!c.add_result(vm_hyperconvergence_kind, result("e", detail_status::successful)));
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).successful, 2);
 }
 
 BOOST_AUTO_TEST_CASE(reserved_slots_keep_room_for_migration_results) {
   auto c = make(4);
-  c.reserve_details(2); // two candidates will run
+  c.reserve_details(vm_hyperconvergence_kind, 2); // two candidates will run
   for (auto name : {"s1", "s2", "s3"})
-    c.add_result(result(name, vm_status::skipped, "NoTargetNode: x"));
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->details.size(), 2u); // s3 left out
-  c.add_result(result("m1", vm_status::successful));
-  c.add_result(result("m2", vm_status::failed, "MigrationRunFailed: vmim=ns/m: x"));
-  const auto& vh = *c.current().vm_hyperconvergence;
+    c.add_result(vm_hyperconvergence_kind, result(name, detail_status::skipped, "NoTargetNode: x"));
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).details.size(), 2u); // s3 left out
+  c.add_result(vm_hyperconvergence_kind, result("m1", detail_status::successful));
+  c.add_result(vm_hyperconvergence_kind, result("m2", detail_status::failed, "MigrationRunFailed: vmim=ns/m: x"));
+  const auto& vh = c.current().kinds.at(vm_hyperconvergence_kind);
   BOOST_REQUIRE_EQUAL(vh.details.size(), 4u);
   BOOST_CHECK_EQUAL(vh.details[2].name, "m1");
   BOOST_CHECK_EQUAL(vh.details[3].name, "m2");
@@ -138,20 +139,20 @@ BOOST_AUTO_TEST_CASE(reserved_slots_keep_room_for_migration_results) {
 
 BOOST_AUTO_TEST_CASE(restore_keeps_details_and_does_not_double_count) {
   scheduling_optimization_status old;
-  old.stage = stage::migrating;
-  old.status = run_status::in_progress;
+  old.stage = request_stage::migrating;
+  old.status = request_status::in_progress;
   old.start_timestamp = "2026-11-30T11:00:00Z";
   old.last_update_timestamp = "2026-11-30T11:59:50Z";
-  old.vm_hyperconvergence = vm_hyperconvergence_status{1, 1, 0, {}};
-  old.vm_hyperconvergence->details = {result("a", vm_status::successful),
-                                      result("b", vm_status::skipped, "NoTargetNode: x")};
+  old.kinds[vm_hyperconvergence_kind] = kind_status_block{1, 1, 0, {}};
+  old.kinds.at(vm_hyperconvergence_kind).details = {result("a", detail_status::successful),
+                                      result("b", detail_status::skipped, "NoTargetNode: x")};
   auto c = make();
   c.restore(old, t0);
   BOOST_CHECK(!c.dirty());
-  BOOST_CHECK(c.has_detail("ns", "a"));
-  BOOST_CHECK(!c.has_detail("ns", "c"));
-  BOOST_CHECK(!c.add_result(result("a", vm_status::successful)));
-  BOOST_CHECK(c.add_result(result("c", vm_status::failed, "MigrationRunFailed: vmim=ns/m: x")));
+  BOOST_CHECK(c.has_detail(vm_hyperconvergence_kind, "ns", "a"));
+  BOOST_CHECK(!c.has_detail(vm_hyperconvergence_kind, "ns", "c"));
+  BOOST_CHECK(!c.add_result(vm_hyperconvergence_kind, result("a", detail_status::successful)));
+  BOOST_CHECK(c.add_result(vm_hyperconvergence_kind, result("c", detail_status::failed, "MigrationRunFailed: vmim=ns/m: x")));
   auto s = status_of(c.take_patch(t0 + 1s));
   const auto& vh = s.at("vmHyperconvergence");
   BOOST_CHECK_EQUAL(vh.at("successful"), 1);
@@ -163,8 +164,8 @@ BOOST_AUTO_TEST_CASE(restore_keeps_details_and_does_not_double_count) {
 
 BOOST_AUTO_TEST_CASE(restore_heartbeat_continues_from_last_write) {
   scheduling_optimization_status old;
-  old.stage = stage::migrating;
-  old.status = run_status::in_progress;
+  old.stage = request_stage::migrating;
+  old.status = request_status::in_progress;
   old.last_update_timestamp = "2026-11-30T11:59:00Z"; // 60s before t0
   auto c = make();
   c.restore(old, t0);
@@ -177,10 +178,10 @@ BOOST_AUTO_TEST_CASE(restore_heartbeat_continues_from_last_write) {
 
 BOOST_AUTO_TEST_CASE(finish_is_urgent_and_final) {
   auto c = make();
-  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  c.set_stage(request_stage::migrating, request_status::in_progress, t0);
   c.take_patch(t0);
-  c.add_result(result("a", vm_status::successful));
-  c.finish(run_status::successful, "", t0 + 10ms);
+  c.add_result(vm_hyperconvergence_kind, result("a", detail_status::successful));
+  c.finish(request_status::successful, "", t0 + 10ms);
   BOOST_CHECK(c.due(t0 + 10ms));
   auto s = status_of(c.take_patch(t0 + 10ms));
   BOOST_CHECK_EQUAL(s.at("stage"), "Final");
@@ -188,17 +189,17 @@ BOOST_AUTO_TEST_CASE(finish_is_urgent_and_final) {
   BOOST_CHECK_EQUAL(s.at("finishTimestamp"), "2026-11-30T12:00:00Z");
   BOOST_CHECK(c.final_written());
   // Never touched again.
-  BOOST_CHECK(!c.add_result(result("b", vm_status::successful)));
-  c.set_stage(stage::migrating, run_status::in_progress, t0 + 1h);
+  BOOST_CHECK(!c.add_result(vm_hyperconvergence_kind, result("b", detail_status::successful)));
+  c.set_stage(request_stage::migrating, request_status::in_progress, t0 + 1h);
   BOOST_CHECK(!c.due(t0 + 1h));
   BOOST_CHECK(!c.next_due().has_value());
-  BOOST_CHECK_EQUAL(c.current().stage, "Final");
+  BOOST_CHECK_EQUAL(c.current().stage, request_stage::final_);
 }
 
 BOOST_AUTO_TEST_CASE(finish_without_run_sets_both_timestamps_and_reason) {
   auto c = make();
   c.set_observed_generation(3);
-  c.finish(run_status::successful, "vmHyperconvergence disabled", t0);
+  c.finish(request_status::successful, "vmHyperconvergence disabled", t0);
   auto s = status_of(c.take_patch(t0));
   BOOST_CHECK_EQUAL(s.at("reason"), "vmHyperconvergence disabled");
   BOOST_CHECK_EQUAL(s.at("startTimestamp"), "2026-11-30T12:00:00Z");
@@ -207,8 +208,8 @@ BOOST_AUTO_TEST_CASE(finish_without_run_sets_both_timestamps_and_reason) {
 
 BOOST_AUTO_TEST_CASE(restoring_a_final_status_writes_nothing) {
   scheduling_optimization_status old;
-  old.stage = stage::final_;
-  old.status = run_status::successful;
+  old.stage = request_stage::final_;
+  old.status = request_status::successful;
   auto c = make();
   c.restore(old, t0);
   c.set_reason("late");
@@ -218,7 +219,7 @@ BOOST_AUTO_TEST_CASE(restoring_a_final_status_writes_nothing) {
 
 BOOST_AUTO_TEST_CASE(patch_tests_the_uid_then_adds_the_whole_status) {
   auto c = make();
-  c.set_stage(stage::evaluating, run_status::in_progress, t0);
+  c.set_stage(request_stage::evaluating, request_status::in_progress, t0);
   auto p = nlohmann::json::parse(c.take_patch(t0, "uid-1"));
   BOOST_REQUIRE(p.is_array());
   BOOST_REQUIRE_EQUAL(p.size(), 2u);
@@ -245,13 +246,13 @@ BOOST_AUTO_TEST_CASE(patch_tests_the_uid_then_adds_the_whole_status) {
 
 BOOST_AUTO_TEST_CASE(shrink_halves_details_and_keeps_counters) {
   auto c = make(100);
-  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  c.set_stage(request_stage::migrating, request_status::in_progress, t0);
   for (int i = 0; i < 10; ++i)
-    c.add_result(result("ok" + std::to_string(i), vm_status::successful));
+    c.add_result(vm_hyperconvergence_kind, result("ok" + std::to_string(i), detail_status::successful));
   for (int i = 0; i < 6; ++i)
-    c.add_result(result("sk" + std::to_string(i), vm_status::skipped, "NoTargetNode: x"));
-  c.add_result(result("f", vm_status::failed, "MigrationRunFailed: vmim=ns/f: boom"));
-  c.finish(run_status::partial_success, "7 candidates outstanding: 1 failed, 6 skipped", t0);
+    c.add_result(vm_hyperconvergence_kind, result("sk" + std::to_string(i), detail_status::skipped, "NoTargetNode: x"));
+  c.add_result(vm_hyperconvergence_kind, result("f", detail_status::failed, "MigrationRunFailed: vmim=ns/f: boom"));
+  c.finish(request_status::partial_success, "7 candidates outstanding: 1 failed, 6 skipped", t0);
   c.take_patch(t0); // answered 413
   BOOST_CHECK(!c.due(t0));
   BOOST_REQUIRE(c.shrink_details());
@@ -270,10 +271,10 @@ BOOST_AUTO_TEST_CASE(shrink_halves_details_and_keeps_counters) {
   // Each further shrink halves again; with nothing left to drop it says so.
   std::vector<std::size_t> sizes;
   while (c.shrink_details())
-    sizes.push_back(c.current().vm_hyperconvergence->details.size());
+    sizes.push_back(c.current().kinds.at(vm_hyperconvergence_kind).details.size());
   BOOST_CHECK_EQUAL(sizes.size(), 4u); // 8 -> 4 -> 2 -> 1 -> 0
   BOOST_CHECK_EQUAL(sizes.back(), 0u);
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->successful, 10);
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).successful, 10);
   // The note is made once, not once per shrink.
   auto r = c.current().reason;
   BOOST_CHECK_EQUAL(r.find("details truncated"), r.rfind("details truncated"));
@@ -281,20 +282,20 @@ BOOST_AUTO_TEST_CASE(shrink_halves_details_and_keeps_counters) {
 
 BOOST_AUTO_TEST_CASE(shrink_stops_later_results_from_growing_details_back) {
   auto c = make(100);
-  c.set_stage(stage::migrating, run_status::in_progress, t0);
+  c.set_stage(request_stage::migrating, request_status::in_progress, t0);
   for (int i = 0; i < 8; ++i)
-    c.add_result(result("a" + std::to_string(i), vm_status::successful));
+    c.add_result(vm_hyperconvergence_kind, result("a" + std::to_string(i), detail_status::successful));
   BOOST_REQUIRE(c.shrink_details());
-  c.add_result(result("late", vm_status::failed, "MigrationRunFailed: vmim=ns/l: x"));
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->details.size(), 4u);
-  BOOST_CHECK_EQUAL(c.current().vm_hyperconvergence->failed, 1);
-  c.finish(run_status::partial_success, "", t0);
+  c.add_result(vm_hyperconvergence_kind, result("late", detail_status::failed, "MigrationRunFailed: vmim=ns/l: x"));
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).details.size(), 4u);
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).failed, 1);
+  c.finish(request_status::partial_success, "", t0);
   BOOST_CHECK_NE(c.current().reason.find("details truncated"), std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(shrink_with_no_details_changes_nothing) {
   auto c = make();
-  c.finish(run_status::successful, "", t0);
+  c.finish(request_status::successful, "", t0);
   c.take_patch(t0);
   BOOST_CHECK(!c.shrink_details());
   BOOST_CHECK(!c.due(t0));
@@ -331,6 +332,34 @@ BOOST_AUTO_TEST_CASE(patch_failures_are_classified) {
                                      "Request entity too large: limit is 3145728") == pf::too_large);
   BOOST_CHECK(classify_patch_failure(ec::server_error, 500, "etcdserver: request is too large")
               == pf::too_large);
+}
+
+// Each kind's block counts, caps and reserves on its own (docs/design.md §1, several kinds).
+BOOST_AUTO_TEST_CASE(each_kind_has_its_own_block_cap_and_reservation) {
+  auto c = make(2);
+  c.reserve_details("podHyperconvergence", 1);
+  BOOST_CHECK(c.add_result(vm_hyperconvergence_kind, result("a", detail_status::skipped, "X: y")));
+  BOOST_CHECK(c.add_result(vm_hyperconvergence_kind, result("b", detail_status::skipped, "X: y")));
+  // The same item in another kind is another result.
+  BOOST_CHECK(c.add_result("podHyperconvergence", result("a", detail_status::skipped, "X: y")));
+  BOOST_CHECK(c.add_result("podHyperconvergence", result("b", detail_status::skipped, "X: y")));
+  BOOST_CHECK(!c.add_result("podHyperconvergence", result("b", detail_status::skipped, "X: y")));
+  const auto& vm = c.current().kinds.at(vm_hyperconvergence_kind);
+  const auto& pod = c.current().kinds.at("podHyperconvergence");
+  BOOST_CHECK_EQUAL(vm.skipped, 2);
+  BOOST_CHECK_EQUAL(vm.details.size(), 2u); // no reservation in this block
+  BOOST_CHECK_EQUAL(pod.skipped, 2);
+  BOOST_CHECK_EQUAL(pod.details.size(), 1u); // one slot kept for the engine's result
+  BOOST_CHECK(c.add_result("podHyperconvergence", result("e", detail_status::successful)));
+  BOOST_CHECK_EQUAL(c.current().kinds.at("podHyperconvergence").details.size(), 2u);
+  // Too large: every block is halved, counters stay.
+  BOOST_CHECK(c.shrink_details());
+  BOOST_CHECK_EQUAL(c.current().kinds.at(vm_hyperconvergence_kind).details.size(), 1u);
+  BOOST_CHECK_EQUAL(c.current().kinds.at("podHyperconvergence").details.size(), 1u);
+  BOOST_CHECK_EQUAL(c.current().kinds.at("podHyperconvergence").successful, 1);
+  auto s = status_of(c.take_patch(t0));
+  BOOST_CHECK_EQUAL(s.at("podHyperconvergence").at("skipped"), 2);
+  BOOST_CHECK_EQUAL(s.at("vmHyperconvergence").at("skipped"), 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

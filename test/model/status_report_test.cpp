@@ -4,8 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/kinds/vm_hyperconvergence/spec.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/status_report.hpp"
-#include "model/vmim_outcome.hpp"
 
 using namespace schedopt;
 
@@ -16,7 +17,7 @@ timestamp at(const char* text) {
 }
 
 scheduling_optimization request(const std::string& name, const std::string& created,
-                                const std::string& stage, const std::string& status,
+                                request_stage stage, request_status status,
                                 int64_t successful, int64_t failed, int64_t skipped) {
   scheduling_optimization so;
   so.metadata.name = name;
@@ -24,7 +25,7 @@ scheduling_optimization request(const std::string& name, const std::string& crea
   so.metadata.creation_timestamp = created;
   so.status.stage = stage;
   so.status.status = status;
-  so.status.vm_hyperconvergence = vm_hyperconvergence_status{successful, skipped, failed, {}};
+  so.status.kinds[vm_hyperconvergence_kind] = kind_status_block{successful, skipped, failed, {}};
   return so;
 }
 
@@ -44,7 +45,8 @@ virtual_machine_instance_migration vmim(const std::string& name, const std::stri
 BOOST_AUTO_TEST_SUITE(status_report)
 
 BOOST_AUTO_TEST_CASE(progress_counts_the_requests_own_unfinished_migrations) {
-  auto so = request("so-1", "2026-11-30T12:00:00Z", stage::migrating, run_status::in_progress,
+  auto so = request("so-1", "2026-11-30T12:00:00Z", request_stage::migrating,
+                    request_status::in_progress,
                     3, 1, 7);
   std::vector<virtual_machine_instance_migration> vmims{
     vmim("a", "uid-so-1", "Running"),   vmim("b", "uid-so-1", "Scheduling"),
@@ -62,10 +64,11 @@ BOOST_AUTO_TEST_CASE(progress_counts_the_requests_own_unfinished_migrations) {
 
 BOOST_AUTO_TEST_CASE(table_has_the_crd_printer_columns_and_the_running_progress) {
   auto now = at("2026-11-30T14:00:00Z");
-  auto done = request("so-old", "2026-11-30T11:30:00Z", stage::final_, run_status::successful,
+  auto done = request("so-old", "2026-11-30T11:30:00Z", request_stage::final_,
+                      request_status::successful,
                       4, 0, 1);
-  auto running = request("so-new", "2026-11-30T13:59:20Z", stage::migrating,
-                         run_status::in_progress, 3, 0, 12);
+  auto running = request("so-new", "2026-11-30T13:59:20Z", request_stage::migrating,
+                         request_status::in_progress, 3, 0, 12);
   scheduling_optimization fresh;
   fresh.metadata.name = "so-fresh";
   fresh.metadata.creation_timestamp = "2026-11-30T13:59:58Z";
@@ -103,10 +106,11 @@ BOOST_AUTO_TEST_CASE(age_reads_as_kubectl_prints_it) {
 }
 
 BOOST_AUTO_TEST_CASE(json_carries_progress_only_while_not_final) {
-  auto done = request("so-old", "2026-11-30T11:30:00Z", stage::final_, run_status::successful,
+  auto done = request("so-old", "2026-11-30T11:30:00Z", request_stage::final_,
+                      request_status::successful,
                       4, 0, 1);
-  auto running = request("so-new", "2026-11-30T13:59:20Z", stage::migrating,
-                         run_status::in_progress, 3, 0, 12);
+  auto running = request("so-new", "2026-11-30T13:59:20Z", request_stage::migrating,
+                         request_status::in_progress, 3, 0, 12);
   auto j = nlohmann::json::parse(
     render_status_json({{done, std::nullopt}, {running, request_progress{3, 0, 12, 2, 1}}}));
   BOOST_REQUIRE_EQUAL(j.size(), 2u);
@@ -121,8 +125,8 @@ BOOST_AUTO_TEST_CASE(json_carries_progress_only_while_not_final) {
 
 // VMIMs that could not be listed leave in flight and pending unknown, not zero.
 BOOST_AUTO_TEST_CASE(unlisted_migrations_are_unknown_not_zero) {
-  auto running = request("so-new", "2026-11-30T13:59:20Z", stage::migrating,
-                         run_status::in_progress, 3, 0, 12);
+  auto running = request("so-new", "2026-11-30T13:59:20Z", request_stage::migrating,
+                         request_status::in_progress, 3, 0, 12);
   request_progress p{3, 0, 12, 0, 0, false};
   auto table = render_status_table({{running, p}}, at("2026-11-30T14:00:00Z"));
   BOOST_CHECK(table.find("so-new (Migrating): 3 migrated, 0 failed, 12 skipped, in flight and "

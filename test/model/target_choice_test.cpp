@@ -1,8 +1,8 @@
 // docs/design.md §3.1 target pinning: fewest schedopt migrations in flight, ties by name.
 #include <boost/test/unit_test.hpp>
 
-#include "model/target_choice.hpp"
-#include "model/vmim_outcome.hpp"
+#include "model/kinds/vm_hyperconvergence/target_choice.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 
 using namespace schedopt;
 

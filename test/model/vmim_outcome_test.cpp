@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/vmim_outcome.hpp"
+#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 
 using namespace schedopt;
 using namespace std::chrono_literals;

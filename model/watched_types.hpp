@@ -1,0 +1,21 @@
+// The model types schedopt keeps an informer of: the one list the decoders, the informer
+// and the CAF type IDs are instantiated from, so a new watched type is added here (and
+// given its resource in k8s/resource_traits.hpp) instead of in every one of them.
+#pragma once
+
+#include "model/kubevirt_config.hpp"
+#include "model/longhorn.hpp"
+#include "model/objects.hpp"
+
+/// Calls X(type) for every watched type, fully qualified (CAF's type-ID macros expand
+/// at global scope).
+#define SCHEDOPT_FOR_EACH_WATCHED_TYPE(X)                                                 \
+  X(schedopt::scheduling_optimization)                                                    \
+  X(schedopt::virtual_machine_instance)                                                   \
+  X(schedopt::virtual_machine_instance_migration)                                         \
+  X(schedopt::virtual_machine)                                                            \
+  X(schedopt::persistent_volume_claim)                                                    \
+  X(schedopt::persistent_volume)                                                          \
+  X(schedopt::node)                                                                       \
+  X(schedopt::longhorn_replica)                                                           \
+  X(schedopt::kubevirt_cr)
