@@ -146,7 +146,7 @@ BOOST_AUTO_TEST_CASE(a_recreate_seen_as_an_update_mid_run_stops_and_closes_the_o
 BOOST_AUTO_TEST_CASE(a_deleted_final_request_is_forgotten_by_the_event_recorder) {
   // Nothing is kept per request once its creator deletes it: the recorder drops the
   // request's aggregation records (a re-created request has another uid).
-  requests->objects = {request("a", "uid-1", "2026-11-30T09:00:00Z", stage::final_)};
+  requests->objects = {request("a", "uid-1", "2026-11-30T09:00:00Z", request_stage::final_)};
   start();
   BOOST_CHECK(forgotten->empty());
   requests->push_deleted(requests->objects[0]);
