@@ -1,8 +1,9 @@
-// What the benchmarks read about a child process from /proc: CPU seconds, current and
-// peak RSS.
+// What the benchmarks read about a child process from /proc: CPU seconds (in clock ticks,
+// or in nanoseconds for the threads alive), current and peak RSS.
 #pragma once
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -55,6 +56,26 @@ inline double cpu_seconds_of(pid_t pid) {
       stime = std::atof(field.c_str());
   }
   return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+/// Nanosecond CPU time of `pid`'s live threads (first field of each
+/// /proc/<pid>/task/<tid>/schedstat), for figures too small for clock ticks: a thread
+/// that has exited no longer counts, so use it only for processes whose threads live as
+/// long as they do. -1 when unavailable.
+inline double cpu_seconds_precise_of(pid_t pid) {
+  std::error_code ec;
+  double ns = 0;
+  bool any = false;
+  for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::ifstream in(it->path() / "schedstat");
+    double on_cpu = 0;
+    if (in >> on_cpu) {
+      ns += on_cpu;
+      any = true;
+    }
+  }
+  return any ? ns / 1e9 : -1;
 }
 
 } // namespace schedopt::bench

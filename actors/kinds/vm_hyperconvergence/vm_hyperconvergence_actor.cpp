@@ -42,8 +42,11 @@ namespace schedopt {
 
 namespace {
 
-/// How often a run looks at its maxRunDuration deadline.
-constexpr duration run_deadline_check_interval = std::chrono::seconds(10);
+/// How often a run looks at its maxRunDuration deadline. A pending check keeps the kind's
+/// actor alive after its run ended (CAF's delayed message holds its receiver and cannot be
+/// cancelled), so this bounds how long each ended run's memory outlives it; one wakeup a
+/// second during a run costs nothing measurable.
+constexpr duration run_deadline_check_interval = std::chrono::seconds(1);
 
 /// Wall time of each input step, logged with the evaluation's counts.
 struct phase_times {
@@ -148,7 +151,7 @@ void publish_counts(const evaluation_counts& c) {
 
 /// Looks at the run's deadline again in a while. A timer of the whole maxRunDuration
 /// would hold the kind's memory for hours after its run ended (a delayed message keeps
-/// its receiver alive), one per request; a short one holds it briefly.
+/// its receiver alive), one per request; a short one holds it for at most a second.
 void check_run_deadline(kind_pointer self) {
   auto left = self->state.run_deadline - actor_now(self);
   auto wait = std::min<duration>(std::max<duration>(std::chrono::duration_cast<duration>(left), duration{0}),
