@@ -211,33 +211,18 @@ BOOST_AUTO_TEST_CASE(event_recorder_aggregates_repeats) {
   vmi.namespace_ = "team-a";
   vmi.uid = "uid-2";
   caf::anon_send(rec, schedopt::event_record{vmi, "Normal", "Migrated", "moved"});
-  caf::scoped_actor self{*t.env.sys};
   std::this_thread::sleep_for(200ms);
-  bool flushed = false;
-  self->request(rec, 30s, schedopt::atom::flush_v)
-    .receive([&](bool b) { flushed = b; }, [&](caf::error&) {});
-  BOOST_REQUIRE(flushed);
-  k8s::list_request lr;
-  lr.res = res::events;
-  lr.namespace_ = "default";
-  auto listed = t.list(lr);
-  BOOST_REQUIRE(listed);
-  auto events = schedopt::decode_list<schedopt::event>(listed.value.pages.at(0));
-  BOOST_REQUIRE(events.has_value());
+  t.flush_events(rec);
   std::map<std::string, int64_t> counts;
-  for (auto& e : events->items)
+  for (auto& e : t.events_in("default"))
     if (e.involved_object.name == "so-1")
       counts[e.reason] += e.count * 100 + 1; // count and number of Event objects
   BOOST_CHECK_EQUAL(counts["MigrationFailed"], 301); // one Event, count 3
   BOOST_CHECK_EQUAL(counts["Started"], 101);
-  lr.namespace_ = "team-a";
-  auto ns_events = t.list(lr);
-  BOOST_REQUIRE(ns_events);
-  auto in_ns = schedopt::decode_list<schedopt::event>(ns_events.value.pages.at(0));
-  BOOST_REQUIRE(in_ns.has_value());
-  BOOST_REQUIRE_EQUAL(in_ns->items.size(), 1u);
-  BOOST_CHECK_EQUAL(in_ns->items[0].reason, "Migrated");
-  BOOST_CHECK_EQUAL(in_ns->items[0].source_component, "schedopt");
+  auto in_ns = t.events_in("team-a");
+  BOOST_REQUIRE_EQUAL(in_ns.size(), 1u);
+  BOOST_CHECK_EQUAL(in_ns[0].reason, "Migrated");
+  BOOST_CHECK_EQUAL(in_ns[0].source_component, "schedopt");
 }
 
 // A deleted object's aggregation records are dropped (atom::close), so the recorder keeps
@@ -255,28 +240,15 @@ BOOST_AUTO_TEST_CASE(event_recorder_forgets_a_closed_object) {
   };
   auto closed = reference("so-closed", "uid-closed");
   auto kept = reference("so-kept", "uid-kept");
-  caf::scoped_actor self{*t.env.sys};
-  auto flush = [&] {
-    bool flushed = false;
-    self->request(rec, 30s, schedopt::atom::flush_v).receive([&](bool b) { flushed = b; }, [&](caf::error&) {});
-    BOOST_REQUIRE(flushed);
-  };
   for (auto* r : {&closed, &kept})
     caf::anon_send(rec, schedopt::event_record{*r, "Normal", "Started", "run started"});
-  flush();
+  t.flush_events(rec);
   caf::anon_send(rec, schedopt::atom::close_v, closed);
   for (auto* r : {&closed, &kept})
     caf::anon_send(rec, schedopt::event_record{*r, "Normal", "Started", "run started"});
-  flush();
-  k8s::list_request lr;
-  lr.res = res::events;
-  lr.namespace_ = "default";
-  auto listed = t.list(lr);
-  BOOST_REQUIRE(listed);
-  auto events = schedopt::decode_list<schedopt::event>(listed.value.pages.at(0));
-  BOOST_REQUIRE(events.has_value());
+  t.flush_events(rec);
   std::map<std::string, std::vector<int64_t>> counts; // per object: each Event's count
-  for (auto& e : events->items)
+  for (auto& e : t.events_in("default"))
     counts[e.involved_object.name].push_back(e.count);
   // Forgotten: the repeat is a new Event. Kept: the repeat raised the first one's count.
   BOOST_CHECK_EQUAL(counts["so-closed"].size(), 2u);

@@ -101,22 +101,11 @@ BOOST_AUTO_TEST_CASE(events_lost_after_commit_are_made_once_and_counted_right) {
   so.uid = "uid-replay";
   for (int i = 0; i < 3; ++i)
     caf::anon_send(rec, schedopt::event_record{so, "Warning", "MigrationFailed", "vm x failed"});
-  caf::scoped_actor self{*t.env.sys};
   std::this_thread::sleep_for(200ms);
-  bool flushed = false;
-  self->request(rec, 30s, schedopt::atom::flush_v)
-    .receive([&](bool b) { flushed = b; }, [&](caf::error&) {});
-  BOOST_REQUIRE(flushed);
+  t.flush_events(rec);
   BOOST_TEST(fired(t) == 2); // the create's answer and the first bump's answer were lost
-  k8s::list_request lr;
-  lr.res = res::events;
-  lr.namespace_ = "default";
-  auto listed = t.list(lr);
-  BOOST_REQUIRE(listed);
-  auto events = schedopt::decode_list<schedopt::event>(listed.value.pages.at(0));
-  BOOST_REQUIRE(events.has_value());
   std::vector<schedopt::event> ours;
-  for (auto& e : events->items)
+  for (auto& e : t.events_in("default"))
     if (e.involved_object.name == "so-replay")
       ours.push_back(e);
   BOOST_REQUIRE_EQUAL(ours.size(), 1u);

@@ -17,7 +17,9 @@
 #include "actors/actors.hpp"
 #include "actors/api_client_actor.hpp"
 #include "actors/system_config.hpp"
+#include "k8s/api_types.hpp"
 #include "k8s/cluster_config.hpp"
+#include "model/decode.hpp"
 #include "sim/sim_process.hpp"
 
 namespace schedopt::test {
@@ -95,6 +97,27 @@ struct sim_client {
   }
   call_result<k8s::list_response> list(const k8s::list_request& r) {
     return call<k8s::list_response>(r);
+  }
+
+  /// The Events in namespace `ns` (first page), as the simulator stores them.
+  std::vector<event> events_in(const std::string& ns) {
+    k8s::list_request lr;
+    lr.res = k8s::resources::events;
+    lr.namespace_ = ns;
+    auto listed = list(lr);
+    BOOST_REQUIRE(listed);
+    auto events = decode_list<event>(listed.value.pages.at(0));
+    BOOST_REQUIRE(events.has_value());
+    return std::move(events->items);
+  }
+
+  /// Waits until the recorder has written or dropped every queued event.
+  void flush_events(const event_recorder_actor& recorder) {
+    caf::scoped_actor self{*env.sys};
+    bool flushed = false;
+    self->request(recorder, std::chrono::seconds{30}, atom::flush_v)
+      .receive([&](bool b) { flushed = b; }, [&](caf::error&) {});
+    BOOST_REQUIRE(flushed);
   }
 
   k8s::cluster_config config;
