@@ -124,6 +124,15 @@ BOOST_AUTO_TEST_CASE(kubectl_schedopt_status_lists_requests_and_the_running_ones
   BOOST_REQUIRE_MESSAGE(got.code == 0, got.output);
   BOOST_TEST(words(lines(table.output).at(0)) == words(lines(got.output).at(0)),
              boost::test_tools::per_element());
+  // The pod kind's counters are the wide columns (priority 1), after AGE.
+  BOOST_TEST(got.output.find("PODS") == std::string::npos, got.output);
+  auto wide = kubectl(kubeconfig, "get schedulingoptimizations -o wide");
+  BOOST_REQUIRE_MESSAGE(wide.code == 0, wide.output);
+  auto wide_header = words(lines(wide.output).at(0));
+  BOOST_REQUIRE_GE(wide_header.size(), 7u);
+  std::vector<std::string> tail(wide_header.end() - 7, wide_header.end());
+  std::vector<std::string> expected_tail{"AGE", "PODS", "SUCCESSFUL", "PODS", "FAILED", "PODS", "SKIPPED"};
+  BOOST_TEST(tail == expected_tail, boost::test_tools::per_element());
   auto done = row_named(table.output, "a-opted-out");
   BOOST_REQUIRE_EQUAL(done.size(), 7u);
   BOOST_TEST(done[1] == "Final");

@@ -6,92 +6,9 @@
 // kinds runs both, each block exact.
 #include <boost/test/unit_test.hpp>
 
-#include "e2e/e2e_fixture.hpp"
+#include "e2e/pod_facts.hpp"
 
 using namespace schedopt::e2e;
-
-namespace {
-
-const std::string pods_path = "/api/v1/pods";
-const std::string budgets_path = "/apis/policy/v1/poddisruptionbudgets";
-
-json pod_spec(json extra = json::object()) {
-  json pod = {{"enabled", true}};
-  pod.update(extra);
-  return {{"podHyperconvergence", pod}};
-}
-
-json pod_status(const json& request) {
-  return request.value("/status/podHyperconvergence"_json_pointer, json::object());
-}
-
-long long pod_counter(const json& request, const char* name) {
-  return pod_status(request).value(name, 0LL);
-}
-
-std::map<std::string, json> pod_details(const json& request) {
-  std::map<std::string, json> out;
-  for (auto& d : pod_status(request).value("details", json::array()))
-    out[d.value("namespace", "") + "/" + d.value("name", "")] = d;
-  return out;
-}
-
-json audit(const sim_process& sim) { return get(sim, "/admin/audit"); }
-
-/// SPEC §9's verdict for each considered pod, from the ground truth: "" not a candidate,
-/// else "eligible" or the skip kind the filters (in their order) give it.
-std::map<std::string, std::string> expected_verdicts(const std::vector<pod_truth>& truth) {
-  std::map<std::string, std::string> out;
-  for (auto& t : truth) {
-    if (t.phase != "Running" || t.virt_launcher || !t.error.empty() || !t.has_driver_volume
-        || !t.misplaced)
-      continue;
-    std::string v;
-    if (t.owner_kind != "StatefulSet" && t.owner_kind != "ReplicaSet")
-      v = "NoController";
-    else if (t.scheduler_name != "stork")
-      v = "SchedulerNotStorageAware";
-    else if (t.schedulable_best.empty())
-      v = "NoTargetNode";
-    else
-      v = "eligible";
-    out[t.key()] = v;
-  }
-  return out;
-}
-
-std::string kind_of(const std::string& reason) { return reason.substr(0, reason.find(':')); }
-
-/// Fails a pool over and deletes the request the simulator created for it, so the test
-/// asks for what it wants itself.
-void fail_over(scenario& s) {
-  auto created = call(s.sim(), "POST", "/admin/failover");
-  auto name = created.value("request", std::string());
-  if (!name.empty())
-    call(s.sim(), "DELETE", requests_path + "/" + name);
-}
-
-/// Eviction records that violated a budget: a Ready pod evicted (201) while its budget
-/// allowed no disruption.
-std::vector<json> budget_violations(const json& a) {
-  std::vector<json> out;
-  for (auto& e : a.value("evictions", json::array()))
-    if (e.value("code", 0) == 201 && e.value("podReady", false) && e["disruptionsAllowed"].is_number()
-        && e["disruptionsAllowed"].get<long long>() == 0)
-      out.push_back(e);
-  return out;
-}
-
-/// Evictions the API accepted, per pod, for the request's controller (User-Agent schedopt).
-std::map<std::string, int> accepted_evictions(const json& a) {
-  std::map<std::string, int> out;
-  for (auto& e : a.value("evictions", json::array()))
-    if (e.value("code", 0) == 201 && e.value("identity", "").find("schedopt") != std::string::npos)
-      ++out[e.value("namespace", "") + "/" + e.value("pod", "")];
-  return out;
-}
-
-} // namespace
 
 BOOST_AUTO_TEST_SUITE(pod_hyperconvergence)
 
