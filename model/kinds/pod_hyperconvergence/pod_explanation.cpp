@@ -17,8 +17,8 @@ bool contains(const std::vector<std::string>& items, const std::string& s) {
   return std::find(items.begin(), items.end(), s) != items.end();
 }
 
-std::vector<rule_result> rules_on(const pod& p, const node& n, const node_usage& used) {
-  std::vector<rule_result> out;
+std::vector<pod_rule_result> rules_on(const pod& p, const node& n, const node_usage& used) {
+  std::vector<pod_rule_result> out;
   for (const auto& rule : pod_admission_rules()) {
     auto why = rule.check(p, n, used);
     out.push_back({rule.name, !why, why.value_or("")});
@@ -272,7 +272,7 @@ std::vector<pod_node_explanation> pod_explainer::nodes_of(const pod& p,
     ne.allocatable = n.allocatable;
     ne.rules = rules_on(p, n, ne.used);
     ne.allowed = std::all_of(ne.rules.begin(), ne.rules.end(),
-                             [](const rule_result& r) { return r.passed; });
+                             [](const pod_rule_result& r) { return r.passed; });
     ne.target = contains(ex.target_nodes, ne.name);
     listed.insert(ne.name);
     out.push_back(std::move(ne));

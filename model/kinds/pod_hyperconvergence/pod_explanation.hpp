@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp"
-#include "model/kinds/vm_hyperconvergence/explanation.hpp"
 
 namespace schedopt::pod_hyperconvergence {
 
@@ -25,6 +24,13 @@ struct pod_volume_explanation {
   std::vector<std::string> replica_nodes;
   /// "PVC not found", "PVC not bound", "PV not found", or the driver's error.
   std::string problem;
+};
+
+/// One admission rule on one node; `detail` is the refusal when it failed.
+struct pod_rule_result {
+  std::string rule; // pod_admission_rules() names
+  bool passed = true;
+  std::string detail;
 };
 
 /// The pod's controller and whether its evicted pod comes back as schedopt predicts.
@@ -46,7 +52,7 @@ struct pod_node_explanation {
   bool current = false;
   bool best = false;  // a node of the best score (the only level that counts for pods)
   bool found = true;  // in the node list
-  std::vector<rule_result> rules; // pod_admission_rules() in order; empty when not found
+  std::vector<pod_rule_result> rules; // pod_admission_rules() in order; empty when not found
   bool allowed = false; // every rule passed
   bool target = false;  // one of the evaluation's target nodes
   /// "target", "current node", "refused: <first refusal>", "score not above the current

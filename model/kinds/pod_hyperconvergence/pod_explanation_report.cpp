@@ -210,7 +210,7 @@ std::string render_pod_explanation_text(const pod_explanation& ex) {
       std::vector<std::string> row{n.name, std::to_string(n.score)};
       for (const auto& name : rule_names) {
         auto r = std::find_if(n.rules.begin(), n.rules.end(),
-                              [&](const rule_result& x) { return x.rule == name; });
+                              [&](const pod_rule_result& x) { return x.rule == name; });
         row.push_back(r == n.rules.end() ? "-" : r->passed ? "ok" : "no");
       }
       row.push_back(n.result);
