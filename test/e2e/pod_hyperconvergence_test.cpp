@@ -416,7 +416,9 @@ BOOST_AUTO_TEST_CASE(explain_agrees_with_the_ground_truth_and_plan_and_writes_no
   auto all = run_cli(s, "explain", {"--kind", "podHyperconvergence", "--all", "-o", "json"});
   BOOST_REQUIRE_MESSAGE(all.code == 0, "explain --all exited " << all.code << ": " << all.err);
   std::set<std::string> listed, misplaced;
-  for (auto& item : json::parse(all.out)["items"])
+  auto list = json::parse(all.out, nullptr, false);
+  BOOST_REQUIRE_MESSAGE(list.value("kind", "") == "List", all.out);
+  for (auto& item : list["items"])
     listed.insert(item.value("namespace", "") + "/" + item.value("name", ""));
   for (auto& [pod, v] : verdicts)
     misplaced.insert(pod);
