@@ -259,7 +259,7 @@ BOOST_AUTO_TEST_CASE(renders_a_page_json_a_table_and_refuses_an_unknown_pod) {
   auto page = render_pod_explain("table", "ns/db-0", e.why);
   BOOST_REQUIRE(page);
   BOOST_CHECK(page->find("Pod:") == 0);
-  BOOST_CHECK(page->find("StatefulSet/db (3 replicas") != std::string::npos);
+  BOOST_CHECK(page->find("StatefulSet/db (replicas 3;") != std::string::npos);
   BOOST_CHECK(page->find("db (allows 0)") != std::string::npos);
   BOOST_CHECK(page->find("Volumes:\n  CLAIM") != std::string::npos);
   BOOST_CHECK(page->find("Nodes:\n  NODE") != std::string::npos);

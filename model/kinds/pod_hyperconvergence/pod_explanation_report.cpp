@@ -51,8 +51,8 @@ std::string owner_column(const pod_explanation& ex) {
 
 std::string owner_line(const owner_explanation& o) {
   if (o.counts)
-    return o.kind + "/" + o.name + " (" + std::to_string(o.replicas)
-           + " replicas; re-creates the pod once evicted)";
+    return o.kind + "/" + o.name + " (replicas " + std::to_string(o.replicas)
+           + "; re-creates the pod once evicted)";
   return (o.kind.empty() ? std::string() : o.kind + "/" + o.name + ": ") + o.why_not;
 }
 
@@ -88,7 +88,7 @@ std::string why_column(const pod_explanation& ex) {
   if (ex.cap.deferred)
     return "deferred by maxNonHyperconvergedPerRun";
   if (ex.disposition == to_string(pod_disposition::eligible))
-    return "evicted so that " + owner_column(ex) + " re-creates it on a target";
+    return "evicted by the next request, budget permitting";
   return "";
 }
 
