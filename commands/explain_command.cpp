@@ -1,13 +1,15 @@
-// `schedopt explain`: one evaluation, as `plan` runs it, explained for one VMI or for
-// every misplaced one; migrates nothing and writes nothing to the cluster. It runs with
-// the cool-off period of the request the controller would run next, as that request
-// would judge the VM.
+// `schedopt explain`: one evaluation of one kind (--kind, the VM kind by default), as
+// `plan` runs it, explained for one VMI or pod or for every misplaced one; migrates or
+// evicts nothing and writes nothing to the cluster. It runs with the cool-off period of
+// the request the controller would run next, as that request would judge the VM or pod.
 #include <caf/scoped_actor.hpp>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/system_config.hpp"
 #include "commands/commands.hpp"
 #include "commands/one_evaluation.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/request_queue.hpp"
 
@@ -32,11 +34,31 @@ std::optional<scheduling_optimization> next_in_queue(caf::actor_system& sys,
   return std::nullopt;
 }
 
+/// The next request's cool-off period for the kind explained, in the spec explain runs.
+void take_cool_off(const std::string& kind, const scheduling_optimization& next,
+                   scheduling_optimization& request) {
+  auto fragment = next.spec.kinds.find(kind);
+  if (fragment == next.spec.kinds.end())
+    return;
+  if (kind == vm_hyperconvergence_kind) {
+    if (auto spec = decode_vm_hyperconvergence_spec(fragment->second))
+      request.spec.kinds[kind] =
+        to_kind_spec(vm_hyperconvergence_spec{true, spec->cool_off_period, std::nullopt});
+  } else if (kind == pod_hyperconvergence::kind_field) {
+    if (auto spec = pod_hyperconvergence::decode_spec(fragment->second.json))
+      request.spec.kinds[kind] = kind_spec{
+        true, pod_hyperconvergence::to_json(
+                pod_hyperconvergence::pod_hyperconvergence_spec{true, spec->cool_off_period,
+                                                                std::nullopt})
+                .dump()};
+  }
+}
+
 } // namespace
 
 int explain_command(const settings& cfg, const explain_options& options) {
   return run_one_evaluation(
-    "explain", vm_hyperconvergence_kind, cfg,
+    "explain", options.kind, cfg,
     [&](caf::actor_system& sys, controller_stack& stack, scheduling_optimization& request) {
       explain_query query;
       query.output = options.output;
@@ -44,11 +66,7 @@ int explain_command(const settings& cfg, const explain_options& options) {
         query.key = options.namespace_ + "/" + options.name;
       if (auto next = next_in_queue(sys, stack)) {
         query.next = next_request{next->metadata.name, next->status.stage};
-        auto fragment = next->spec.kinds.find(vm_hyperconvergence_kind);
-        if (fragment != next->spec.kinds.end())
-          if (auto spec = decode_vm_hyperconvergence_spec(fragment->second))
-            request.spec.kinds[vm_hyperconvergence_kind] =
-              to_kind_spec(vm_hyperconvergence_spec{true, spec->cool_off_period, std::nullopt});
+        take_cool_off(options.kind, *next, request);
       }
       stack.ctx.explain = query;
     });

@@ -17,7 +17,11 @@ namespace schedopt {
 int run_one_evaluation(const char* command, const std::string& kind_name,
                        const settings& given, const evaluation_setup& setup) {
   if (!find_optimization_kind(kind_name)) {
-    std::fprintf(stderr, "schedopt %s: no optimization kind %s\n", command, kind_name.c_str());
+    std::string known;
+    for (const auto& k : optimization_kinds())
+      known += (known.empty() ? "" : ", ") + k.name;
+    std::fprintf(stderr, "schedopt %s: no optimization kind %s (known: %s)\n", command,
+                 kind_name.c_str(), known.c_str());
     return 1;
   }
   settings cfg = given;

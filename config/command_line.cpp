@@ -66,19 +66,22 @@ std::vector<option_def> command_options(command c) {
                      return {};
                    }});
   }
-  if (c == command::plan) {
+  if (c == command::plan || c == command::explain) {
     out.push_back({"--kind", "", "KIND", "vmHyperconvergence",
-                   "optimization kind to evaluate: vmHyperconvergence (VMIs) or "
-                   "podHyperconvergence (stateful pods)",
-                   [](parse_result& r, const std::string& text) -> std::string {
+                   std::string("optimization kind to ")
+                     + (c == command::plan ? "evaluate" : "explain")
+                     + ": vmHyperconvergence (VMIs) or podHyperconvergence (stateful pods)",
+                   [c](parse_result& r, const std::string& text) -> std::string {
                      if (text.empty())
                        return "must name an optimization kind";
-                     r.plan.kind = text;
+                     (c == command::plan ? r.plan.kind : r.explain.kind) = text;
                      return {};
                    }});
   }
   if (c == command::explain) {
-    out.push_back({"--all", "", "", "false", "explain every misplaced VMI instead of one",
+    out.push_back({"--all", "", "", "false",
+                   "explain every misplaced VMI (--kind podHyperconvergence: every misplaced "
+                   "or skipped pod) instead of one",
                    [](parse_result& r, const std::string& text) {
                      return config_detail::parse_bool(text, r.explain.all);
                    }});
@@ -132,9 +135,10 @@ const char* summary(command c) {
       return "Evaluate once and print every VMI's (--kind podHyperconvergence: every pod's) "
              "verdict, target nodes and skip reason; changes nothing.";
     case command::explain:
-      return "Explain why a VMI is or is not moved: volumes, replica nodes, node scores, "
-             "each target's admission rule by rule, cool-off, in-flight migrations and "
-             "the per-run cap; read-only.";
+      return "Explain why a VMI (--kind podHyperconvergence: a pod, NAMESPACE/POD) is or is "
+             "not moved: volumes, replica nodes, node scores, each target's admission rule "
+             "by rule, cool-off, in-flight migrations (pods: owner and budgets) and the "
+             "per-run cap; read-only.";
     case command::status:
       return "List the SchedulingOptimization requests as kubectl get does, with the "
              "progress of each one still running; read-only.";

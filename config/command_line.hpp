@@ -24,12 +24,15 @@ struct plan_options {
   std::string kind = "vmHyperconvergence";
 };
 
-/// `schedopt explain NAMESPACE/VMI | --all [-o table|json]`: exactly one of the two.
+/// `schedopt explain NAMESPACE/NAME | --all [-o table|json] [--kind KIND]`: exactly one of
+/// NAMESPACE/NAME and --all. NAME is a VMI, or a pod with --kind podHyperconvergence.
 struct explain_options {
   std::string output = "table"; // -o table|json
-  std::string namespace_;       // of NAMESPACE/VMI
+  std::string namespace_;       // of NAMESPACE/NAME
   std::string name;
-  bool all = false; // every misplaced VMI
+  bool all = false; // every misplaced VMI (pod kind: every misplaced or skipped pod)
+  /// --kind, as plan's: the registry name; the command refuses one it does not know.
+  std::string kind = "vmHyperconvergence";
 };
 
 /// `schedopt status [-o table|json]`.

@@ -216,8 +216,31 @@ BOOST_AUTO_TEST_CASE(plan_output) {
   BOOST_CHECK_EQUAL(fails({"run", "-o", "json"}), "unknown flag -o (see schedopt run --help)");
   BOOST_CHECK_EQUAL(ok({"plan"}).plan.kind, "vmHyperconvergence");
   BOOST_CHECK_EQUAL(ok({"plan", "--kind", "podHyperconvergence"}).plan.kind, "podHyperconvergence");
-  BOOST_CHECK_EQUAL(fails({"explain", "--all", "--kind", "podHyperconvergence"}),
-                    "unknown flag --kind (see schedopt explain --help)");
+  BOOST_CHECK_EQUAL(fails({"plan", "--kind", ""}), "--kind \"\": must name an optimization kind");
+  BOOST_CHECK_EQUAL(fails({"status", "--kind", "podHyperconvergence"}),
+                    "unknown flag --kind (see schedopt status --help)");
+}
+
+BOOST_AUTO_TEST_CASE(explain_takes_plans_kind) {
+  auto vm = ok({"explain", "vms/vm-1"});
+  BOOST_CHECK_EQUAL(vm.explain.kind, "vmHyperconvergence");
+  BOOST_CHECK_EQUAL(vm.plan.kind, "vmHyperconvergence");
+  auto pod = ok({"explain", "db/db-0", "--kind", "podHyperconvergence", "-o", "json"});
+  BOOST_CHECK_EQUAL(pod.explain.kind, "podHyperconvergence");
+  BOOST_CHECK_EQUAL(pod.explain.namespace_, "db");
+  BOOST_CHECK_EQUAL(pod.explain.name, "db-0");
+  BOOST_CHECK_EQUAL(pod.explain.output, "json");
+  // Only the command given takes the kind: plan's stays at its default.
+  BOOST_CHECK_EQUAL(pod.plan.kind, "vmHyperconvergence");
+  BOOST_CHECK_EQUAL(ok({"explain", "--kind=podHyperconvergence", "--all"}).explain.kind,
+                    "podHyperconvergence");
+  BOOST_CHECK_EQUAL(fails({"explain", "--all", "--kind", ""}),
+                    "--kind \"\": must name an optimization kind");
+  BOOST_CHECK_EQUAL(fails({"explain", "--all", "--kind"}),
+                    "--kind: missing value (see schedopt explain --help)");
+  auto help = help_text(command::explain);
+  BOOST_CHECK(help.find("--kind KIND") != std::string::npos);
+  BOOST_CHECK(help.find("podHyperconvergence") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(demo_options_parse) {

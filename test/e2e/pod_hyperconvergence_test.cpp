@@ -3,12 +3,41 @@
 // from the simulator's objects; a budget that allows no disruption is never violated
 // (the audit's eviction records) and its pods end DisruptionBudget; a replacement the
 // scheduler puts off the replica nodes fails RescheduledOffReplica; a request with both
-// kinds runs both, each block exact.
+// kinds runs both, each block exact; `explain --kind podHyperconvergence` agrees with the
+// ground truth and with plan, and writes nothing.
 #include <boost/test/unit_test.hpp>
 
 #include "e2e/pod_facts.hpp"
 
 using namespace schedopt::e2e;
+
+namespace {
+
+/// Writes (evictions included) made by a schedopt process (its User-Agent), as the audit
+/// records them.
+std::size_t schedopt_writes(const json& a) {
+  std::size_t n = 0;
+  for (auto& w : a.value("writes", json::array()))
+    n += w.value("identity", "").find("schedopt") != std::string::npos;
+  return n;
+}
+
+struct cli_run {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+cli_run run_cli(const scenario& s, const char* command, const std::vector<std::string>& args) {
+  child_process p(s.client_args(command, args));
+  cli_run r;
+  r.code = p.wait_exit(std::chrono::seconds(60));
+  r.out = p.out();
+  r.err = p.err();
+  return r;
+}
+
+} // namespace
 
 BOOST_AUTO_TEST_SUITE(pod_hyperconvergence)
 
@@ -242,6 +271,97 @@ BOOST_AUTO_TEST_CASE(plan_shows_each_pods_verdict_and_changes_nothing, *boost::u
   child_process unknown(s.client_args("plan", {"--kind", "noSuchKind"}));
   BOOST_TEST(unknown.wait_exit(std::chrono::seconds(30)) == 1);
   BOOST_TEST(unknown.err().find("no optimization kind noSuchKind") != std::string::npos, unknown.err());
+}
+
+BOOST_AUTO_TEST_CASE(explain_agrees_with_the_ground_truth_and_plan_and_writes_nothing,
+                     *boost::unit_test::timeout(180)) {
+  scenario s("portworx", {"--nodes", "6", "--vmis", "4", "--pods", "60", "--pods-misplaced", "0.3", "--seed", "4"});
+  auto truth = pod_ground_truth(s.sim(), "portworx");
+  auto verdicts = expected_verdicts(truth);
+  std::string eligible, skipped;
+  for (auto& [pod, v] : verdicts)
+    (v == "eligible" ? eligible : skipped) = pod;
+  BOOST_REQUIRE_MESSAGE(!eligible.empty() && !skipped.empty(),
+                        "the scenario needs an eligible and a skipped pod");
+  auto writes_before = schedopt_writes(audit(s.sim()));
+  auto plan = run_cli(s, "plan", {"--kind", "podHyperconvergence", "-o", "json"});
+  BOOST_REQUIRE_MESSAGE(plan.code == 0, "plan exited " << plan.code << ": " << plan.err);
+  std::map<std::string, json> planned;
+  for (auto& e : json::parse(plan.out))
+    planned[e.value("namespace", "") + "/" + e.value("name", "")] = e;
+  for (const auto& key : {eligible, skipped}) {
+    const pod_truth* t = nullptr;
+    for (auto& x : truth)
+      if (x.key() == key)
+        t = &x;
+    BOOST_REQUIRE(t);
+    BOOST_TEST_CONTEXT("pod " << key << " expected " << verdicts[key]) {
+      auto r = run_cli(s, "explain", {"--kind", "podHyperconvergence", key, "-o", "json"});
+      BOOST_REQUIRE_MESSAGE(r.code == 0, "explain exited " << r.code << ": " << r.err);
+      auto ex = json::parse(r.out, nullptr, false);
+      BOOST_REQUIRE_MESSAGE(ex.is_object() && ex.value("kind", "") == "PodExplanation", r.out);
+      BOOST_TEST(ex.value("node", "") == t->node);
+      BOOST_TEST(ex.value("owner", json::object()).value("kind", "") == t->owner_kind);
+      BOOST_TEST(ex.value("verdict", "") == (t->node_score > 0 ? "semi" : "non"));
+      auto best = ex["bestNodes"].get<std::vector<std::string>>();
+      BOOST_TEST((std::set<std::string>(best.begin(), best.end()) == t->best));
+      // Each claim's replica nodes are the driver's, as the simulator's SDK holds them.
+      std::set<std::string> replica_union, truth_union;
+      for (auto& v : ex["volumes"])
+        if (v.value("driverOwned", false))
+          for (auto& n : v["replicaNodes"])
+            replica_union.insert(n.get<std::string>());
+      for (auto& set : t->replicas)
+        truth_union.insert(set.begin(), set.end());
+      BOOST_TEST(replica_union == truth_union);
+      // The decision is the evaluation's: the ground truth's and plan's.
+      const auto& p = planned.at(key);
+      BOOST_TEST(ex.value("disposition", "") == p.value("disposition", ""));
+      BOOST_TEST(ex.value("reason", "") == p.value("skipReason", ""));
+      BOOST_TEST(ex.value("budget", "") == p.value("budget", ""));
+      BOOST_TEST(ex["targetNodes"] == p["targetNodes"]);
+      if (verdicts[key] == "eligible") {
+        BOOST_TEST(ex.value("disposition", "") == "eligible");
+        BOOST_TEST(ex["perRunCap"].value("position", 0) > 0);
+        for (auto& n : ex["nodes"])
+          if (n.value("target", false)) {
+            BOOST_TEST(t->schedulable_best.count(n.value("name", "")) == 1u, n.dump());
+            BOOST_TEST(n.value("allowed", false), n.dump());
+          }
+      } else {
+        BOOST_TEST(kind_of(ex.value("reason", "")) == verdicts[key]);
+        BOOST_TEST(ex["perRunCap"].value("position", -1) == 0);
+      }
+    }
+  }
+  auto all = run_cli(s, "explain", {"--kind", "podHyperconvergence", "--all", "-o", "json"});
+  BOOST_REQUIRE_MESSAGE(all.code == 0, "explain --all exited " << all.code << ": " << all.err);
+  std::set<std::string> listed, misplaced;
+  auto list = json::parse(all.out, nullptr, false);
+  BOOST_REQUIRE_MESSAGE(list.value("kind", "") == "List", all.out);
+  for (auto& item : list["items"])
+    listed.insert(item.value("namespace", "") + "/" + item.value("name", ""));
+  for (auto& [pod, v] : verdicts)
+    misplaced.insert(pod);
+  for (auto& pod : misplaced)
+    BOOST_TEST(listed.count(pod) == 1u, pod);
+  auto a = audit(s.sim());
+  BOOST_TEST(a.value("evictions", json::array()).empty());
+  BOOST_TEST(schedopt_writes(a) == writes_before);
+}
+
+BOOST_AUTO_TEST_CASE(explaining_an_unknown_pod_exits_1_with_one_line) {
+  scenario s("portworx", {"--nodes", "3", "--vmis", "2", "--pods", "6", "--seed", "1"});
+  auto r = run_cli(s, "explain", {"--kind", "podHyperconvergence", "default/no-such-pod"});
+  BOOST_TEST(r.code == 1);
+  BOOST_TEST(r.out.empty(), r.out);
+  BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, r.err);
+  BOOST_TEST(r.err.find("schedopt explain: pod \"default/no-such-pod\" not found") != std::string::npos,
+             r.err);
+  auto unknown = run_cli(s, "explain", {"--kind", "noSuchKind", "--all"});
+  BOOST_TEST(unknown.code == 1);
+  BOOST_TEST(unknown.err.find("no optimization kind noSuchKind (known: vmHyperconvergence, "
+                              "podHyperconvergence)") != std::string::npos, unknown.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

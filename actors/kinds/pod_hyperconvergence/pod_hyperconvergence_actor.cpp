@@ -22,6 +22,7 @@
 #include "k8s/metrics.hpp"
 #include "model/decode.hpp"
 #include "model/kinds/pod_hyperconvergence/eviction_engine.hpp"
+#include "model/kinds/pod_hyperconvergence/pod_explanation_report.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_plan_report.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_resume.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
@@ -388,6 +389,25 @@ void publish_counts(const pod_hyperconvergence::evaluation_counts& c) {
   m.gauge_set("schedopt_pods", {{"state", "no_driver_volume"}}, double(c.no_driver_volumes));
 }
 
+/// `schedopt explain --kind podHyperconvergence`: the explanation of the evaluation just
+/// made, on stdout; nothing is evicted or written.
+void print_explanation(kind_pointer self, const pod_hyperconvergence::evaluation_input& in,
+                       const pod_hyperconvergence::evaluation_result& result) {
+  auto& st = self->state;
+  sorted_objects<persistent_volume_claim> pvcs{st.in.pvcs};
+  sorted_objects<persistent_volume> pvs{st.in.pvs};
+  auto budgets = budgets_by_pod(st.in.pods, values_of(st.in.budgets));
+  pod_explanation_sources sources{in, result, &pvcs, &pvs, &budgets};
+  auto text = render_pod_explain(st.ctx.explain->output, st.ctx.explain->key, pod_explainer{sources});
+  if (!text) { // the operator's mistake (the query is this run's spec): one line, no log
+    st.result.run_failure = run_failure{run_failure_kind::invalid_spec, text.err().message};
+    return reply(self);
+  }
+  std::fputs(text->c_str(), stdout);
+  std::fflush(stdout);
+  reply(self);
+}
+
 void evaluate_and_run(kind_pointer self) {
   auto& st = self->state;
   auto& cfg = st.ctx.config;
@@ -446,6 +466,8 @@ void evaluate_and_run(kind_pointer self) {
                             + " evictions adopted)"
                         : ""),
          {{"request", request_name(self)}});
+  if (st.ctx.explain)
+    return print_explanation(self, in, result);
   if (!st.ctx.plan_output.empty()) {
     auto budgets = budgets_by_pod(st.in.pods, values_of(st.in.budgets));
     auto text = st.ctx.plan_output == "json" ? render_pod_plan_json(result, budgets)
@@ -456,8 +478,6 @@ void evaluate_and_run(kind_pointer self) {
     st.result.outstanding = result.outstanding;
     return reply(self);
   }
-  if (st.ctx.explain) // explain names one VMI; pods are shown by `schedopt plan`
-    return reply(self);
   // Engine outcomes keep their detail slots whatever the skips take.
   auto engine_items = static_cast<int64_t>(result.eligible.size() + st.resumed.in_flight.size());
   if (engine_items > 0)
@@ -486,8 +506,10 @@ void ask_driver(kind_pointer self) {
   pv_owned_predicate owned = [owns, &cfg](const persistent_volume& pv) { return owns(pv, cfg); };
   st.in.volumes = driver_volumes_of(st.in.pods, sorted_objects<persistent_volume_claim>{st.in.pvcs},
                                     sorted_objects<persistent_volume>{st.in.pvs}, owned);
-  st.in.pvcs = {};
-  st.in.pvs = {};
+  if (!st.ctx.explain) { // explain shows each claim and volume; a run needs them no more
+    st.in.pvcs = {};
+    st.in.pvs = {};
+  }
   replica_query q;
   q.volumes = volumes_to_query(st.in.volumes);
   q.nodes = st.in.nodes;
