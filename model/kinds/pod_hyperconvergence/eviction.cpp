@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/decode_reader.hpp"
+#include "model/decode_fields.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_reason.hpp"
 
 namespace schedopt::pod_hyperconvergence {
@@ -33,10 +33,7 @@ expected<eviction_status> decode_eviction_status(std::string_view json) {
   decode_reader r;
   auto root = r.parse_root(json);
   eviction_status s;
-  r.read(root, "status", s.status);
-  r.read(root, "message", s.message);
-  r.read(root, "reason", s.reason);
-  r.read(root, "code", s.code);
+  detail::read_status_head(r, root, s);
   auto details = r.child(root, "details");
   r.read(details, "retryAfterSeconds", s.retry_after_seconds);
   r.for_each(details, "causes", [&](const json_object& o) {
