@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -31,5 +32,21 @@ std::optional<std::string> refuse_taint(const scheduling_constraints& c, const n
 /// request. Nothing is refused when the node or the request states no CPU.
 std::optional<std::string> refuse_cpu(const std::optional<int64_t>& requested_millis,
                                       const node& n, int64_t used_millis);
+
+/// Why the node named `name` may not take the object: "not found" when `nodes` has no
+/// such node, else `refusal(node, used)` with the node's entry of `usage` (nothing used
+/// when it has none). Every kind looks its candidate targets up so.
+template <class Usage, class Refusal>
+std::optional<std::string> refusal_at(const std::string& name,
+                                      const std::map<std::string, const node*>& nodes,
+                                      const std::map<std::string, Usage>& usage,
+                                      Refusal&& refusal) {
+  static const Usage nothing{};
+  auto n = nodes.find(name);
+  if (n == nodes.end() || !n->second)
+    return std::string{"not found"};
+  auto u = usage.find(name);
+  return refusal(*n->second, u == usage.end() ? nothing : u->second);
+}
 
 } // namespace schedopt

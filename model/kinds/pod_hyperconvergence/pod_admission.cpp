@@ -101,21 +101,15 @@ std::optional<std::string> refusal(const pod& p, const node& n, const node_usage
 pod_targets best_targets(const pod& p, const std::vector<std::string>& best_nodes,
                          const std::map<std::string, const node*>& nodes,
                          const std::map<std::string, node_usage>& usage) {
-  static const node_usage nothing;
   pod_targets out;
   auto sorted = best_nodes;
   std::sort(sorted.begin(), sorted.end());
   for (const auto& name : sorted) {
     if (name == p.node_name)
       continue;
-    std::optional<std::string> why;
-    auto n = nodes.find(name);
-    if (n == nodes.end() || !n->second) {
-      why = "not found";
-    } else {
-      auto u = usage.find(name);
-      why = refusal(p, *n->second, u == usage.end() ? nothing : u->second);
-    }
+    auto why = refusal_at(name, nodes, usage, [&](const node& n, const node_usage& used) {
+      return refusal(p, n, used);
+    });
     if (why)
       out.refusals.push_back(name + ": " + *why);
     else
