@@ -345,13 +345,8 @@ void read_identity(decode_reader& r, const json_object& obj, undecodable_object&
 
 template <class T>
 expected<T> decode(std::string_view json) {
-  decode_reader r;
-  auto root = r.parse_root(json);
-  T out;
-  read_into(r, root, out);
-  if (!r.ok())
-    return r.failure();
-  return out;
+  return detail::decode_document<T>(
+    json, [](decode_reader& r, const json_object& root, T& out) { read_into(r, root, out); });
 }
 
 // A list page item by item: the page split (model/json_split.hpp) when it can be, so

@@ -13,9 +13,23 @@
 #include <vector>
 
 #include "model/decode_reader.hpp"
+#include "model/error.hpp"
 #include "model/objects.hpp"
 
 namespace schedopt::detail {
+
+/// Parses `json` and reads it with `read(r, root, out)`: the value read, or the first
+/// error (malformed JSON, a field of the wrong type).
+template <class T, class Read>
+expected<T> decode_document(std::string_view json, Read&& read) {
+  decode_reader r;
+  auto root = r.parse_root(json);
+  T out;
+  read(r, root, out);
+  if (!r.ok())
+    return r.failure();
+  return out;
+}
 
 /// metadata.ownerReferences (metav1.OwnerReference), appended to `out`.
 void read_owner_references(decode_reader& r, const json_object& meta,

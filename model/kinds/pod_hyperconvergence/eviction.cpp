@@ -30,22 +30,20 @@ nlohmann::json eviction_body(const std::string& namespace_, const std::string& n
 }
 
 expected<eviction_status> decode_eviction_status(std::string_view json) {
-  decode_reader r;
-  auto root = r.parse_root(json);
-  eviction_status s;
-  detail::read_status_head(r, root, s);
-  auto details = r.child(root, "details");
-  r.read(details, "retryAfterSeconds", s.retry_after_seconds);
-  r.for_each(details, "causes", [&](const json_object& o) {
-    status_cause c;
-    r.read(o, "reason", c.type); // metav1.StatusCause's type travels as "reason"
-    r.read(o, "message", c.message);
-    r.read(o, "field", c.field);
-    s.causes.push_back(std::move(c));
+  return detail::decode_document<eviction_status>(json, [](decode_reader& r,
+                                                           const json_object& root,
+                                                           eviction_status& s) {
+    detail::read_status_head(r, root, s);
+    auto details = r.child(root, "details");
+    r.read(details, "retryAfterSeconds", s.retry_after_seconds);
+    r.for_each(details, "causes", [&](const json_object& o) {
+      status_cause c;
+      r.read(o, "reason", c.type); // metav1.StatusCause's type travels as "reason"
+      r.read(o, "message", c.message);
+      r.read(o, "field", c.field);
+      s.causes.push_back(std::move(c));
+    });
   });
-  if (!r.ok())
-    return r.failure();
-  return s;
 }
 
 const char* to_string(eviction_verdict v) {

@@ -36,13 +36,10 @@ void read_status(decode_reader& r, const json_object& block, pod_hyperconvergenc
 }
 
 expected<pod_hyperconvergence_status> decode_status_block(std::string_view json) {
-  decode_reader r;
-  auto root = r.parse_root(json);
-  pod_hyperconvergence_status out;
-  read_status(r, root, out);
-  if (!r.ok())
-    return r.failure();
-  return out;
+  return detail::decode_document<pod_hyperconvergence_status>(
+    json, [](decode_reader& r, const json_object& root, pod_hyperconvergence_status& out) {
+      read_status(r, root, out);
+    });
 }
 
 status_tally::status_tally(std::size_t max_details) : max_details_(max_details) {}
