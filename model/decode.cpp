@@ -3,12 +3,11 @@
 #include "model/decode.hpp"
 
 #include <algorithm>
-#include <cmath>
 
+#include "model/decode_fields.hpp"
 #include "model/decode_reader.hpp"
 #include "model/json_split.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_decode.hpp" // read_into for its watched types
-#include "model/quantity.hpp"
 #include "model/kubevirt_config.hpp"
 #include "model/longhorn.hpp"
 #include "model/watched_types.hpp"
@@ -26,6 +25,15 @@ namespace {
 
 using detail::decode_reader;
 using detail::json_object;
+// The readers the pod kind's decoder shares (model/decode_fields.hpp).
+using detail::read_conditions;
+using detail::read_constraints;
+using detail::read_object_meta;
+using detail::read_owner_references;
+using detail::read_quantity;
+using detail::read_resources;
+using detail::read_status_block;
+using detail::read_status_head;
 
 // One reader per metadata level: each kind decodes only the fields it keeps, so a PVC's
 // labels and CDI annotations are skipped, never copied and then dropped.
@@ -42,19 +50,6 @@ void read_lean(decode_reader& r, const json_object& meta, basic_meta<Uid>& m) {
   r.read(meta, "annotations", m.annotations);
 }
 
-void read_owner_references(decode_reader& r, const json_object& meta,
-                           std::vector<owner_reference>& out) {
-  r.for_each(meta, "ownerReferences", [&](const json_object& o) {
-    owner_reference ref;
-    r.read(o, "apiVersion", ref.api_version);
-    r.read(o, "kind", ref.kind);
-    r.read(o, "name", ref.name);
-    r.read(o, "uid", ref.uid);
-    r.read(o, "controller", ref.controller);
-    out.push_back(std::move(ref));
-  });
-}
-
 void read_meta(decode_reader& r, const json_object& obj, object_identity& m) {
   auto meta = r.child(obj, "metadata");
   read_identity(r, meta, m);
@@ -68,16 +63,7 @@ void read_meta(decode_reader& r, const json_object& obj, lean_meta& m) {
 }
 
 void read_meta(decode_reader& r, const json_object& obj, object_meta& m) {
-  auto meta = r.child(obj, "metadata");
-  read_lean(r, meta, m);
-  read_owner_references(r, meta, m.owner_references);
-  r.read(meta, "generateName", m.generate_name);
-  r.read(meta, "generation", m.generation);
-  r.read(meta, "creationTimestamp", m.creation_timestamp);
-  r.read(meta, "deletionTimestamp", m.deletion_timestamp);
-  r.read(meta, "labels", m.labels);
-  r.read(meta, "finalizers", m.finalizers);
-  r.require(m.name, meta, "name");
+  read_object_meta(r, obj, m, detail::finalizers::read);
 }
 
 /// A string field naming an enum (model/wire_enums.hpp); text this build does not name
@@ -87,19 +73,6 @@ void read_wire(decode_reader& r, const json_object& obj, std::string_view key, E
   std::string text;
   r.read(obj, key, text);
   out = from_wire<Enum>(text);
-}
-
-void read_conditions(decode_reader& r, const json_object& status,
-                     std::vector<condition>& out) {
-  r.for_each(status, "conditions", [&](const json_object& o) {
-    condition c;
-    r.read(o, "type", c.type);
-    r.read(o, "status", c.status);
-    r.read(o, "reason", c.reason);
-    r.read(o, "message", c.message);
-    r.read(o, "lastTransitionTime", c.last_transition_time);
-    out.push_back(std::move(c));
-  });
 }
 
 template <class Optional>
@@ -121,41 +94,6 @@ void read_migration_state(decode_reader& r, const json_object& status, Optional&
   out = std::move(s);
 }
 
-// A quantity is a string ("4Gi", "500m") or, as YAML sends it, a bare number. Text
-// that is no quantity reads as absent: the API server would not have stored it.
-void read_quantity(const json_object& obj, std::string_view key, int64_t scale,
-                   std::optional<int64_t>& out) {
-  if (!obj.present)
-    return;
-  auto found = obj.value.at_key(key);
-  if (found.error())
-    return;
-  simdjson::dom::element e = found.value_unsafe();
-  if (e.is_string()) {
-    out = parse_quantity(e.get_string().value_unsafe(), scale);
-  } else if (e.is_number()) {
-    double d = e.get_double().value_unsafe(); // converts integers as well
-    if (d >= 0 && d * static_cast<double>(scale) < 9.0e18)
-      out = static_cast<int64_t>(std::ceil(d * static_cast<double>(scale) - 1e-9));
-  }
-}
-
-void read_resources(const json_object& obj, resource_list& out) {
-  read_quantity(obj, "cpu", 1000, out.cpu_millis);
-  read_quantity(obj, "memory", 1, out.memory_bytes);
-}
-
-void read_requirements(decode_reader& r, const json_object& term, std::string_view key,
-                       std::vector<node_selector_requirement>& out) {
-  r.for_each(term, key, [&](const json_object& o) {
-    node_selector_requirement req;
-    r.read(o, "key", req.key);
-    r.read(o, "operator", req.op);
-    r.read(o, "values", req.values);
-    out.push_back(std::move(req));
-  });
-}
-
 bool read_opt_out(decode_reader& r, const json_object& root);
 
 void read_into(decode_reader& r, const json_object& root, virtual_machine_instance& vmi) {
@@ -170,28 +108,11 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine_instan
     }
   auto spec = r.child(root, "spec");
   scheduling_constraints rules;
-  r.read(spec, "nodeSelector", rules.node_selector);
-  auto required = r.child(r.child(r.child(spec, "affinity"), "nodeAffinity"),
-                          "requiredDuringSchedulingIgnoredDuringExecution");
-  r.for_each(required, "nodeSelectorTerms", [&](const json_object& o) {
-    node_selector_term term;
-    read_requirements(r, o, "matchExpressions", term.match_expressions);
-    read_requirements(r, o, "matchFields", term.match_fields);
-    rules.required_node_affinity.push_back(std::move(term));
-  });
-  r.for_each(spec, "tolerations", [&](const json_object& o) {
-    toleration t;
-    r.read(o, "key", t.key);
-    r.read(o, "operator", t.op);
-    r.read(o, "value", t.value);
-    r.read(o, "effect", t.effect);
-    rules.tolerations.push_back(std::move(t));
-  });
+  read_constraints(r, spec, rules);
   if (!rules.node_selector.empty() || !rules.required_node_affinity.empty()
       || !rules.tolerations.empty())
     vmi.constraints = std::move(rules);
-  read_resources(r.child(r.child(r.child(spec, "domain"), "resources"), "requests"),
-                 vmi.requests);
+  vmi.requests = read_resources(r.child(r.child(r.child(spec, "domain"), "resources"), "requests"));
   read_quantity(r.child(r.child(spec, "domain"), "memory"), "guest", 1, vmi.guest_memory_bytes);
   {
     auto cpu = r.child(r.child(spec, "domain"), "cpu");
@@ -296,7 +217,7 @@ void read_into(decode_reader& r, const json_object& root, node& n) {
     n.taints.push_back(std::move(t));
   });
   auto status = r.child(root, "status");
-  read_resources(r.child(status, "allocatable"), n.allocatable);
+  n.allocatable = read_resources(r.child(status, "allocatable"));
   std::vector<condition> conditions;
   read_conditions(r, status, conditions);
   for (const auto& c : conditions)
@@ -341,10 +262,7 @@ void read_into(decode_reader& r, const json_object& root, event& e) {
 
 // metav1.Status carries no name: it is not an object in the store.
 void read_into(decode_reader& r, const json_object& root, api_status& s) {
-  r.read(root, "status", s.status);
-  r.read(root, "message", s.message);
-  r.read(root, "reason", s.reason);
-  r.read(root, "code", s.code);
+  read_status_head(r, root, s);
   auto details = r.child(root, "details");
   r.read(details, "name", s.details_name);
   r.read(details, "group", s.details_group);
@@ -355,17 +273,7 @@ void read_into(decode_reader& r, const json_object& root, api_status& s) {
 /// A kind's status block (status.<kind>): the same fields for every kind.
 kind_status_block read_kind_block(decode_reader& r, const json_object& block) {
   kind_status_block out;
-  r.read(block, "successful", out.successful);
-  r.read(block, "skipped", out.skipped);
-  r.read(block, "failed", out.failed);
-  r.for_each(block, "details", [&](const json_object& o) {
-    kind_detail d;
-    r.read(o, "name", d.name);
-    r.read(o, "namespace", d.namespace_);
-    read_wire(r, o, "status", d.status);
-    r.read(o, "reason", d.reason);
-    out.details.push_back(std::move(d));
-  });
+  read_status_block(r, block, out, from_wire<detail_status>);
   return out;
 }
 
@@ -437,13 +345,8 @@ void read_identity(decode_reader& r, const json_object& obj, undecodable_object&
 
 template <class T>
 expected<T> decode(std::string_view json) {
-  decode_reader r;
-  auto root = r.parse_root(json);
-  T out;
-  read_into(r, root, out);
-  if (!r.ok())
-    return r.failure();
-  return out;
+  return detail::decode_document<T>(
+    json, [](decode_reader& r, const json_object& root, T& out) { read_into(r, root, out); });
 }
 
 // A list page item by item: the page split (model/json_split.hpp) when it can be, so

@@ -28,7 +28,11 @@ std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
 }
 
 std::string make_reason(reason_kind kind, std::string_view detail) {
-  std::string out(to_wire(kind));
+  return make_reason(to_wire(kind), detail);
+}
+
+std::string make_reason(std::string_view kind, std::string_view detail) {
+  std::string out(kind);
   if (!detail.empty()) {
     out += ": ";
     out.append(detail);

@@ -20,6 +20,9 @@ std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
 /// max_reason_bytes.
 std::string make_reason(reason_kind kind, std::string_view detail);
 
+/// The same from a reason's wire text, for every kind's own reason enum.
+std::string make_reason(std::string_view kind, std::string_view detail);
+
 /// Splits a reason on its first ": " into {kind, detail}; kind is empty when absent.
 std::pair<std::string, std::string> split_reason(std::string_view reason);
 

@@ -10,6 +10,8 @@ void release(T& value) {
   T{}.swap(value);
 }
 
+} // namespace
+
 void keep_annotations(string_map& annotations, const std::vector<std::string>& keys) {
   if (keys.empty())
     return;
@@ -19,8 +21,6 @@ void keep_annotations(string_map& annotations, const std::vector<std::string>& k
       kept.insert(*i);
   annotations.swap(kept);
 }
-
-} // namespace
 
 void keep_decision_fields(virtual_machine& vm, const kept_fields& kept) {
   keep_annotations(vm.metadata.annotations, kept.cool_off_annotations);

@@ -16,6 +16,10 @@ struct kept_fields {
   std::vector<std::string> cool_off_annotations;
 };
 
+/// Keeps only the annotations named in `keys` (all of them when `keys` is empty),
+/// releasing the others' memory. Every kind's cool-off holder is trimmed so.
+void keep_annotations(string_map& annotations, const std::vector<std::string>& keys);
+
 /// VMIs: identity (with the controlling VirtualMachine's name, the cool-off holder,
 /// decoded from the owner references), the `kept` annotations, the volumes backed by a PVC or DataVolume,
 /// a LiveMigratable=False condition (without its transition time), scheduling

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/decode_reader.hpp"
+#include "model/decode_fields.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_reason.hpp"
 
 namespace schedopt::pod_hyperconvergence {
@@ -30,25 +30,20 @@ nlohmann::json eviction_body(const std::string& namespace_, const std::string& n
 }
 
 expected<eviction_status> decode_eviction_status(std::string_view json) {
-  decode_reader r;
-  auto root = r.parse_root(json);
-  eviction_status s;
-  r.read(root, "status", s.status);
-  r.read(root, "message", s.message);
-  r.read(root, "reason", s.reason);
-  r.read(root, "code", s.code);
-  auto details = r.child(root, "details");
-  r.read(details, "retryAfterSeconds", s.retry_after_seconds);
-  r.for_each(details, "causes", [&](const json_object& o) {
-    status_cause c;
-    r.read(o, "reason", c.type); // metav1.StatusCause's type travels as "reason"
-    r.read(o, "message", c.message);
-    r.read(o, "field", c.field);
-    s.causes.push_back(std::move(c));
+  return detail::decode_document<eviction_status>(json, [](decode_reader& r,
+                                                           const json_object& root,
+                                                           eviction_status& s) {
+    detail::read_status_head(r, root, s);
+    auto details = r.child(root, "details");
+    r.read(details, "retryAfterSeconds", s.retry_after_seconds);
+    r.for_each(details, "causes", [&](const json_object& o) {
+      status_cause c;
+      r.read(o, "reason", c.type); // metav1.StatusCause's type travels as "reason"
+      r.read(o, "message", c.message);
+      r.read(o, "field", c.field);
+      s.causes.push_back(std::move(c));
+    });
   });
-  if (!r.ok())
-    return r.failure();
-  return s;
 }
 
 const char* to_string(eviction_verdict v) {

@@ -5,40 +5,32 @@
 #include <algorithm>
 
 #include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp" // is_virt_launcher
+#include "model/node_refusals.hpp"
 #include "model/quantity.hpp"
 
 namespace schedopt::pod_hyperconvergence {
 
 namespace {
 
+// The shared wordings (model/node_refusals.hpp); memory is the pod's own request.
 std::optional<std::string> ready_rule(const pod&, const node& n, const node_usage&) {
-  if (!n.ready)
-    return std::string{"not Ready"};
-  return std::nullopt;
+  return refuse_not_ready(n);
 }
 
 std::optional<std::string> schedulable_rule(const pod&, const node& n, const node_usage&) {
-  if (n.unschedulable)
-    return std::string{"cordoned"};
-  return std::nullopt;
+  return refuse_cordoned(n);
 }
 
 std::optional<std::string> node_selector_rule(const pod& p, const node& n, const node_usage&) {
-  if (auto pair = unmatched_node_selector(p.constraints.node_selector, n))
-    return "nodeSelector " + *pair + " not matched";
-  return std::nullopt;
+  return refuse_node_selector(p.constraints, n);
 }
 
 std::optional<std::string> affinity_rule(const pod& p, const node& n, const node_usage&) {
-  if (!matches_required_affinity(p.constraints.required_node_affinity, n))
-    return std::string{"required node affinity not matched"};
-  return std::nullopt;
+  return refuse_affinity(p.constraints, n);
 }
 
 std::optional<std::string> taint_rule(const pod& p, const node& n, const node_usage&) {
-  if (auto* t = untolerated_taint(p.constraints.tolerations, n))
-    return "taint " + describe(*t) + " not tolerated";
-  return std::nullopt;
+  return refuse_taint(p.constraints, n);
 }
 
 std::optional<std::string> memory_rule(const pod& p, const node& n, const node_usage& used) {
@@ -51,12 +43,7 @@ std::optional<std::string> memory_rule(const pod& p, const node& n, const node_u
 }
 
 std::optional<std::string> cpu_rule(const pod& p, const node& n, const node_usage& used) {
-  if (n.allocatable.cpu_millis && p.requests.cpu_millis) {
-    auto free = std::max<int64_t>(0, *n.allocatable.cpu_millis - used.cpu_millis);
-    if (free < *p.requests.cpu_millis)
-      return format_cpu(free) + " CPU free, needs " + format_cpu(*p.requests.cpu_millis);
-  }
-  return std::nullopt;
+  return refuse_cpu(p.requests.cpu_millis, n, used.cpu_millis);
 }
 
 bool holds_room(const pod& p) {
@@ -114,21 +101,15 @@ std::optional<std::string> refusal(const pod& p, const node& n, const node_usage
 pod_targets best_targets(const pod& p, const std::vector<std::string>& best_nodes,
                          const std::map<std::string, const node*>& nodes,
                          const std::map<std::string, node_usage>& usage) {
-  static const node_usage nothing;
   pod_targets out;
   auto sorted = best_nodes;
   std::sort(sorted.begin(), sorted.end());
   for (const auto& name : sorted) {
     if (name == p.node_name)
       continue;
-    std::optional<std::string> why;
-    auto n = nodes.find(name);
-    if (n == nodes.end() || !n->second) {
-      why = "not found";
-    } else {
-      auto u = usage.find(name);
-      why = refusal(p, *n->second, u == usage.end() ? nothing : u->second);
-    }
+    auto why = refusal_at(name, nodes, usage, [&](const node& n, const node_usage& used) {
+      return refusal(p, n, used);
+    });
     if (why)
       out.refusals.push_back(name + ": " + *why);
     else

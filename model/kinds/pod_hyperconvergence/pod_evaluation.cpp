@@ -246,16 +246,9 @@ struct judge {
       return;
     }
     placement_verdict placed = score_placement(sets, ev.node, readiness);
-    ev.verdict = to_string(placed.verdict);
-    ev.best_nodes = std::move(placed.best_nodes);
-    ev.best_score = placed.best_score;
-    ev.current_score = placed.current_score;
-    switch (placed.verdict) {
-      case placement::hyperconverged: ++counts.hyperconverged; break;
-      case placement::semi: ++counts.semi; break;
-      case placement::non: ++counts.non; break;
-    }
-    if (!is_candidate(placed)) {
+    bool candidate = is_candidate(placed);
+    record_placement(std::move(placed), ev, counts);
+    if (!candidate) {
       if (in.every_pod)
         out.pods.push_back(std::move(ev));
       return;

@@ -33,6 +33,7 @@
 #include "model/kinds/pod_hyperconvergence/pod_reason.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_status.hpp"
 #include "model/kinds/vm_hyperconvergence/scoring.hpp"
+#include "model/placement_tally.hpp"
 #include "model/sorted_objects.hpp"
 #include "model/timestamp.hpp"
 
@@ -137,17 +138,8 @@ struct eviction_candidate {
   std::vector<std::string> target_nodes; // the admissible ones among them
 };
 
-struct evaluation_counts {
-  int64_t considered = 0;
+struct evaluation_counts : placement_counts {
   int64_t virt_launcher = 0; // running virt-launcher pods, left to the VM kind
-  int64_t no_driver_volumes = 0;
-  int64_t hyperconverged = 0;
-  int64_t semi = 0;
-  int64_t non = 0;
-  int64_t errors = 0; // EvaluationError skips
-  int64_t eligible = 0;
-  int64_t skipped = 0; // includes errors
-  int64_t outstanding = 0;
 };
 
 struct evaluation_result {

@@ -30,12 +30,7 @@ std::string_view to_wire(pod_reason r) {
 }
 
 std::string make_pod_reason(pod_reason kind, std::string_view detail) {
-  std::string out(to_wire(kind));
-  if (!detail.empty()) {
-    out += ": ";
-    out.append(detail);
-  }
-  return truncate_utf8(out, max_reason_bytes);
+  return make_reason(to_wire(kind), detail);
 }
 
 } // namespace schedopt::pod_hyperconvergence

@@ -46,34 +46,16 @@ nlohmann::json to_json(const pod_hyperconvergence_spec& spec) {
   return j;
 }
 
-namespace {
-
-/// A request's value quoted in a message: cut, since a request may carry anything.
-std::string quoted(const std::string& value) {
-  constexpr std::size_t shown = 64;
-  if (value.size() <= shown)
-    return "\"" + value + "\"";
-  return "\"" + value.substr(0, shown) + "...\" (" + std::to_string(value.size()) + " bytes)";
-}
-
-} // namespace
-
 run_settings choose_run_settings(const pod_hyperconvergence_spec& spec,
                                  const cluster_defaults& defaults) {
   run_settings out;
-  duration wanted = defaults.cool_off_period;
-  if (spec.cool_off_period) {
-    auto parsed = parse_go_duration(*spec.cool_off_period);
-    if (!parsed) {
-      out.error = truncate_utf8("invalid spec." + std::string(kind_field) + ".coolOffPeriod "
-                                  + quoted(*spec.cool_off_period) + ": " + parsed.err().message,
-                                max_reason_bytes);
-      return out;
-    }
-    wanted = *parsed;
+  // The floor, the parse and their wording are the VM kind's (run_floors.hpp).
+  auto cool_off = choose_cool_off(spec.cool_off_period, defaults.cool_off_period,
+                                  defaults.min_cool_off_period, kind_field);
+  if (!cool_off.error.empty()) {
+    out.error = std::move(cool_off.error);
+    return out;
   }
-  // The floor and its wording are the VM kind's (model/run_floors.hpp).
-  auto cool_off = choose_cool_off(std::nullopt, wanted, defaults.min_cool_off_period);
   out.cool_off = cool_off.effective;
   out.cool_off_clamped = std::move(cool_off.clamped);
   auto parallel = clamp_parallelism(spec.max_parallel_evictions, defaults.max_parallel_evictions,

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/decode_fields.hpp"
+
 namespace schedopt::pod_hyperconvergence {
 
 using detail::decode_reader;
@@ -25,31 +27,19 @@ nlohmann::json to_json(const pod_hyperconvergence_status& s) {
 }
 
 void read_status(decode_reader& r, const json_object& block, pod_hyperconvergence_status& out) {
-  r.read(block, "successful", out.successful);
-  r.read(block, "skipped", out.skipped);
-  r.read(block, "failed", out.failed);
-  r.for_each(block, "details", [&](const json_object& o) {
-    pod_detail d;
-    std::string status;
-    r.read(o, "name", d.name);
-    r.read(o, "namespace", d.namespace_);
-    r.read(o, "status", status);
-    r.read(o, "reason", d.reason);
-    d.status = status == to_wire(pod_result::successful) ? pod_result::successful
-               : status == to_wire(pod_result::skipped)  ? pod_result::skipped
-                                                         : pod_result::failed;
-    out.details.push_back(std::move(d));
+  // Text this build does not name reads as failed.
+  detail::read_status_block(r, block, out, [](const std::string& status) {
+    return status == to_wire(pod_result::successful) ? pod_result::successful
+           : status == to_wire(pod_result::skipped)  ? pod_result::skipped
+                                                     : pod_result::failed;
   });
 }
 
 expected<pod_hyperconvergence_status> decode_status_block(std::string_view json) {
-  decode_reader r;
-  auto root = r.parse_root(json);
-  pod_hyperconvergence_status out;
-  read_status(r, root, out);
-  if (!r.ok())
-    return r.failure();
-  return out;
+  return detail::decode_document<pod_hyperconvergence_status>(
+    json, [](decode_reader& r, const json_object& root, pod_hyperconvergence_status& out) {
+      read_status(r, root, out);
+    });
 }
 
 status_tally::status_tally(std::size_t max_details) : max_details_(max_details) {}

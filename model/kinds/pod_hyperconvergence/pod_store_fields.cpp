@@ -3,20 +3,6 @@
 
 namespace schedopt::pod_hyperconvergence {
 
-namespace {
-
-void keep_annotations(string_map& annotations, const std::vector<std::string>& keys) {
-  if (keys.empty())
-    return;
-  string_map kept;
-  for (const auto& key : keys)
-    if (auto i = annotations.find(key); i != annotations.end())
-      kept.insert(*i);
-  annotations.swap(kept);
-}
-
-} // namespace
-
 void keep_decision_fields(pod& p, const kept_fields&) {
   string_map{}.swap(p.metadata.annotations);
   std::vector<condition> conditions;

@@ -349,10 +349,7 @@ void evaluator::state::judge(const virtual_machine_instance& vmi) {
   }
   placement_verdict pv = score_placement(replica_sets, ev.node, readiness);
   bool candidate = is_candidate(pv);
-  ev.verdict = to_string(pv.verdict);
-  ev.best_nodes = std::move(pv.best_nodes);
-  ev.best_score = pv.best_score;
-  ev.current_score = pv.current_score;
+  record_placement(std::move(pv), ev, counts);
   target_set targets;
   if (candidate) {
     for (auto& set : replica_sets)
@@ -365,11 +362,6 @@ void evaluator::state::judge(const virtual_machine_instance& vmi) {
     ev.target_nodes = targets.nodes;
     ev.target_score = targets.score;
     ev.refusals = targets.best_refusals;
-  }
-  switch (pv.verdict) {
-    case placement::hyperconverged: ++counts.hyperconverged; break;
-    case placement::semi: ++counts.semi; break;
-    case placement::non: ++counts.non; break;
   }
   if (candidate) {
     if (auto reason = first_blocking_filter(vmi, targets, in); !reason.empty()) {

@@ -17,6 +17,7 @@
 #include "model/kinds/vm_hyperconvergence/node_admission.hpp"
 #include "model/kinds/vm_hyperconvergence/scoring.hpp"
 #include "model/objects.hpp"
+#include "model/placement_tally.hpp"
 #include "model/sorted_objects.hpp"
 #include "model/timestamp.hpp"
 
@@ -151,17 +152,7 @@ struct vmi_evaluation {
   std::vector<std::string> replica_holders;
 };
 
-struct evaluation_counts {
-  int64_t considered = 0;
-  int64_t no_driver_volumes = 0;
-  int64_t hyperconverged = 0;
-  int64_t semi = 0;
-  int64_t non = 0;
-  int64_t errors = 0; // EvaluationError skips
-  int64_t eligible = 0;
-  int64_t skipped = 0; // includes errors
-  int64_t outstanding = 0;
-};
+using evaluation_counts = placement_counts;
 
 struct evaluation_result {
   /// Every considered VMI, sorted (ns, name); without evaluation_input::every_vmi only

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/node_refusals.hpp"
 #include "model/quantity.hpp"
 
 namespace schedopt {
@@ -176,18 +177,15 @@ std::string describe(const taint& t) {
 
 namespace {
 
+// The wordings every kind shares are in model/node_refusals.hpp.
 std::optional<std::string> ready_rule(const virtual_machine_instance&, const node& n,
                                       const node_usage&, const node*) {
-  if (!n.ready)
-    return "not Ready";
-  return std::nullopt;
+  return refuse_not_ready(n);
 }
 
 std::optional<std::string> schedulable_rule(const virtual_machine_instance&, const node& n,
                                             const node_usage&, const node*) {
-  if (n.unschedulable)
-    return "cordoned";
-  return std::nullopt;
+  return refuse_cordoned(n);
 }
 
 /// A node KubeVirt drains would see the VM evacuated again right after it landed; its
@@ -258,23 +256,17 @@ std::optional<std::string> cpu_model_rule(const virtual_machine_instance& vmi, c
 
 std::optional<std::string> node_selector_rule(const virtual_machine_instance& vmi,
                                               const node& n, const node_usage&, const node*) {
-  if (auto pair = unmatched_node_selector(constraints_of(vmi).node_selector, n))
-    return "nodeSelector " + *pair + " not matched";
-  return std::nullopt;
+  return refuse_node_selector(constraints_of(vmi), n);
 }
 
 std::optional<std::string> affinity_rule(const virtual_machine_instance& vmi, const node& n,
                                          const node_usage&, const node*) {
-  if (!matches_required_affinity(constraints_of(vmi).required_node_affinity, n))
-    return std::string{"required node affinity not matched"};
-  return std::nullopt;
+  return refuse_affinity(constraints_of(vmi), n);
 }
 
 std::optional<std::string> taint_rule(const virtual_machine_instance& vmi, const node& n,
                                       const node_usage&, const node*) {
-  if (auto* t = untolerated_taint(constraints_of(vmi).tolerations, n))
-    return "taint " + describe(*t) + " not tolerated";
-  return std::nullopt;
+  return refuse_taint(constraints_of(vmi), n);
 }
 
 std::optional<std::string> memory_rule(const virtual_machine_instance& vmi, const node& n,
@@ -292,12 +284,7 @@ std::optional<std::string> memory_rule(const virtual_machine_instance& vmi, cons
 
 std::optional<std::string> cpu_rule(const virtual_machine_instance& vmi, const node& n,
                                     const node_usage& used, const node*) {
-  if (n.allocatable.cpu_millis && vmi.requests.cpu_millis) {
-    auto free = std::max<int64_t>(0, *n.allocatable.cpu_millis - used.cpu_millis);
-    if (free < *vmi.requests.cpu_millis)
-      return format_cpu(free) + " CPU free, needs " + format_cpu(*vmi.requests.cpu_millis);
-  }
-  return std::nullopt;
+  return refuse_cpu(vmi.requests.cpu_millis, n, used.cpu_millis);
 }
 
 } // namespace

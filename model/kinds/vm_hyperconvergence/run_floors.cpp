@@ -17,15 +17,16 @@ std::string quoted(const std::string& value) {
 } // namespace
 
 cool_off_choice choose_cool_off(const std::optional<std::string>& requested,
-                                duration cluster_default, duration floor) {
+                                duration cluster_default, duration floor,
+                                std::string_view kind) {
   cool_off_choice out;
   out.effective = cluster_default;
   if (requested) {
     auto parsed = parse_go_duration(*requested);
     if (!parsed) {
       // The parser's message may quote the value again: the whole is cut too.
-      out.error = truncate_utf8("invalid spec.vmHyperconvergence.coolOffPeriod " + quoted(*requested)
-                                  + ": " + parsed.err().message,
+      out.error = truncate_utf8("invalid spec." + std::string(kind) + ".coolOffPeriod "
+                                  + quoted(*requested) + ": " + parsed.err().message,
                                 max_reason_bytes);
       return out;
     }

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "model/duration.hpp"
 #include "model/timestamp.hpp"
@@ -21,10 +22,12 @@ struct cool_off_choice {
   std::string error;
 };
 
-/// The cool-off a run uses: the request's spec.vmHyperconvergence.coolOffPeriod when set,
-/// else the cluster default, never below `floor`.
+/// The cool-off a run uses: the request's spec.<kind>.coolOffPeriod when set, else the
+/// cluster default, never below `floor`. `kind` names the field in the error; every
+/// kind's cool-off shares this floor and its wording.
 cool_off_choice choose_cool_off(const std::optional<std::string>& requested,
-                                duration cluster_default, duration floor);
+                                duration cluster_default, duration floor,
+                                std::string_view kind = "vmHyperconvergence");
 
 /// How long a run started at `started` may still create migrations (zero once past).
 /// A resumed run counts from its recorded startTimestamp, so a restart does not give it

@@ -6,6 +6,7 @@
 
 #include "model/kinds/vm_hyperconvergence/scoring.hpp"
 #include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/node_refusals.hpp"
 
 namespace schedopt {
 
@@ -23,21 +24,15 @@ target_set admissible_targets(const virtual_machine_instance& vmi,
       levels[score].push_back(name); // names come sorted from `scores`
 
   target_set out;
-  static const node_usage nothing;
   const node* source = nullptr;
   if (auto s = nodes.find(vmi.node_name); s != nodes.end())
     source = s->second;
   bool best = true;
   for (const auto& [score, names] : levels) {
     for (const auto& name : names) {
-      std::optional<std::string> why;
-      auto n = nodes.find(name);
-      if (n == nodes.end() || !n->second) {
-        why = "not found";
-      } else {
-        auto u = usage.find(name);
-        why = refusal(vmi, *n->second, u == usage.end() ? nothing : u->second, source);
-      }
+      auto why = refusal_at(name, nodes, usage, [&](const node& n, const node_usage& used) {
+        return refusal(vmi, n, used, source);
+      });
       if (!why)
         out.nodes.push_back(name);
       else if (best)
