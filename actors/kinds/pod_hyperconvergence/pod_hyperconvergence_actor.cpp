@@ -28,6 +28,7 @@
 #include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
 #include "model/outcome.hpp"
 #include "model/kinds/vm_hyperconvergence/run_floors.hpp"
+#include "model/name_list.hpp"
 
 namespace schedopt {
 
@@ -126,15 +127,10 @@ void reply(kind_pointer self) {
     return;
   st.replied = true;
   if (!st.failed_pods.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < st.failed_pods.size() && i < 10; ++i)
-      list += (i ? ", " : "") + st.failed_pods[i];
-    if (st.failed_pods.size() > 10)
-      list += ", ...";
     self->send(st.ctx.events,
                event_record{request_reference(st.request), "Warning", "EvictionFailed",
                             std::to_string(st.failed_pods.size()) + " pod evictions failed: "
-                              + list});
+                              + first_names(st.failed_pods, 10)});
   }
   st.promise.deliver(st.result);
   self->quit();

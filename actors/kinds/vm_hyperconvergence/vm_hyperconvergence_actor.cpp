@@ -37,6 +37,7 @@
 #include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/outcome.hpp"
 #include "model/resume_ledger.hpp"
+#include "model/name_list.hpp"
 
 namespace schedopt {
 
@@ -115,15 +116,10 @@ void reply(kind_pointer self) {
   if (!st.progress.reply())
     return;
   if (!st.failed_vms.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < st.failed_vms.size() && i < 10; ++i)
-      list += (i ? ", " : "") + st.failed_vms[i];
-    if (st.failed_vms.size() > 10)
-      list += ", ...";
     self->send(st.ctx.events,
                event_record{request_reference(st.request), "Warning", "MigrationFailed",
                             std::to_string(st.failed_vms.size()) + " live migrations failed: "
-                              + list});
+                              + first_names(st.failed_vms, 10)});
   }
   st.promise.deliver(st.result);
   self->quit();
