@@ -135,21 +135,32 @@ private:
   std::vector<std::unique_ptr<child_process>> controllers_;
 };
 
-/// vmHyperconvergence status block of a request.
-inline json vm_status(const json& request) {
-  return request.value("/status/vmHyperconvergence"_json_pointer, json::object());
+/// A kind's status block of a request ("vmHyperconvergence", "podHyperconvergence"): every
+/// kind's block has the same shape, so one set of readers serves all of them.
+inline json kind_status(const json& request, const std::string& kind) {
+  return request.value(json::json_pointer("/status/" + kind), json::object());
 }
 
-inline long long counter(const json& request, const char* name) {
-  return vm_status(request).value(name, 0LL);
+inline long long kind_counter(const json& request, const std::string& kind, const char* name) {
+  return kind_status(request, kind).value(name, 0LL);
 }
 
-/// Detail entries keyed "<ns>/<name>".
-inline std::map<std::string, json> details_by_vm(const json& request) {
+/// A kind's detail entries keyed "<ns>/<name>".
+inline std::map<std::string, json> kind_details(const json& request, const std::string& kind) {
   std::map<std::string, json> out;
-  for (auto& d : vm_status(request).value("details", json::array()))
+  for (auto& d : kind_status(request, kind).value("details", json::array()))
     out[d.value("namespace", "") + "/" + d.value("name", "")] = d;
   return out;
+}
+
+inline json vm_status(const json& request) { return kind_status(request, "vmHyperconvergence"); }
+
+inline long long counter(const json& request, const char* name) {
+  return kind_counter(request, "vmHyperconvergence", name);
+}
+
+inline std::map<std::string, json> details_by_vm(const json& request) {
+  return kind_details(request, "vmHyperconvergence");
 }
 
 inline std::string status_of_request(const json& r) { return r.value("/status/status"_json_pointer, std::string()); }

@@ -20,19 +20,14 @@ inline json pod_spec(json extra = json::object()) {
   return {{"podHyperconvergence", pod}};
 }
 
-inline json pod_status(const json& request) {
-  return request.value("/status/podHyperconvergence"_json_pointer, json::object());
-}
+inline json pod_status(const json& request) { return kind_status(request, "podHyperconvergence"); }
 
 inline long long pod_counter(const json& request, const char* name) {
-  return pod_status(request).value(name, 0LL);
+  return kind_counter(request, "podHyperconvergence", name);
 }
 
 inline std::map<std::string, json> pod_details(const json& request) {
-  std::map<std::string, json> out;
-  for (auto& d : pod_status(request).value("details", json::array()))
-    out[d.value("namespace", "") + "/" + d.value("name", "")] = d;
-  return out;
+  return kind_details(request, "podHyperconvergence");
 }
 
 inline json audit(const sim_process& sim) { return get(sim, "/admin/audit"); }
