@@ -38,7 +38,7 @@ struct explained {
   }
 };
 
-const pod_node_explanation& node_of(const pod_explanation& ex, const std::string& name) {
+const node_explanation& node_of(const pod_explanation& ex, const std::string& name) {
   for (const auto& n : ex.nodes)
     if (n.name == name)
       return n;
@@ -46,7 +46,7 @@ const pod_node_explanation& node_of(const pod_explanation& ex, const std::string
   return ex.nodes.front();
 }
 
-const pod_rule_result& rule_of(const pod_node_explanation& n, const std::string& name) {
+const rule_result& rule_of(const node_explanation& n, const std::string& name) {
   for (const auto& r : n.rules)
     if (r.rule == name)
       return r;

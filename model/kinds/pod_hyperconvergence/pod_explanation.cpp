@@ -17,8 +17,8 @@ bool contains(const std::vector<std::string>& items, const std::string& s) {
   return std::find(items.begin(), items.end(), s) != items.end();
 }
 
-std::vector<pod_rule_result> rules_on(const pod& p, const node& n, const node_usage& used) {
-  std::vector<pod_rule_result> out;
+std::vector<rule_result> rules_on(const pod& p, const node& n, const node_usage& used) {
+  std::vector<rule_result> out;
   for (const auto& rule : pod_admission_rules()) {
     auto why = rule.check(p, n, used);
     out.push_back({rule.name, !why, why.value_or("")});
@@ -28,7 +28,7 @@ std::vector<pod_rule_result> rules_on(const pod& p, const node& n, const node_us
 
 // Score tests first: best_targets() weighs only the best nodes other than the pod's own,
 // so a node below them is not refused, just not in the running.
-std::string result_of(const pod_node_explanation& n, const pod_explanation& ex) {
+std::string result_of(const node_explanation& n, const pod_explanation& ex) {
   if (n.target)
     return "target";
   if (n.current)
@@ -127,7 +127,7 @@ void pod_explainer::explain_volumes(const pod& p, pod_explanation& ex) const {
   const pod_volumes* owned = nullptr;
   if (auto v = volumes_.find(pod_key(ex.namespace_, ex.name)); v != volumes_.end())
     owned = v->second;
-  auto replicas_of = [&](pod_volume_explanation& ve) {
+  auto replicas_of = [&](claim_explanation& ve) {
     if (auto e = in.replica_errors.find(ve.persistent_volume); e != in.replica_errors.end())
       ve.problem = e->second;
     else if (auto r = in.replicas.find(ve.persistent_volume); r != in.replicas.end())
@@ -143,14 +143,14 @@ void pod_explainer::explain_volumes(const pod& p, pod_explanation& ex) const {
   if (!src_.pvcs) { // no PVCs gathered: the driver PVs the evaluation found
     if (owned)
       for (const auto& pv : owned->pvs) {
-        pod_volume_explanation ve{{}, pv->metadata.name, true, {}, {}};
+        claim_explanation ve{{}, pv->metadata.name, true, {}, {}};
         replicas_of(ve);
         ex.volumes.push_back(std::move(ve));
       }
     return;
   }
   for (const auto& claim : p.claim_names) {
-    pod_volume_explanation ve{claim, {}, false, {}, {}};
+    claim_explanation ve{claim, {}, false, {}, {}};
     auto* pvc = src_.pvcs->find(p.metadata.namespace_, claim);
     if (!pvc)
       ve.problem = "PVC not found";
@@ -237,8 +237,8 @@ pod_explanation pod_explainer::summary(const std::string& key, const pod& p) con
   return ex;
 }
 
-std::vector<pod_node_explanation> pod_explainer::nodes_of(const pod& p,
-                                                          const pod_explanation& ex) const {
+std::vector<node_explanation> pod_explainer::nodes_of(const pod& p,
+                                                      const pod_explanation& ex) const {
   const auto& in = src_.in;
   // The room the evaluation judged this pod against: what runs there plus the room held
   // by every eligible candidate judged before it.
@@ -257,41 +257,10 @@ std::vector<pod_node_explanation> pod_explainer::nodes_of(const pod& p,
     normalize(s);
   auto scores = node_scores(sets);
 
-  static const node_usage nothing;
-  std::vector<pod_node_explanation> out;
-  std::set<std::string> listed;
-  for (const auto& n : in.nodes) {
-    pod_node_explanation ne;
-    ne.name = n.metadata.name;
-    auto s = scores.find(ne.name);
-    ne.score = s == scores.end() ? 0 : s->second;
-    ne.current = ne.name == p.node_name;
-    ne.best = contains(ex.best_nodes, ne.name);
-    auto u = usage.find(ne.name);
-    ne.used = u == usage.end() ? nothing : u->second;
-    ne.allocatable = n.allocatable;
-    ne.rules = rules_on(p, n, ne.used);
-    ne.allowed = std::all_of(ne.rules.begin(), ne.rules.end(),
-                             [](const pod_rule_result& r) { return r.passed; });
-    ne.target = contains(ex.target_nodes, ne.name);
-    listed.insert(ne.name);
-    out.push_back(std::move(ne));
-  }
-  for (const auto& [name, score] : scores)
-    if (!listed.count(name)) {
-      pod_node_explanation ne;
-      ne.name = name;
-      ne.score = score;
-      ne.current = name == p.node_name;
-      ne.best = contains(ex.best_nodes, name);
-      ne.found = false;
-      out.push_back(std::move(ne));
-    }
+  auto out = weigh_nodes(in.nodes, scores, usage, p.node_name, ex,
+                         [&](const node& n, const node_usage& used) { return rules_on(p, n, used); });
   for (auto& ne : out)
     ne.result = result_of(ne, ex);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(-a.score, a.name) < std::make_tuple(-b.score, b.name);
-  });
   return out;
 }
 

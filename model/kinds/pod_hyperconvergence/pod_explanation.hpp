@@ -13,25 +13,9 @@
 #include <vector>
 
 #include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp"
+#include "model/placement_explanation.hpp"
 
 namespace schedopt::pod_hyperconvergence {
-
-/// spec.volumes[].persistentVolumeClaim → PVC → PV → the driver's replica nodes.
-struct pod_volume_explanation {
-  std::string claim;
-  std::string persistent_volume; // "" when the PVC is missing or unbound
-  bool driver_owned = false;     // counted in the scores
-  std::vector<std::string> replica_nodes;
-  /// "PVC not found", "PVC not bound", "PV not found", or the driver's error.
-  std::string problem;
-};
-
-/// One admission rule on one node; `detail` is the refusal when it failed.
-struct pod_rule_result {
-  std::string rule; // pod_admission_rules() names
-  bool passed = true;
-  std::string detail;
-};
 
 /// The pod's controller and whether its evicted pod comes back as schedopt predicts.
 struct owner_explanation {
@@ -45,23 +29,6 @@ struct owner_explanation {
   int64_t replicas = 0; // spec.replicas when found
 };
 
-/// One node as the evaluation weighed it for the pod's replacement.
-struct pod_node_explanation {
-  std::string name;
-  int score = 0; // the pod's driver volumes with a replica here
-  bool current = false;
-  bool best = false;  // a node of the best score (the only level that counts for pods)
-  bool found = true;  // in the node list
-  std::vector<pod_rule_result> rules; // pod_admission_rules() in order; empty when not found
-  bool allowed = false; // every rule passed
-  bool target = false;  // one of the evaluation's target nodes
-  /// "target", "current node", "refused: <first refusal>", "score not above the current
-  /// node's", "below the best score <n>".
-  std::string result;
-  resource_list allocatable;
-  node_usage used; // requests there when the pod was judged, earlier eligible pods' included
-};
-
 /// The workload's record (pod_cool_off.hpp), as the evaluation read it.
 struct pod_cool_off_explanation {
   duration period{};
@@ -72,13 +39,9 @@ struct pod_cool_off_explanation {
   std::string record_error;  // a record that does not parse (ignored, as evaluate() does)
 };
 
-struct pod_per_run_cap {
-  int64_t max_non_hyperconverged_per_run = 0;
-  int64_t position = 0;  // 1-based among the candidates every filter let through; 0: none
-  bool deferred = false; // outstanding: over the cap, left for the next request
-};
-
-struct pod_explanation {
+/// The placement facts (scores, best and target nodes, each node — `best` the only level
+/// that counts for pods —, the per-run cap) are the base's, shared with every kind.
+struct pod_explanation : placement_explanation {
   std::string namespace_;
   std::string name;
   std::string phase;
@@ -92,15 +55,9 @@ struct pod_explanation {
   std::string disposition; // to_string(pod_disposition)
   std::string reason;      // the skip reason the evaluation gave, or ""
   std::string evaluation_error; // the claim or volume lookup that failed, if any
-  std::vector<pod_volume_explanation> volumes;
-  int current_score = 0;
-  int best_score = 0;
-  std::vector<std::string> best_nodes;
-  std::vector<std::string> target_nodes;
-  std::vector<pod_node_explanation> nodes; // score descending, then name
+  std::vector<claim_explanation> volumes; // spec.volumes[].persistentVolumeClaim
   pod_cool_off_explanation cool_off;
   std::string budget; // budgets_by_pod()'s words, "" when no budget covers the pod
-  pod_per_run_cap cap;
 };
 
 /// What the evaluation read and decided, plus what explain adds. Every reference must
@@ -131,7 +88,7 @@ private:
   void explain_owner(const pod& p, pod_explanation& ex) const;
   void explain_volumes(const pod& p, pod_explanation& ex) const;
   void explain_cool_off(pod_explanation& ex) const;
-  std::vector<pod_node_explanation> nodes_of(const pod& p, const pod_explanation& ex) const;
+  std::vector<node_explanation> nodes_of(const pod& p, const pod_explanation& ex) const;
   const object_meta* owner_meta(const workload_ref& w) const;
 
   const pod_explanation_sources& src_;

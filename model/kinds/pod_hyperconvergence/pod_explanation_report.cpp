@@ -13,38 +13,6 @@ namespace schedopt::pod_hyperconvergence {
 
 namespace {
 
-/// A rule's name as a table column: "requiredNodeAffinity" -> "REQUIRED-NODE-AFFINITY".
-std::string column_name(const std::string& rule) {
-  std::string out;
-  for (char c : rule) {
-    if (c >= 'A' && c <= 'Z' && !out.empty())
-      out += '-';
-    out += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-  }
-  return out;
-}
-
-nlohmann::json optional_time(const std::optional<timestamp>& t) {
-  return t ? nlohmann::json(format_rfc3339(*t)) : nlohmann::json(nullptr);
-}
-
-nlohmann::json resources(const resource_list& r) {
-  nlohmann::json o = nlohmann::json::object();
-  if (r.cpu_millis)
-    o["cpu"] = format_cpu(*r.cpu_millis);
-  if (r.memory_bytes)
-    o["memory"] = format_memory(*r.memory_bytes);
-  return o;
-}
-
-std::string yes_no(bool b) { return b ? "yes" : "no"; }
-
-std::string score_of(const pod_explanation& ex) {
-  if (ex.best_score == 0)
-    return "";
-  return std::to_string(ex.current_score) + "/" + std::to_string(ex.best_score);
-}
-
 std::string owner_column(const pod_explanation& ex) {
   return ex.owner.kind.empty() ? "" : ex.owner.kind + "/" + ex.owner.name;
 }
@@ -71,14 +39,6 @@ std::string cool_off_line(const pod_cool_off_explanation& c) {
   if (c.this_request)
     return out + ": written by this request, holds none of its pods back";
   return out + (c.cooling_off ? ": cooling off" : ": passed");
-}
-
-std::string cap_line(const pod_per_run_cap& c) {
-  std::string out = "maxNonHyperconvergedPerRun " + std::to_string(c.max_non_hyperconverged_per_run);
-  if (c.position == 0)
-    return out + ": not counted (not an eligible candidate)";
-  out += ": candidate " + std::to_string(c.position);
-  return out + (c.deferred ? ", deferred to a later request" : ", within the cap");
 }
 
 // The WHY column of --all: the skip reason, else what happens to the pod.
@@ -116,44 +76,16 @@ nlohmann::json pod_explanation_json(const pod_explanation& ex) {
   o["evaluationError"] = ex.evaluation_error;
   auto volumes = nlohmann::json::array();
   for (const auto& v : ex.volumes)
-    volumes.push_back({{"claim", v.claim},
-                       {"persistentVolume", v.persistent_volume},
-                       {"driverOwned", v.driver_owned},
-                       {"replicaNodes", v.replica_nodes},
-                       {"problem", v.problem}});
+    volumes.push_back(claim_json(v));
   o["volumes"] = std::move(volumes);
-  o["currentScore"] = ex.current_score;
-  o["bestScore"] = ex.best_score;
-  o["bestNodes"] = ex.best_nodes;
-  o["targetNodes"] = ex.target_nodes;
-  auto nodes = nlohmann::json::array();
-  for (const auto& n : ex.nodes) {
-    auto rules = nlohmann::json::array();
-    for (const auto& r : n.rules)
-      rules.push_back({{"rule", r.rule}, {"passed", r.passed}, {"detail", r.detail}});
-    nodes.push_back({{"name", n.name},
-                     {"score", n.score},
-                     {"current", n.current},
-                     {"best", n.best},
-                     {"found", n.found},
-                     {"allowed", n.allowed},
-                     {"target", n.target},
-                     {"result", n.result},
-                     {"rules", std::move(rules)},
-                     {"allocatable", resources(n.allocatable)},
-                     {"used", resources({n.used.cpu_millis, n.used.memory_bytes})}});
-  }
-  o["nodes"] = std::move(nodes);
+  add_placement_json(o, ex);
   o["coolOff"] = {{"period", format_go_duration(ex.cool_off.period)},
-                  {"lastEviction", optional_time(ex.cool_off.last_eviction)},
-                  {"eligibleAfter", optional_time(ex.cool_off.eligible_after)},
+                  {"lastEviction", optional_time_json(ex.cool_off.last_eviction)},
+                  {"eligibleAfter", optional_time_json(ex.cool_off.eligible_after)},
                   {"coolingOff", ex.cool_off.cooling_off},
                   {"thisRequest", ex.cool_off.this_request},
                   {"recordError", ex.cool_off.record_error}};
   o["budget"] = ex.budget;
-  o["perRunCap"] = {{"maxNonHyperconvergedPerRun", ex.cap.max_non_hyperconverged_per_run},
-                    {"position", ex.cap.position},
-                    {"deferred", ex.cap.deferred}};
   return o;
 }
 
@@ -172,13 +104,13 @@ std::string render_pod_explanation_text(const pod_explanation& ex) {
   std::vector<std::vector<std::string>> fields{
     {"Pod:", ex.namespace_ + "/" + ex.name},
     {"Phase:", ex.phase + (ex.considered ? "" : " (not considered: " + ex.not_considered_why + ")")},
-    {"Node:", ex.node + (ex.best_score > 0 ? " (score " + score_of(ex) + ")" : "")},
+    {"Node:", ex.node + (ex.best_score > 0 ? " (score " + score_text(ex) + ")" : "")},
     {"Scheduler:", scheduler_line(ex)},
     {"Owner:", owner_line(ex.owner)},
     {"Verdict:", ex.verdict},
     {"Disposition:", ex.disposition},
     {"Reason:", ex.reason},
-    {"Best nodes:", join(ex.best_nodes) + (ex.best_score > 0 ? " (score " + std::to_string(ex.best_score) + ")" : "")},
+    {"Best nodes:", best_nodes_text(ex)},
     {"Target nodes:", join(ex.target_nodes)},
     {"Cool-off:", cool_off_line(ex.cool_off)},
     {"Budget:", ex.budget.empty() ? "none covers the pod" : ex.budget},
@@ -190,42 +122,17 @@ std::string render_pod_explanation_text(const pod_explanation& ex) {
   if (!ex.volumes.empty()) {
     std::vector<std::vector<std::string>> rows{{"CLAIM", "PV", "DRIVER", "REPLICA NODES"}};
     for (const auto& v : ex.volumes)
-      rows.push_back({v.claim, v.persistent_volume, yes_no(v.driver_owned),
-                      v.problem.empty() ? join(v.replica_nodes) : v.problem});
+      rows.push_back(claim_cells(v));
     out += "Volumes:\n" + render_text_table(std::move(rows), "  ");
   }
-  if (!ex.nodes.empty()) {
-    // One column per rule, named from the rules themselves (pod_admission_rules()).
-    std::vector<std::string> rule_names;
-    for (const auto& n : ex.nodes)
-      for (const auto& r : n.rules)
-        if (std::find(rule_names.begin(), rule_names.end(), r.rule) == rule_names.end())
-          rule_names.push_back(r.rule);
-    std::vector<std::string> header{"NODE", "SCORE"};
-    for (const auto& name : rule_names)
-      header.push_back(column_name(name));
-    header.push_back("RESULT");
-    std::vector<std::vector<std::string>> rows{std::move(header)};
-    for (const auto& n : ex.nodes) {
-      std::vector<std::string> row{n.name, std::to_string(n.score)};
-      for (const auto& name : rule_names) {
-        auto r = std::find_if(n.rules.begin(), n.rules.end(),
-                              [&](const pod_rule_result& x) { return x.rule == name; });
-        row.push_back(r == n.rules.end() ? "-" : r->passed ? "ok" : "no");
-      }
-      row.push_back(n.result);
-      rows.push_back(std::move(row));
-    }
-    out += "Nodes:\n" + render_text_table(std::move(rows), "  ");
-  }
-  return out;
+  return out + nodes_section(ex.nodes);
 }
 
 std::string render_pod_explanations_table(const std::vector<pod_explanation>& all) {
   std::vector<std::vector<std::string>> rows{{"NAMESPACE", "NAME", "NODE", "OWNER", "VERDICT",
                                               "SCORE", "DISPOSITION", "TARGETS", "BUDGET", "WHY"}};
   for (const auto& ex : all)
-    rows.push_back({ex.namespace_, ex.name, ex.node, owner_column(ex), ex.verdict, score_of(ex),
+    rows.push_back({ex.namespace_, ex.name, ex.node, owner_column(ex), ex.verdict, score_text(ex),
                     ex.disposition, join(ex.target_nodes), ex.budget, why_column(ex)});
   return render_text_table(std::move(rows));
 }

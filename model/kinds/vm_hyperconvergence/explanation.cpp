@@ -16,10 +16,6 @@ namespace schedopt {
 
 namespace {
 
-bool contains(const std::vector<std::string>& items, const std::string& s) {
-  return std::find(items.begin(), items.end(), s) != items.end();
-}
-
 const std::string& claim_of(const vmi_volume& v) {
   return !v.claim_name.empty() ? v.claim_name : v.data_volume_name;
 }
@@ -129,7 +125,9 @@ vmi_explanation explainer::summary(const std::string& key,
   };
   if (!src_.pvcs && owned) // no PVCs gathered: the driver PVs the evaluation found
     for (const auto& pv : owned->pvs) {
-      volume_explanation ve{{}, {}, pv->metadata.name, true, {}, {}};
+      volume_explanation ve;
+      ve.persistent_volume = pv->metadata.name;
+      ve.driver_owned = true;
       replicas_of(ve);
       ex.volumes.push_back(std::move(ve));
     }
@@ -138,7 +136,9 @@ vmi_explanation explainer::summary(const std::string& key,
     const std::string& claim = claim_of(vol);
     if (claim.empty())
       continue; // containerDisk, cloudInit, ...: no PVC behind it
-    volume_explanation ve{vol.name, claim, {}, false, {}, {}};
+    volume_explanation ve;
+    ve.volume = vol.name;
+    ve.claim = claim;
     auto pvc = pvcs_.find(vmi_key(vmi.metadata.namespace_, claim));
     if (pvc == pvcs_.end())
       ve.problem = "PVC not found";
@@ -190,43 +190,16 @@ std::vector<node_explanation> explainer::nodes_of(const virtual_machine_instance
       replica_sets.emplace_back(ve.replica_nodes.begin(), ve.replica_nodes.end());
   auto scores = node_scores(replica_sets);
 
-  std::vector<node_explanation> out;
-  std::set<std::string> listed;
-  static const node_usage nothing;
   const node* source = nullptr;
   for (const auto& n : in.nodes)
     if (n.metadata.name == vmi.node_name)
       source = &n;
-  for (const auto& n : in.nodes) {
-    node_explanation ne;
-    ne.name = n.metadata.name;
-    auto s = scores.find(ne.name);
-    ne.score = s == scores.end() ? 0 : s->second;
-    ne.current = ne.name == vmi.node_name;
-    auto u = usage.find(ne.name);
-    ne.used = u == usage.end() ? nothing : u->second;
-    ne.allocatable = n.allocatable;
-    ne.rules = rules_on(vmi, n, ne.used, source);
-    ne.allowed = std::all_of(ne.rules.begin(), ne.rules.end(),
-                             [](const rule_result& r) { return r.passed; });
-    ne.target = contains(ex.target_nodes, ne.name);
-    listed.insert(ne.name);
-    out.push_back(std::move(ne));
-  }
-  for (const auto& [name, score] : scores)
-    if (!listed.count(name)) {
-      node_explanation ne;
-      ne.name = name;
-      ne.score = score;
-      ne.current = name == vmi.node_name;
-      ne.found = false;
-      out.push_back(std::move(ne));
-    }
+  auto out = weigh_nodes(in.nodes, scores, usage, vmi.node_name, ex,
+                         [&](const node& n, const node_usage& used) {
+                           return rules_on(vmi, n, used, source);
+                         });
   for (auto& ne : out)
     ne.result = result_of(ne, ex);
-  std::sort(out.begin(), out.end(), [](const node_explanation& a, const node_explanation& b) {
-    return std::make_tuple(-a.score, a.name) < std::make_tuple(-b.score, b.name);
-  });
   return out;
 }
 

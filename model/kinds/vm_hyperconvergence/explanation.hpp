@@ -11,38 +11,13 @@
 #include <vector>
 
 #include "model/kinds/vm_hyperconvergence/evaluation.hpp"
+#include "model/placement_explanation.hpp"
 
 namespace schedopt {
 
 /// spec.volumes entry → PVC → PV → the driver's replica nodes.
-struct volume_explanation {
-  std::string volume;            // spec.volumes[].name
-  std::string claim;             // PVC (or DataVolume) name
-  std::string persistent_volume; // "" when the PVC is missing or unbound
-  bool driver_owned = false;     // counted in the scores
-  std::vector<std::string> replica_nodes;
-  std::string problem; // "PVC not found", "PVC not bound", "PV not found", driver error
-};
-
-/// One admission rule on one node; `detail` is the refusal when it failed.
-struct rule_result {
-  std::string rule; // admission_rules() names plus "notCurrentNode"
-  bool passed = true;
-  std::string detail;
-};
-
-struct node_explanation {
-  std::string name;
-  int score = 0; // volumes of the VMI with a replica here
-  bool current = false;
-  bool found = true;            // in the node list
-  std::vector<rule_result> rules; // empty when not found
-  bool allowed = false;         // every rule passed
-  bool target = false;          // one of the evaluation's target nodes
-  std::string result;           // "target", "current node", "refused: <first refusal>",
-                                // "score not above the current node's", ...
-  resource_list allocatable;
-  node_usage used; // requests there when the VMI was judged, in-flight targets included
+struct volume_explanation : claim_explanation {
+  std::string volume; // spec.volumes[].name
 };
 
 struct cool_off_explanation {
@@ -64,13 +39,9 @@ struct next_request {
   request_stage stage = request_stage::none; // none, pending, evaluating, migrating
 };
 
-struct per_run_cap {
-  int64_t max_non_hyperconverged_per_run = 0;
-  int64_t position = 0; // 1-based among the candidates every filter let through; 0: none
-  bool deferred = false; // outstanding: over the cap, left for the next request
-};
-
-struct vmi_explanation {
+/// The placement facts (scores, best and target nodes, each node, the per-run cap) are
+/// the base's, shared with every kind.
+struct vmi_explanation : placement_explanation {
   std::string namespace_;
   std::string name;
   std::string phase;
@@ -81,16 +52,10 @@ struct vmi_explanation {
   std::string reason;      // the skip reason the evaluation gave, or ""
   std::string evaluation_error; // volume lookup error, if any
   std::vector<volume_explanation> volumes;
-  int current_score = 0;
-  int best_score = 0;
-  std::vector<std::string> best_nodes;
-  std::vector<std::string> target_nodes;
   int target_score = 0;
-  std::vector<node_explanation> nodes; // score descending, then name
   cool_off_explanation cool_off;
   std::vector<migration_in_flight> in_flight; // anyone's non-final VMIMs of the VMI
   std::optional<next_request> next;           // nullopt: none pending
-  per_run_cap cap;
 };
 
 /// What the evaluation read and decided, plus what explain adds (the VMIM objects, the

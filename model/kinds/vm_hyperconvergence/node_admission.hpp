@@ -9,15 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "model/node_usage.hpp"
 #include "model/objects.hpp"
 
 namespace schedopt {
-
-/// Requests of what runs on (or is migrating to) a node.
-struct node_usage {
-  int64_t cpu_millis = 0;
-  int64_t memory_bytes = 0;
-};
 
 /// Per node: the requests of every VMI placed there (status.nodeName, not Succeeded or
 /// Failed) plus those of VMIs a non-final schedopt VMIM is pinned toward
