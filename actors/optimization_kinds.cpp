@@ -3,6 +3,7 @@
 #include "actors/optimization_kinds.hpp"
 
 #include "actors/kinds/pod_hyperconvergence/pod_hyperconvergence_actor.hpp"
+#include "actors/kinds/pod_hyperconvergence/pod_settings.hpp"
 #include "actors/kinds/vm_hyperconvergence/vm_hyperconvergence_actor.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
@@ -12,9 +13,18 @@ namespace schedopt {
 const std::vector<optimization_kind>& optimization_kinds() {
   static const std::vector<optimization_kind> kinds{
     {vm_hyperconvergence_kind, spawn_vm_hyperconvergence, add_vm_hyperconvergence_types},
-    {pod_hyperconvergence::kind_field, spawn_pod_hyperconvergence},
+    {pod_hyperconvergence::kind_field, spawn_pod_hyperconvergence, nullptr,
+     pod_hyperconvergence::pod_settings_table},
   };
   return kinds;
+}
+
+std::vector<kind_settings_table> kind_settings_tables() {
+  std::vector<kind_settings_table> out;
+  for (const auto& kind : optimization_kinds())
+    if (kind.settings_table)
+      out.push_back(kind.settings_table());
+  return out;
 }
 
 const optimization_kind* find_optimization_kind(const std::string& name) {

@@ -1,7 +1,8 @@
 // The registry of optimization kinds. A kind is one named field of the request's spec,
 // one block of its status and one actor implementing optimization_kind_actor; adding a
-// kind is its own files (actors/kinds/<kind>/, model/kinds/<kind>/), its CRD fields and
-// one line in optimization_kinds.cpp (docs/design.md "How to add a kind").
+// kind is its own files (actors/kinds/<kind>/, model/kinds/<kind>/; its settings table
+// too), its CRD fields and one line in optimization_kinds.cpp (docs/design.md "How to
+// add a kind").
 #pragma once
 
 #include <functional>
@@ -11,6 +12,7 @@
 #include <caf/actor_system_config.hpp>
 
 #include "actors/controller_context.hpp"
+#include "config/kind_settings.hpp"
 
 namespace schedopt {
 
@@ -22,10 +24,17 @@ struct optimization_kind {
   /// Registers the kind's own messages (its CAF type-ID block) with an actor system's
   /// configuration; none for a kind without messages of its own.
   void (*add_message_types)(caf::actor_system_config&) = nullptr;
+  /// The kind's own cluster settings (config/kind_settings.hpp), read from flags,
+  /// environment and the config file with the core ones; none for a kind without.
+  kind_settings_table (*settings_table)() = nullptr;
 };
 
 /// Every kind, in the order a request runs them.
 const std::vector<optimization_kind>& optimization_kinds();
+
+/// Every kind's settings table, in registry order: what the commands hand to
+/// parse_command_line and the docs list.
+std::vector<kind_settings_table> kind_settings_tables();
 
 /// The kind registered as `name`; nullptr when there is none.
 const optimization_kind* find_optimization_kind(const std::string& name);

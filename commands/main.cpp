@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/optimization_kinds.hpp"
 #include "commands/commands.hpp"
 #include "schedopt_version.hpp"
 
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     std::printf("schedopt %s (revision %s)\n", build_version, build_revision);
     return 0;
   }
-  auto parsed = parse_command_line(args, process_environment());
+  auto parsed = parse_command_line(args, process_environment(), {}, kind_settings_tables());
   if (!parsed) {
     std::fprintf(stderr, "schedopt: %s\n", parsed.err().message.c_str());
     return 2;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "config/config_file.hpp"
 #include "config/setting_table.hpp"
@@ -173,8 +174,8 @@ struct pending_setting {
   std::string value;
 };
 
-const setting_def* setting_by_flag(const std::string& flag) {
-  for (const auto& d : config_detail::setting_defs())
+const setting_def* setting_by_flag(const std::vector<setting_def>& defs, const std::string& flag) {
+  for (const auto& d : defs)
     if (d.info.flag == flag)
       return &d;
   return nullptr;
@@ -188,11 +189,23 @@ const config_detail::removed_setting* removed_by(std::string config_detail::remo
   return nullptr;
 }
 
-const setting_def* setting_by_key(const std::string& key) {
-  for (const auto& d : config_detail::setting_defs())
+const setting_def* setting_by_key(const std::vector<setting_def>& defs, const std::string& key) {
+  for (const auto& d : defs)
     if (d.info.key == key)
       return &d;
   return nullptr;
+}
+
+/// A key two rows share (or a row shares with a removed setting), else "": the second row
+/// would never be reached, so its kind would silently read the other's value.
+std::string defined_twice(const std::vector<setting_def>& defs) {
+  std::set<std::string> seen;
+  for (const auto& r : config_detail::removed_settings())
+    seen.insert(r.key);
+  for (const auto& d : defs)
+    if (!seen.insert(d.info.key).second)
+      return d.info.key;
+  return {};
 }
 
 std::string pod_namespace(const std::string& file) {
@@ -204,11 +217,12 @@ std::string pod_namespace(const std::string& file) {
   return config_detail::trim(ns);
 }
 
-parse_result help_for(command c, const std::string& program) {
+parse_result help_for(command c, const std::string& program,
+                      const std::vector<kind_settings_table>& kinds) {
   parse_result r;
   r.cmd = c;
   r.help_requested = true;
-  r.help_text = help_text(c, program);
+  r.help_text = help_text(c, program, kinds);
   return r;
 }
 
@@ -240,7 +254,8 @@ std::string program_name(const std::string& argv0) {
   return base == "kubectl-schedopt" ? "kubectl schedopt" : "schedopt";
 }
 
-std::string help_text(command c, const std::string& program) {
+std::string help_text(command c, const std::string& program,
+                      const std::vector<kind_settings_table>& kinds) {
   if (c == command::none)
     return "Usage: " + program + " <command> [flags]\n"
            "\n"
@@ -270,7 +285,7 @@ std::string help_text(command c, const std::string& program) {
       left += " " + o.value_name;
     rows.push_back({left, o.description + " (default " + o.default_text + ")"});
   }
-  for (const auto& d : config_detail::setting_defs()) {
+  for (const auto& d : config_detail::setting_defs(kinds)) {
     std::string left = d.info.flag + (d.value_name.empty() ? "" : " " + d.value_name);
     std::string def = d.info.default_text.empty() ? "\"\"" : d.info.default_text;
     rows.push_back({left, d.info.description + " (default " + def + "; env " + d.info.env + ")"});
@@ -290,21 +305,22 @@ std::string help_text(command c, const std::string& program) {
 
 expected<parse_result> parse_command_line(const std::vector<std::string>& args,
                                           const environment& env,
-                                          const load_paths& paths) {
+                                          const load_paths& paths,
+                                          const std::vector<kind_settings_table>& kinds) {
   const std::string program = program_name(args.empty() ? std::string{} : args[0]);
   if (args.size() < 2)
     return fail("missing command: want run, plan, explain, status or demo (see " + program
                 + " --help)");
   const std::string& first = args[1];
   if (first == "-h" || first == "--help")
-    return help_for(command::none, program);
+    return help_for(command::none, program, kinds);
   if (first == "help") {
     if (args.size() < 3)
-      return help_for(command::none, program);
+      return help_for(command::none, program, kinds);
     auto c = command_from(args[2]);
     if (!c)
       return fail("unknown command " + quoted(args[2]) + ": want run, plan, explain, status or demo");
-    return help_for(*c, program);
+    return help_for(*c, program, kinds);
   }
   auto cmd = command_from(first);
   if (!cmd) {
@@ -313,8 +329,17 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
     return fail("unknown command " + quoted(first) + ": want run, plan, explain, status or demo");
   }
 
+  // The core rows then every kind's, looked up alike from here on.
+  const auto defs = config_detail::setting_defs(kinds);
+  if (auto twice = defined_twice(defs); !twice.empty())
+    return fail("setting " + twice + " is defined twice (a kind's settings table repeats a "
+                "core or another kind's key)");
+
   parse_result r;
   r.cmd = *cmd;
+  for (const auto& table : kinds)
+    for (const auto& row : table.rows)
+      r.config.kind_values[row.key] = row.default_text;
   auto options = command_options(*cmd);
   std::vector<pending_setting> flagged;
   std::string see = " (see " + program + " " + first + " --help)";
@@ -322,7 +347,7 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
   for (std::size_t i = 2; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help")
-      return help_for(*cmd, program);
+      return help_for(*cmd, program, kinds);
     if (r.cmd == command::explain && !a.empty() && a[0] != '-') {
       if (!r.explain.name.empty())
         return fail("explain takes one NAMESPACE/VMI, got " + quoted(a) + " too" + see);
@@ -358,7 +383,7 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
         if (o.flag == name || (!o.short_flag.empty() && o.short_flag == name))
           opt = &o;
       if (!opt)
-        def = setting_by_flag(name);
+        def = setting_by_flag(defs, name);
     };
     resolve(spelling);
     if (!opt && !def && spelling.rfind("--no-", 0) == 0) {
@@ -430,7 +455,7 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
     if (!entries)
       return entries.err();
     for (const auto& e : *entries) {
-      const setting_def* def = setting_by_key(e.key);
+      const setting_def* def = setting_by_key(defs, e.key);
       if (auto gone = removed_by(&config_detail::removed_setting::key, e.key))
         return fail(config_path + ": " + e.key + ": " + gone->instead);
       if (!def || e.key == "config")
@@ -447,7 +472,7 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
   for (const auto& gone : config_detail::removed_settings())
     if (env_value(gone.env))
       return fail(gone.env + ": " + gone.instead);
-  for (const auto& def : config_detail::setting_defs()) {
+  for (const auto& def : defs) {
     auto v = env_value(def.info.env);
     if (!v)
       continue;
@@ -468,7 +493,7 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
     auto it = source.find(key);
     return it == source.end() ? std::string("default") : it->second;
   };
-  if (auto err = config_detail::validate_combination(r.config, source_of); !err.empty())
+  if (auto err = config_detail::validate_combination(r.config, source_of, kinds); !err.empty())
     return fail(err);
   return r;
 }

@@ -88,12 +88,17 @@ std::string program_name(const std::string& argv0);
 /// `--cool-off-period "abc": invalid duration "abc": ...`,
 /// `SCHEDOPT_MAX_PARALLEL_MIGRATIONS "x": not an integer`,
 /// `config.yaml: maxParallelMigrationsLimit: must be >= 1`, `unknown flag --foo`.
+/// `kinds`: the optimization kinds' settings tables (the commands pass the registry's),
+/// read from every source as the core settings are; a setting of a kind not passed is
+/// unknown.
 expected<parse_result> parse_command_line(const std::vector<std::string>& args,
                                           const environment& env,
-                                          const load_paths& paths = {});
+                                          const load_paths& paths = {},
+                                          const std::vector<kind_settings_table>& kinds = {});
 
 /// `--help` text of one command (command::none: the top-level usage), its usage lines
-/// naming `program` (program_name()).
-std::string help_text(command c, const std::string& program = "schedopt");
+/// naming `program` (program_name()); the flags of `kinds`' settings after the core ones.
+std::string help_text(command c, const std::string& program = "schedopt",
+                      const std::vector<kind_settings_table>& kinds = {});
 
 } // namespace schedopt

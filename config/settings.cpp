@@ -13,8 +13,10 @@ namespace {
 
 using apply_fn = std::function<std::string(settings&, const std::string&)>;
 
-std::string kebab(const std::string& camel) {
-  std::string out;
+} // namespace
+
+std::string flag_of(const std::string& camel) {
+  std::string out = "--";
   for (char c : camel) {
     if (c >= 'A' && c <= 'Z') {
       out += '-';
@@ -26,8 +28,8 @@ std::string kebab(const std::string& camel) {
   return out;
 }
 
-std::string upper_snake(const std::string& camel) {
-  std::string out;
+std::string env_of(const std::string& camel) {
+  std::string out = "SCHEDOPT_";
   for (char c : camel) {
     if (c >= 'A' && c <= 'Z')
       out += '_';
@@ -35,6 +37,12 @@ std::string upper_snake(const std::string& camel) {
   }
   return out;
 }
+
+setting_info info_of(const kind_setting& row) {
+  return {row.key, flag_of(row.key), env_of(row.key), row.default_text, row.description};
+}
+
+namespace {
 
 using show_fn = std::function<std::string(const settings&)>;
 
@@ -72,7 +80,7 @@ show_fn shows(std::vector<std::string> settings::*f) {
 template <class Field>
 setting_def make(const std::string& key, Field field, std::string value_name,
                  std::string default_text, std::string description, apply_fn apply) {
-  setting_info info{key, "--" + kebab(key), "SCHEDOPT_" + upper_snake(key),
+  setting_info info{key, flag_of(key), env_of(key),
                     std::move(default_text), std::move(description)};
   return {std::move(info), std::move(value_name), std::move(apply), shows(field)};
 }
@@ -243,28 +251,6 @@ std::vector<setting_def> build_table() {
                    "annotation on the VirtualMachine (or owner-less VMI) holding the "
                    "last migration time",
                    apply_annotation));
-  // podHyperconvergence (docs/design.md §9); coolOffPeriod, minCoolOffPeriod,
-  // maxNonHyperconvergedPerRun, maxRunDuration and excludeNamespaces serve it too.
-  t.push_back(make("storageAwareSchedulers", &settings::storage_aware_schedulers, "LIST", "stork",
-                   "schedulers that place a pod on a node holding its volumes' replicas; "
-                   "pods of any other are skipped SchedulerNotStorageAware, comma-separated",
-                   [](settings& s, const std::string& text) {
-                     s.storage_aware_schedulers = parse_list(text);
-                     return s.storage_aware_schedulers.empty()
-                              ? std::string("must name at least one scheduler")
-                              : std::string();
-                   }));
-  t.push_back(make("podReadyTimeout", &settings::pod_ready_timeout, "DURATION", "10m",
-                   "an evicted pod whose replacement is not Ready this long after the "
-                   "eviction is counted failed (ReplacementNotReady)",
-                   duration_field(&settings::pod_ready_timeout, lower_bound::positive)));
-  t.push_back(make("maxParallelEvictions", &settings::max_parallel_evictions, "INT", "5",
-                   "default bound on evicted pods whose replacement is not yet Ready, per "
-                   "request (spec overrides)",
-                   int_field(&settings::max_parallel_evictions, 1)));
-  t.push_back(make("maxParallelEvictionsLimit", &settings::max_parallel_evictions_limit, "INT",
-                   "50", "upper clamp for any maxParallelEvictions",
-                   int_field(&settings::max_parallel_evictions_limit, 1)));
   // Process.
   t.push_back(make("kubeconfig", &settings::kubeconfig, "PATH", "",
                    "kubeconfig file; empty: in-cluster, else $KUBECONFIG, else ~/.kube/config",
@@ -357,6 +343,25 @@ const std::vector<setting_def>& setting_defs() {
   return table;
 }
 
+std::vector<setting_def> setting_defs(const std::vector<kind_settings_table>& kinds) {
+  std::vector<setting_def> out = setting_defs();
+  for (const auto& table : kinds)
+    for (const auto& row : table.rows) {
+      auto apply = [key = row.key, validate = row.validate](settings& s, const std::string& text) {
+        auto e = validate(text);
+        if (e.empty())
+          s.kind_values[key] = text;
+        return e;
+      };
+      auto show = [key = row.key, def = row.default_text](const settings& s) {
+        auto it = s.kind_values.find(key);
+        return it == s.kind_values.end() ? def : it->second;
+      };
+      out.push_back({info_of(row), row.value_name, std::move(apply), std::move(show)});
+    }
+  return out;
+}
+
 const std::vector<removed_setting>& removed_settings() {
   // The value is never echoed back: it is the secret.
   static const std::vector<removed_setting> removed = {
@@ -372,16 +377,13 @@ const std::vector<removed_setting>& removed_settings() {
 constexpr double k8s_jitter_factor = 1.2;
 
 std::string validate_combination(const settings& s,
-                                 const std::function<std::string(const std::string&)>& source_of) {
+                                 const std::function<std::string(const std::string&)>& source_of,
+                                 const std::vector<kind_settings_table>& kinds) {
   auto named = [&](const std::string& key) { return key + " (" + source_of(key) + ")"; };
   if (s.max_parallel_migrations > s.max_parallel_migrations_limit)
     return named("maxParallelMigrations") + " " + std::to_string(s.max_parallel_migrations)
            + " exceeds " + named("maxParallelMigrationsLimit") + " "
            + std::to_string(s.max_parallel_migrations_limit);
-  if (s.max_parallel_evictions > s.max_parallel_evictions_limit)
-    return named("maxParallelEvictions") + " " + std::to_string(s.max_parallel_evictions)
-           + " exceeds " + named("maxParallelEvictionsLimit") + " "
-           + std::to_string(s.max_parallel_evictions_limit);
   if (s.cool_off_period < s.min_cool_off_period)
     return named("coolOffPeriod") + " " + format_go_duration(s.cool_off_period) + " is below "
            + named("minCoolOffPeriod") + " " + format_go_duration(s.min_cool_off_period);
@@ -411,6 +413,10 @@ std::string validate_combination(const settings& s,
     return named(s.metrics_cert_file.empty() ? "metricsKeyFile" : "metricsCertFile")
            + " is set without " + (s.metrics_cert_file.empty() ? "metricsCertFile" : "metricsKeyFile")
            + ": give the certificate and its key together";
+  for (const auto& table : kinds)
+    if (table.validate_combination)
+      if (auto e = table.validate_combination(s.kind_values, source_of); !e.empty())
+        return e;
   return {};
 }
 
@@ -426,23 +432,49 @@ const std::vector<setting_info>& all_settings() {
   return infos;
 }
 
-std::vector<std::pair<std::string, std::string>> effective_settings(const settings& s) {
+std::vector<setting_info> all_settings(const std::vector<kind_settings_table>& kinds) {
+  std::vector<setting_info> out;
+  for (const auto& d : config_detail::setting_defs(kinds))
+    out.push_back(d.info);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>>
+effective_settings(const settings& s, const std::vector<kind_settings_table>& kinds) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& d : config_detail::setting_defs())
+  for (const auto& d : config_detail::setting_defs(kinds))
     out.emplace_back(d.info.key, d.show(s));
   return out;
 }
 
-std::string settings_markdown_table() {
+namespace {
+
+std::string markdown_table(const std::vector<setting_info>& rows) {
   auto cell = [](const std::string& s) { return s.empty() ? std::string("(empty)") : "`" + s + "`"; };
   std::string out = "| Setting | Flag | Environment | Default | Description |\n"
                     "|---|---|---|---|---|\n";
-  for (const auto& d : config_detail::setting_defs()) {
-    const auto& i = d.info;
+  for (const auto& i : rows) {
     std::string key = i.key == "config" ? "— (flag/env only)" : "`" + i.key + "`";
     std::string def = i.key == "leaseNamespace" ? i.default_text : cell(i.default_text);
     out += "| " + key + " | `" + i.flag + "` | `" + i.env + "` | " + def + " | "
            + i.description + " |\n";
+  }
+  return out;
+}
+
+} // namespace
+
+// A section per kind: its settings are read only when a request enables that kind, and a
+// user looks for them by the kind's name.
+std::string settings_markdown_table(const std::vector<kind_settings_table>& kinds) {
+  std::string out = markdown_table(all_settings());
+  for (const auto& table : kinds) {
+    if (table.rows.empty())
+      continue;
+    std::vector<setting_info> rows;
+    for (const auto& row : table.rows)
+      rows.push_back(config_detail::info_of(row));
+    out += "\n### Settings of the `" + table.kind + "` kind\n\n" + markdown_table(rows);
   }
   return out;
 }

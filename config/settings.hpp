@@ -1,5 +1,6 @@
 // Every cluster-wide default (docs/design.md §5) and process setting of schedopt as one value.
 // Sources and precedence live in config/command_line.hpp; this file only says what exists.
+// An optimization kind's own settings are rows of its table (config/kind_settings.hpp).
 #pragma once
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/kind_settings.hpp"
 #include "model/duration.hpp"
 
 namespace schedopt {
@@ -39,15 +41,9 @@ struct settings {
   bool pin_target_node = true;
   std::string driver = "portworx"; // "portworx", "csi-topology" or "longhorn"
   std::string vm_cool_off_annotation = "schedopt.libopenstorage.org/last-migration-time";
-  // podHyperconvergence (docs/design.md §9).
-  /// Schedulers that place a pod on a node holding its volumes' replicas: only their
-  /// pods are evicted (another scheduler's replacement could land anywhere).
-  std::vector<std::string> storage_aware_schedulers{"stork"};
-  /// An evicted pod's replacement not Ready this long after the eviction: Failed
-  /// ReplacementNotReady.
-  duration pod_ready_timeout = std::chrono::minutes(10);
-  int64_t max_parallel_evictions = 5;
-  int64_t max_parallel_evictions_limit = 50;
+  /// Each optimization kind's own settings (config/kind_settings.hpp) as validated text by
+  /// config-file key; each kind reads its own typed, with its row defaults for a missing key.
+  kind_setting_values kind_values;
 
   // -- process --
   std::string kubeconfig; // empty: in-cluster config, else $KUBECONFIG, else ~/.kube/config
@@ -96,14 +92,19 @@ struct setting_info {
   std::string description;   // one line
 };
 
-/// Every setting, in documentation order.
+/// Every core setting, in documentation order.
 const std::vector<setting_info>& all_settings();
+/// Every core setting, then each kind's rows in the order `kinds` lists them.
+std::vector<setting_info> all_settings(const std::vector<kind_settings_table>& kinds);
 
-/// Every setting as (key, value text) for the startup log. No setting holds a secret:
-/// the Portworx token is read from portworxTokenFile, only the path is a setting.
-std::vector<std::pair<std::string, std::string>> effective_settings(const settings& s);
+/// Every setting as (key, value text) for the startup log, kinds' rows after the core
+/// ones. No setting holds a secret: the Portworx token is read from portworxTokenFile,
+/// only the path is a setting.
+std::vector<std::pair<std::string, std::string>>
+effective_settings(const settings& s, const std::vector<kind_settings_table>& kinds = {});
 
-/// docs/configuration.md table: | Setting | Flag | Environment | Default | Description |.
-std::string settings_markdown_table();
+/// docs/configuration.md table: | Setting | Flag | Environment | Default | Description |,
+/// the core rows, then a section with a table of its own per kind that has settings.
+std::string settings_markdown_table(const std::vector<kind_settings_table>& kinds = {});
 
 } // namespace schedopt

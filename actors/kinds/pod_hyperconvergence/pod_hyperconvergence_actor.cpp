@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/kinds/pod_hyperconvergence/pod_settings.hpp"
 #include "actors/logging.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/backoff.hpp"
@@ -342,7 +343,7 @@ void start_engine(kind_pointer self, std::vector<eviction_candidate> eligible) {
           return reply(self);
         engine_settings s;
         s.max_parallel = static_cast<std::size_t>(st.run.max_parallel_evictions);
-        s.ready_timeout = st.ctx.config.pod_ready_timeout;
+        s.ready_timeout = pod_settings_of(st.ctx.config).pod_ready_timeout;
         s.run_deadline = st.run_deadline;
         s.request_uid = st.request.metadata.uid;
         auto now = actor_now(self);
@@ -440,7 +441,7 @@ void evaluate_and_run(kind_pointer self) {
   in.replica_sets = st.in.replica_sets;
   in.excluded_namespaces.insert(cfg.exclude_namespaces.begin(), cfg.exclude_namespaces.end());
   in.opted_out_namespaces = st.in.opted_out_namespaces;
-  in.storage_aware_schedulers = cfg.storage_aware_schedulers;
+  in.storage_aware_schedulers = pod_settings_of(cfg).storage_aware_schedulers;
   in.handled = st.resumed.handled;
   in.request_uid = uid;
   in.cool_off_period = st.run.cool_off;
@@ -674,8 +675,9 @@ pod_hyperconvergence_actor::behavior_type idle(kind_pointer self, controller_con
       cluster_defaults defaults;
       defaults.cool_off_period = cfg.cool_off_period;
       defaults.min_cool_off_period = cfg.min_cool_off_period;
-      defaults.max_parallel_evictions = cfg.max_parallel_evictions;
-      defaults.max_parallel_evictions_limit = cfg.max_parallel_evictions_limit;
+      auto own = pod_settings_of(cfg);
+      defaults.max_parallel_evictions = own.max_parallel_evictions;
+      defaults.max_parallel_evictions_limit = own.max_parallel_evictions_limit;
       st.run = choose_run_settings(*spec, defaults);
       if (!st.run.error.empty()) {
         fail_run(self, run_failure_kind::invalid_spec, st.run.error);
