@@ -12,9 +12,10 @@ namespace schedopt {
 
 const std::vector<optimization_kind>& optimization_kinds() {
   static const std::vector<optimization_kind> kinds{
-    {vm_hyperconvergence_kind, spawn_vm_hyperconvergence, add_vm_hyperconvergence_types},
+    {vm_hyperconvergence_kind, spawn_vm_hyperconvergence, add_vm_hyperconvergence_types,
+     nullptr, vm_hyperconvergence_explain_spec},
     {pod_hyperconvergence::kind_field, spawn_pod_hyperconvergence, nullptr,
-     pod_hyperconvergence::pod_settings_table},
+     pod_hyperconvergence::pod_settings_table, pod_hyperconvergence::explain_spec},
   };
   return kinds;
 }

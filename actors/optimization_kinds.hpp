@@ -27,6 +27,10 @@ struct optimization_kind {
   /// The kind's own cluster settings (config/kind_settings.hpp), read from flags,
   /// environment and the config file with the core ones; none for a kind without.
   kind_settings_table (*settings_table)() = nullptr;
+  /// The fragment `schedopt explain` evaluates with, given the next pending request's:
+  /// the kind takes from it what judges an object the way that request would (its
+  /// cool-off period); none: the fragment is just enabled.
+  kind_spec (*explain_spec)(const kind_spec& next) = nullptr;
 };
 
 /// Every kind, in the order a request runs them.

@@ -3,14 +3,12 @@
 // evicts nothing and writes nothing to the cluster. It runs with the cool-off period of
 // the request the controller would run next, as that request would judge the VM or pod.
 #include <caf/scoped_actor.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/optimization_kinds.hpp"
 #include "actors/system_config.hpp"
 #include "commands/commands.hpp"
 #include "commands/one_evaluation.hpp"
-#include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
-#include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/request_queue.hpp"
 
 namespace schedopt {
@@ -34,24 +32,15 @@ std::optional<scheduling_optimization> next_in_queue(caf::actor_system& sys,
   return std::nullopt;
 }
 
-/// The next request's cool-off period for the kind explained, in the spec explain runs.
+/// The spec explain runs with for the kind explained, as the next request would judge
+/// (the kind's registry entry says what it takes from that request).
 void take_cool_off(const std::string& kind, const scheduling_optimization& next,
                    scheduling_optimization& request) {
   auto fragment = next.spec.kinds.find(kind);
-  if (fragment == next.spec.kinds.end())
+  const auto* entry = find_optimization_kind(kind);
+  if (fragment == next.spec.kinds.end() || !entry || !entry->explain_spec)
     return;
-  if (kind == vm_hyperconvergence_kind) {
-    if (auto spec = decode_vm_hyperconvergence_spec(fragment->second))
-      request.spec.kinds[kind] =
-        to_kind_spec(vm_hyperconvergence_spec{true, spec->cool_off_period, std::nullopt});
-  } else if (kind == pod_hyperconvergence::kind_field) {
-    if (auto spec = pod_hyperconvergence::decode_spec(fragment->second.json))
-      request.spec.kinds[kind] = kind_spec{
-        true, pod_hyperconvergence::to_json(
-                pod_hyperconvergence::pod_hyperconvergence_spec{true, spec->cool_off_period,
-                                                                std::nullopt})
-                .dump()};
-  }
+  request.spec.kinds[kind] = entry->explain_spec(fragment->second);
 }
 
 } // namespace

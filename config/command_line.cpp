@@ -71,7 +71,8 @@ std::vector<option_def> command_options(command c) {
     out.push_back({"--kind", "", "KIND", "vmHyperconvergence",
                    std::string("optimization kind to ")
                      + (c == command::plan ? "evaluate" : "explain")
-                     + ": vmHyperconvergence (VMIs) or podHyperconvergence (stateful pods)",
+                     + ", by its spec field (docs/cli.md lists them); an unknown kind is "
+                       "refused with the names of those there are",
                    [c](parse_result& r, const std::string& text) -> std::string {
                      if (text.empty())
                        return "must name an optimization kind";
@@ -81,8 +82,8 @@ std::vector<option_def> command_options(command c) {
   }
   if (c == command::explain) {
     out.push_back({"--all", "", "", "false",
-                   "explain every misplaced VMI (--kind podHyperconvergence: every misplaced "
-                   "or skipped pod) instead of one",
+                   "explain every misplaced VMI (with --kind, every misplaced or skipped "
+                   "object of that kind) instead of one",
                    [](parse_result& r, const std::string& text) {
                      return config_detail::parse_bool(text, r.explain.all);
                    }});
@@ -133,13 +134,12 @@ const char* summary(command c) {
     case command::run:
       return "Run the controller: serve SchedulingOptimization requests one at a time.";
     case command::plan:
-      return "Evaluate once and print every VMI's (--kind podHyperconvergence: every pod's) "
-             "verdict, target nodes and skip reason; changes nothing.";
+      return "Evaluate once and print every VMI's (with --kind, every object's of that "
+             "kind) verdict, target nodes and skip reason; changes nothing.";
     case command::explain:
-      return "Explain why a VMI (--kind podHyperconvergence: a pod, NAMESPACE/POD) is or is "
-             "not moved: volumes, replica nodes, node scores, each target's admission rule "
-             "by rule, cool-off, in-flight migrations (pods: owner and budgets) and the "
-             "per-run cap; read-only.";
+      return "Explain why a VMI (with --kind, an object of that kind) is or is not "
+             "moved: volumes, replica nodes, node scores, each target's admission rule by "
+             "rule, cool-off, what else holds it back and the per-run cap; read-only.";
     case command::status:
       return "List the SchedulingOptimization requests as kubectl get does, with the "
              "progress of each one still running; read-only.";
@@ -293,7 +293,7 @@ std::string help_text(command c, const std::string& program,
   std::size_t width = 0;
   for (const auto& r : rows)
     width = std::max(width, r.left.size());
-  std::string usage = c == command::explain ? " (NAMESPACE/VMI | --all)" : "";
+  std::string usage = c == command::explain ? " (NAMESPACE/NAME | --all)" : "";
   std::string out = "Usage: " + program + " " + std::string(to_string(c)) + usage + " [flags]\n\n"
                     + summary(c) + "\n\nFlags:\n";
   for (const auto& r : rows)
@@ -350,11 +350,11 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
       return help_for(*cmd, program, kinds);
     if (r.cmd == command::explain && !a.empty() && a[0] != '-') {
       if (!r.explain.name.empty())
-        return fail("explain takes one NAMESPACE/VMI, got " + quoted(a) + " too" + see);
+        return fail("explain takes one NAMESPACE/NAME, got " + quoted(a) + " too" + see);
       auto slash = a.find('/');
       if (slash == 0 || slash == std::string::npos || slash + 1 == a.size()
           || a.find('/', slash + 1) != std::string::npos)
-        return fail("want NAMESPACE/VMI, got " + quoted(a) + see);
+        return fail("want NAMESPACE/NAME, got " + quoted(a) + see);
       r.explain.namespace_ = a.substr(0, slash);
       r.explain.name = a.substr(slash + 1);
       continue;
@@ -423,8 +423,8 @@ expected<parse_result> parse_command_line(const std::vector<std::string>& args,
     }
   }
   if (r.cmd == command::explain && r.explain.all == !r.explain.name.empty())
-    return fail(std::string(r.explain.all ? "--all and NAMESPACE/VMI exclude each other"
-                                          : "missing NAMESPACE/VMI (or --all)")
+    return fail(std::string(r.explain.all ? "--all and NAMESPACE/NAME exclude each other"
+                                          : "missing NAMESPACE/NAME (or --all)")
                 + see);
   if (r.cmd == command::demo && r.demo.replicas > r.demo.nodes)
     return fail("--replicas " + std::to_string(r.demo.replicas) + " exceeds --nodes "

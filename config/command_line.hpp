@@ -25,7 +25,7 @@ struct plan_options {
 };
 
 /// `schedopt explain NAMESPACE/NAME | --all [-o table|json] [--kind KIND]`: exactly one of
-/// NAMESPACE/NAME and --all. NAME is a VMI, or a pod with --kind podHyperconvergence.
+/// NAMESPACE/NAME and --all. NAME is a VMI, or an object of the kind --kind names.
 struct explain_options {
   std::string output = "table"; // -o table|json
   std::string namespace_;       // of NAMESPACE/NAME

@@ -43,7 +43,7 @@ inline const resource namespaces{"", "v1", "namespaces", false};
 inline const resource events{"", "v1", "events", true};
 inline const resource leases{"coordination.k8s.io", "v1", "leases", true};
 inline const resource configmaps{"", "v1", "configmaps", true};
-// Read and written by podHyperconvergence (docs/design.md §9).
+// Pods and their workloads: read and written by the pod kind (docs/design.md §9).
 inline const resource pods{"", "v1", "pods", true};
 inline const resource stateful_sets{"apps", "v1", "statefulsets", true};
 inline const resource replica_sets{"apps", "v1", "replicasets", true};
@@ -116,7 +116,7 @@ struct delete_request {
 };
 
 /// POST /api/v1/namespaces/<ns>/pods/<name>/eviction: `body` is the policy/v1 Eviction
-/// (model/kinds/pod_hyperconvergence/eviction.hpp eviction_body). Sent once: the client
+/// (the pod kind's eviction_body). Sent once: the client
 /// never retries it, not on 429, 5xx or a lost connection, and hands back every answer
 /// as an eviction_response, because what a 429 or a 500 means for an eviction (a budget
 /// that has no disruption to spare, a pod under two budgets) is the eviction engine's

@@ -274,7 +274,7 @@ BOOST_AUTO_TEST_CASE(explain_takes_one_vmi_or_all) {
   BOOST_CHECK_EQUAL(all.config.max_non_hyperconverged_per_run, 7);
   BOOST_CHECK_EQUAL(ok({"plan", "-o", "json"}).plan.output, "json");
   auto help = help_text(command::explain);
-  BOOST_CHECK(help.rfind("Usage: schedopt explain (NAMESPACE/VMI | --all) [flags]", 0) == 0);
+  BOOST_CHECK(help.rfind("Usage: schedopt explain (NAMESPACE/NAME | --all) [flags]", 0) == 0);
   BOOST_CHECK(help.find("  --all ") != std::string::npos);
   BOOST_CHECK(help.find("-o, --output FORMAT") != std::string::npos);
   BOOST_CHECK(help_text(command::none).find("  explain  ") != std::string::npos);
@@ -382,15 +382,15 @@ BOOST_AUTO_TEST_CASE(bad_input_messages) {
     {{"demo", "--nodes", "2", "--replicas", "3"}, "--replicas 3 exceeds --nodes 2"},
     {{"demo", "--seed", "-4"}, "--seed \"-4\": must be >= 0"},
     {{"help", "nope"}, "unknown command \"nope\": want run, plan, explain, status or demo"},
-    {{"explain"}, "missing NAMESPACE/VMI (or --all) (see schedopt explain --help)"},
-    {{"explain", "vm-1"}, "want NAMESPACE/VMI, got \"vm-1\" (see schedopt explain --help)"},
-    {{"explain", "ns/"}, "want NAMESPACE/VMI, got \"ns/\" (see schedopt explain --help)"},
-    {{"explain", "/vm"}, "want NAMESPACE/VMI, got \"/vm\" (see schedopt explain --help)"},
-    {{"explain", "a/b/c"}, "want NAMESPACE/VMI, got \"a/b/c\" (see schedopt explain --help)"},
+    {{"explain"}, "missing NAMESPACE/NAME (or --all) (see schedopt explain --help)"},
+    {{"explain", "vm-1"}, "want NAMESPACE/NAME, got \"vm-1\" (see schedopt explain --help)"},
+    {{"explain", "ns/"}, "want NAMESPACE/NAME, got \"ns/\" (see schedopt explain --help)"},
+    {{"explain", "/vm"}, "want NAMESPACE/NAME, got \"/vm\" (see schedopt explain --help)"},
+    {{"explain", "a/b/c"}, "want NAMESPACE/NAME, got \"a/b/c\" (see schedopt explain --help)"},
     {{"explain", "a/b", "c/d"},
-     "explain takes one NAMESPACE/VMI, got \"c/d\" too (see schedopt explain --help)"},
+     "explain takes one NAMESPACE/NAME, got \"c/d\" too (see schedopt explain --help)"},
     {{"explain", "a/b", "--all"},
-     "--all and NAMESPACE/VMI exclude each other (see schedopt explain --help)"},
+     "--all and NAMESPACE/NAME exclude each other (see schedopt explain --help)"},
     {{"explain", "--all", "-o", "yaml"}, "-o \"yaml\": must be table or json"},
     {{"plan", "ns/vm"}, "unexpected argument \"ns/vm\" (see schedopt plan --help)"},
   };

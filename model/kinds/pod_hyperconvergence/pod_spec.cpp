@@ -69,4 +69,11 @@ run_settings choose_run_settings(const pod_hyperconvergence_spec& spec,
   return out;
 }
 
+kind_spec explain_spec(const kind_spec& next) {
+  pod_hyperconvergence_spec spec{true, std::nullopt, std::nullopt};
+  if (auto read = decode_spec(next.json))
+    spec.cool_off_period = read->cool_off_period;
+  return kind_spec{true, to_json(spec).dump()};
+}
+
 } // namespace schedopt::pod_hyperconvergence

@@ -16,6 +16,7 @@
 #include "model/decode_reader.hpp"
 #include "model/duration.hpp"
 #include "model/error.hpp"
+#include "model/objects.hpp"
 
 namespace schedopt::pod_hyperconvergence {
 
@@ -40,6 +41,10 @@ expected<pod_hyperconvergence_spec> decode_spec(std::string_view fragment,
 
 /// The fragment as the CRD has it (unset fields omitted).
 nlohmann::json to_json(const pod_hyperconvergence_spec& spec);
+
+/// The fragment `schedopt explain` evaluates with, given the next request's: enabled, with
+/// that request's coolOffPeriod alone (nothing when the fragment does not decode).
+kind_spec explain_spec(const kind_spec& next);
 
 /// The cluster settings the spec falls back on (docs/design.md §5; the VM kind's
 /// coolOffPeriod and minCoolOffPeriod, maxParallelEvictions default 5).

@@ -30,4 +30,11 @@ kind_spec to_kind_spec(const vm_hyperconvergence_spec& spec) {
   return kind_spec{spec.enabled, j.dump()};
 }
 
+kind_spec vm_hyperconvergence_explain_spec(const kind_spec& next) {
+  vm_hyperconvergence_spec spec{true, std::nullopt, std::nullopt};
+  if (auto read = decode_vm_hyperconvergence_spec(next))
+    spec.cool_off_period = read->cool_off_period;
+  return to_kind_spec(spec);
+}
+
 } // namespace schedopt

@@ -29,4 +29,8 @@ expected<vm_hyperconvergence_spec> decode_vm_hyperconvergence_spec(const kind_sp
 /// tests).
 kind_spec to_kind_spec(const vm_hyperconvergence_spec& spec);
 
+/// The fragment `schedopt explain` evaluates with, given the next request's: enabled, with
+/// that request's coolOffPeriod alone (nothing when the fragment does not decode).
+kind_spec vm_hyperconvergence_explain_spec(const kind_spec& next);
+
 } // namespace schedopt
