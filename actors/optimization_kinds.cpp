@@ -3,6 +3,7 @@
 #include "actors/optimization_kinds.hpp"
 
 #include "actors/kinds/pod_hyperconvergence/pod_hyperconvergence_actor.hpp"
+#include "actors/kinds/pod_hyperconvergence/pod_informers.hpp"
 #include "actors/kinds/vm_hyperconvergence/vm_hyperconvergence_actor.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
@@ -12,7 +13,8 @@ namespace schedopt {
 const std::vector<optimization_kind>& optimization_kinds() {
   static const std::vector<optimization_kind> kinds{
     {vm_hyperconvergence_kind, spawn_vm_hyperconvergence, add_vm_hyperconvergence_types},
-    {pod_hyperconvergence::kind_field, spawn_pod_hyperconvergence},
+    {pod_hyperconvergence::kind_field, spawn_pod_hyperconvergence,
+     add_pod_hyperconvergence_types, start_pod_informers},
   };
   return kinds;
 }

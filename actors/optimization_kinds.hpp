@@ -1,16 +1,19 @@
 // The registry of optimization kinds. A kind is one named field of the request's spec,
-// one block of its status and one actor implementing optimization_kind_actor; adding a
-// kind is its own files (actors/kinds/<kind>/, model/kinds/<kind>/), its CRD fields and
-// one line in optimization_kinds.cpp (docs/design.md "How to add a kind").
+// one block of its status, one actor implementing optimization_kind_actor and whatever
+// it starts for itself (its own informers); adding a kind is its own files
+// (actors/kinds/<kind>/, model/kinds/<kind>/), its CRD fields and one line in
+// optimization_kinds.cpp (docs/design.md "How to add a kind").
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
 #include "actors/controller_context.hpp"
+#include "actors/kind_services.hpp"
 
 namespace schedopt {
 
@@ -22,6 +25,12 @@ struct optimization_kind {
   /// Registers the kind's own messages (its CAF type-ID block) with an actor system's
   /// configuration; none for a kind without messages of its own.
   void (*add_message_types)(caf::actor_system_config&) = nullptr;
+  /// Starts what the kind keeps for all of its runs (its own informers), once per
+  /// controller stack, after the API client: the stack files the handles under the
+  /// kind's name in controller_context::kind_handles and stops the actors before its
+  /// own. None for a kind that needs only the shared informers.
+  kind_services (*start_services)(caf::actor_system&, const api_client_actor&,
+                                  const settings&) = nullptr;
 };
 
 /// Every kind, in the order a request runs them.
