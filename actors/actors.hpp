@@ -99,11 +99,6 @@ using pv_informer_actor = informer_actor<persistent_volume>;
 using node_informer_actor = informer_actor<node>;
 using longhorn_replica_informer_actor = informer_actor<longhorn_replica>;
 using kubevirt_informer_actor = informer_actor<kubevirt_cr>;
-using pod_informer_actor = informer_actor<pod_hyperconvergence::pod>;
-using stateful_set_informer_actor = informer_actor<pod_hyperconvergence::stateful_set>;
-using replica_set_informer_actor = informer_actor<pod_hyperconvergence::replica_set>;
-using pod_disruption_budget_informer_actor =
-  informer_actor<pod_hyperconvergence::pod_disruption_budget>;
 
 /// Hears when this replica gains or loses leadership.
 using leadership_subscriber_actor = caf::typed_actor<

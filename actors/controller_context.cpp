@@ -20,6 +20,19 @@ object_reference reference_to(const char* api_version, const char* kind,
 
 } // namespace
 
+const std::any* find_kind_handles(const controller_context& ctx, const std::string& kind) {
+  if (!ctx.kind_handles)
+    return nullptr;
+  auto i = ctx.kind_handles->find(kind);
+  return i == ctx.kind_handles->end() ? nullptr : &i->second;
+}
+
+void set_kind_handles(controller_context& ctx, const std::string& kind, std::any handles) {
+  auto all = ctx.kind_handles ? *ctx.kind_handles : std::map<std::string, std::any>{};
+  all[kind] = std::move(handles);
+  ctx.kind_handles = std::make_shared<const std::map<std::string, std::any>>(std::move(all));
+}
+
 object_reference request_reference(const scheduling_optimization& so) {
   return reference_to("stork.libopenstorage.org/v1alpha1", "SchedulingOptimization", so.metadata);
 }

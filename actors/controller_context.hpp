@@ -1,7 +1,12 @@
 // What every controller actor may use: the settings, the API client, the shared
-// informers, the status writer, the event recorder and the storage driver. Handed to
-// actors at spawn time; all handles are cheap to copy.
+// informers, the status writer, the event recorder, the storage driver and what each
+// kind started for itself. Handed to actors at spawn time; all handles are cheap to copy.
 #pragma once
+
+#include <any>
+#include <map>
+#include <memory>
+#include <string>
 
 #include "actors/actors.hpp"
 #include "actors/drivers/storage_drivers.hpp"
@@ -22,12 +27,10 @@ struct controller_context {
   pvc_informer_actor pvcs;
   pv_informer_actor pvs;
   node_informer_actor nodes;
-  /// podHyperconvergence's informers: started on demand (the kind's first run asks
-  /// for them), so a cluster whose requests never enable the kind lists no pod.
-  pod_informer_actor pods;
-  stateful_set_informer_actor stateful_sets;
-  replica_set_informer_actor replica_sets;
-  pod_disruption_budget_informer_actor pod_disruption_budgets;
+  /// What each kind started for all of its runs (its registry entry's start_services,
+  /// e.g. the pod kind's informers), by kind name; only the kind reads its own entry
+  /// (find_kind_handles). Shared, not copied: the context is copied into every actor.
+  std::shared_ptr<const std::map<std::string, std::any>> kind_handles;
   /// KubeVirt's migration configuration and its own waiting migrations (docs/design.md §3.2, §3.3);
   /// unset (tests, one-shot commands): no KubeVirt limit is followed.
   kubevirt_policy_actor kubevirt;
@@ -40,6 +43,14 @@ struct controller_context {
   /// `schedopt explain`: evaluate once, print the explanation, migrate nothing.
   std::optional<explain_query> explain;
 };
+
+/// The handles the kind registered as `kind` started (controller_context::kind_handles);
+/// nullptr when there are none, e.g. in a context a test built without them.
+const std::any* find_kind_handles(const controller_context& ctx, const std::string& kind);
+
+/// Sets the kind's handles in `ctx` (a copy of the map: contexts already handed out keep
+/// theirs). For whoever builds a context: the controller stack, tests.
+void set_kind_handles(controller_context& ctx, const std::string& kind, std::any handles);
 
 /// The object reference Events about a request point at.
 object_reference request_reference(const scheduling_optimization& so);

@@ -1,6 +1,8 @@
 // See controller_stack.hpp.
 #include "actors/controller_stack.hpp"
 
+#include <any>
+#include <map>
 #include <thread>
 
 #include <caf/scoped_actor.hpp>
@@ -10,13 +12,12 @@
 #include "actors/event_recorder_actor.hpp"
 #include "actors/informer_actor.hpp"
 #include "actors/kinds/vm_hyperconvergence/kubevirt_policy_actor.hpp"
+#include "actors/optimization_kinds.hpp"
 #include "actors/stack_owner_actor.hpp"
 #include "actors/status_writer_actor.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/resource_traits.hpp"
 #include "model/kinds/vm_hyperconvergence/cool_off.hpp"
-#include "model/kinds/pod_hyperconvergence/eviction_ledger.hpp"
-#include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp"
 
 namespace schedopt {
 
@@ -31,6 +32,7 @@ struct informer_role {
 
 /// Every informer of the stack with its role, in the order they start and stop: the one
 /// list that spawning, the readiness check and the shutdown walk. `f(handle, role)`.
+/// The core's only: a kind's own informers are its services (start_kind_services).
 template <class Stack, class F>
 void for_each_informer(Stack& stack, F&& f) {
   auto& c = stack.ctx;
@@ -50,19 +52,6 @@ void for_each_informer(Stack& stack, F&& f) {
   // defaults in force and migrationTimeout at its fallback.
   informer_role kubevirts{false, {}};
   kubevirts.options.max_backoff = std::chrono::seconds(60);
-  // podHyperconvergence's types, listed only once a run of that kind asks for them: at
-  // 100,000 VMIs the pods alone would cost more than every other store together. The
-  // pods exclude KubeVirt's virt-launcher pods (the kind never evicts them, and counts
-  // what they take on a node from the VMIs); the owners keep only the cool-off record.
-  informer_role pods{false, {}};
-  pods.options.on_demand = true;
-  pods.options.label_selector = pod_hyperconvergence::pod_informer_label_selector;
-  informer_role owners = pods;
-  owners.options.label_selector.clear();
-  owners.options.kept.cool_off_annotations =
-    pod_hyperconvergence::eviction_record_keys(pod_hyperconvergence::default_pod_cool_off_annotation);
-  informer_role budgets = pods;
-  budgets.options.label_selector.clear();
   f(c.vmis, vmis);
   f(c.vmims, informer_role{});
   f(c.vms, vms);
@@ -71,10 +60,6 @@ void for_each_informer(Stack& stack, F&& f) {
   f(c.nodes, informer_role{});
   f(stack.requests, informer_role{});
   f(stack.kubevirts, kubevirts);
-  f(c.pods, pods);
-  f(c.stateful_sets, owners);
-  f(c.replica_sets, owners);
-  f(c.pod_disruption_budgets, budgets);
 }
 
 template <class T>
@@ -89,10 +74,29 @@ owned_actor owned_informer(const informer_actor<T>& handle) {
           caf::actor_cast<caf::actor>(handle)};
 }
 
-/// The stack's actors in the order they stop: what feeds the others first, the API
-/// client they all use last.
-std::vector<owned_actor> in_stop_order(const controller_stack& stack) {
-  std::vector<owned_actor> out;
+/// Starts what each registered kind keeps for itself (optimization_kind::start_services)
+/// and files its handles under the kind's name; returns the actors behind them. The
+/// stack names none of their types: only the kind reads its handles back.
+std::vector<owned_actor> start_kind_services(caf::actor_system& sys, controller_context& ctx) {
+  std::vector<owned_actor> actors;
+  std::map<std::string, std::any> handles;
+  for (const auto& kind : optimization_kinds()) {
+    if (!kind.start_services)
+      continue;
+    auto services = kind.start_services(sys, ctx.api, ctx.config);
+    handles.emplace(kind.name, std::move(services.handles));
+    for (auto& actor : services.actors)
+      actors.push_back(std::move(actor));
+  }
+  ctx.kind_handles = std::make_shared<const std::map<std::string, std::any>>(std::move(handles));
+  return actors;
+}
+
+/// The stack's actors in the order they stop: what feeds the others first (the kinds'
+/// own services, then the core's informers), the API client they all use last.
+std::vector<owned_actor> in_stop_order(const controller_stack& stack,
+                                       std::vector<owned_actor> kind_actors) {
+  std::vector<owned_actor> out = std::move(kind_actors);
   for_each_informer(stack, [&](const auto& informer, const informer_role&) {
     out.push_back(owned_informer(informer));
   });
@@ -133,6 +137,9 @@ start_controller_stack(caf::actor_system& sys, const settings& cfg,
   for_each_informer(stack, [&](auto& informer, const informer_role& role) {
     spawn_into(informer, sys, *api, role);
   });
+  // Not part of readiness (wait_until_synced walks for_each_informer only): a kind's
+  // informers are on demand, and its run waits for them itself.
+  auto kind_actors = start_kind_services(sys, ctx);
   ctx.kubevirt = spawn_kubevirt_policy(sys, stack.kubevirts, ctx.vmims, ctx.nodes);
   status_writer_options writer;
   writer.flush_interval = cfg.status_flush_interval;
@@ -144,7 +151,7 @@ start_controller_stack(caf::actor_system& sys, const settings& cfg,
   ctx.status = spawn_status_writer(sys, *api, writer);
   ctx.driver = *driver;
   ctx.driver_actor = *driver_actor;
-  stack.owner = spawn_stack_owner(sys, in_stop_order(stack));
+  stack.owner = spawn_stack_owner(sys, in_stop_order(stack, std::move(kind_actors)));
   return stack;
 }
 

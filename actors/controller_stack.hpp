@@ -1,6 +1,7 @@
-// Wires a controller process: API client, the informers, the KubeVirt policy, status writer, event
-// recorder and storage driver, from settings and a cluster config, under one owner that
-// stops them. Shared by `schedopt run`, `plan` and `demo`.
+// Wires a controller process: API client, the informers, each kind's own services (its
+// registry entry's start_services), the KubeVirt policy, status writer, event recorder and
+// storage driver, from settings and a cluster config, under one owner that stops them.
+// Shared by `schedopt run`, `plan`, `explain` and `demo`.
 #pragma once
 
 #include <caf/actor_system.hpp>
@@ -31,8 +32,9 @@ start_controller_stack(caf::actor_system& sys, const settings& cfg,
                        const k8s::cluster_config& cluster, const std::string& identity = "",
                        std::shared_ptr<const write_gate> writes = nullptr);
 
-/// Blocks until every informer of the stack has completed its initial list, or until
-/// `timeout`; false on timeout.
+/// Blocks until every core informer the stack needs has completed its initial list, or
+/// until `timeout`; false on timeout. A kind's own informers are not waited for: they
+/// list on demand, and the kind's run waits for them itself.
 bool wait_until_synced(caf::actor_system& sys, const controller_stack& stack,
                        std::chrono::milliseconds timeout);
 

@@ -26,8 +26,10 @@ struct informer_options {
   bool on_demand = false;
 };
 
-/// Spawns the informer of T and starts listing at once. T is a watched type
-/// (model/watched_types.hpp); its resource comes from k8s/resource_traits.hpp.
+/// Spawns the informer of T and starts listing at once (unless on_demand). T is a
+/// watched type: the core's (model/watched_types.hpp, instantiated by
+/// informer_actor.cpp) or a kind's own (instantiated in the kind's folder from
+/// informer_actor_impl.hpp); its resource comes from its k8s::resource_traits.
 template <class T>
 informer_actor<T> spawn_informer(caf::actor_system& sys, api_client_actor client,
                                  informer_options options = {});

@@ -3,6 +3,7 @@
 #include "actors/optimization_kinds.hpp"
 
 #include "actors/kinds/pod_hyperconvergence/pod_hyperconvergence_actor.hpp"
+#include "actors/kinds/pod_hyperconvergence/pod_informers.hpp"
 #include "actors/kinds/pod_hyperconvergence/pod_settings.hpp"
 #include "actors/kinds/vm_hyperconvergence/vm_hyperconvergence_actor.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
@@ -12,9 +13,11 @@ namespace schedopt {
 
 const std::vector<optimization_kind>& optimization_kinds() {
   static const std::vector<optimization_kind> kinds{
+    // name, spawn, add_message_types, start_services, settings_table, explain_spec
     {vm_hyperconvergence_kind, spawn_vm_hyperconvergence, add_vm_hyperconvergence_types,
-     nullptr, vm_hyperconvergence_explain_spec},
-    {pod_hyperconvergence::kind_field, spawn_pod_hyperconvergence, nullptr,
+     nullptr, nullptr, vm_hyperconvergence_explain_spec},
+    {pod_hyperconvergence::kind_field, spawn_pod_hyperconvergence,
+     add_pod_hyperconvergence_types, start_pod_informers,
      pod_hyperconvergence::pod_settings_table, pod_hyperconvergence::explain_spec},
   };
   return kinds;

@@ -12,7 +12,6 @@
 
 #include "actors/controller_messages.hpp"
 #include "actors/k8s_messages.hpp"
-#include "actors/kinds/pod_hyperconvergence/pod_inspect.hpp"
 #include "actors/kubevirt_inspect.hpp"
 #include "actors/longhorn_inspect.hpp"
 #include "actors/model_inspect.hpp"
@@ -20,14 +19,17 @@
 #include "model/objects.hpp"
 #include "model/watched_types.hpp"
 
-// Registers a watched model type with the four notifications of its informer.
-#define SCHEDOPT_ADD_INFORMER_TYPES(type)                                                \
-  CAF_ADD_TYPE_ID(schedopt, (type))                                                      \
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::object_added<type>))                              \
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::object_updated<type>))                            \
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::object_deleted<type>))                            \
-  CAF_ADD_TYPE_ID(schedopt, (schedopt::informer_synced<type>))                           \
-  CAF_ADD_TYPE_ID(schedopt, (std::vector<type>))
+// Registers a watched model type with the four notifications of its informer, in the
+// type-ID block `block`: the core's own below, a kind's for the types only it watches
+// (actors/kinds/<kind>/).
+#define SCHEDOPT_ADD_INFORMER_TYPES_TO(block, type)                                      \
+  CAF_ADD_TYPE_ID(block, (type))                                                         \
+  CAF_ADD_TYPE_ID(block, (schedopt::object_added<type>))                                 \
+  CAF_ADD_TYPE_ID(block, (schedopt::object_updated<type>))                               \
+  CAF_ADD_TYPE_ID(block, (schedopt::object_deleted<type>))                               \
+  CAF_ADD_TYPE_ID(block, (schedopt::informer_synced<type>))                              \
+  CAF_ADD_TYPE_ID(block, (std::vector<type>))
+#define SCHEDOPT_ADD_INFORMER_TYPES(type) SCHEDOPT_ADD_INFORMER_TYPES_TO(schedopt, type)
 
 CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
 

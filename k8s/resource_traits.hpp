@@ -1,6 +1,7 @@
-// What the Kubernetes side knows of a watched model type (model/watched_types.hpp): the
-// REST resource its informer lists and watches, and its kind. An informer of a type
-// without traits does not compile.
+// What the Kubernetes side knows of a watched model type (model/watched_types.hpp; a
+// kind's own watched types have theirs in the kind's folder): the REST resource its
+// informer lists and watches, and its kind. An informer of a type without traits does
+// not compile.
 #pragma once
 
 #include <string_view>
@@ -68,30 +69,6 @@ template <>
 struct resource_traits<kubevirt_cr> {
   static const k8s::resource& resource() { return resources::kubevirts; }
   static constexpr std::string_view kind = "KubeVirt";
-};
-
-template <>
-struct resource_traits<pod_hyperconvergence::pod> {
-  static const k8s::resource& resource() { return resources::pods; }
-  static constexpr std::string_view kind = "Pod";
-};
-
-template <>
-struct resource_traits<pod_hyperconvergence::stateful_set> {
-  static const k8s::resource& resource() { return resources::stateful_sets; }
-  static constexpr std::string_view kind = "StatefulSet";
-};
-
-template <>
-struct resource_traits<pod_hyperconvergence::replica_set> {
-  static const k8s::resource& resource() { return resources::replica_sets; }
-  static constexpr std::string_view kind = "ReplicaSet";
-};
-
-template <>
-struct resource_traits<pod_hyperconvergence::pod_disruption_budget> {
-  static const k8s::resource& resource() { return resources::pod_disruption_budgets; }
-  static constexpr std::string_view kind = "PodDisruptionBudget";
 };
 
 } // namespace schedopt::k8s

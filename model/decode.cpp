@@ -5,9 +5,8 @@
 #include <algorithm>
 
 #include "model/decode_fields.hpp"
+#include "model/decode_generic.hpp"
 #include "model/decode_reader.hpp"
-#include "model/json_split.hpp"
-#include "model/kinds/pod_hyperconvergence/pod_decode.hpp" // read_into for its watched types
 #include "model/kubevirt_config.hpp"
 #include "model/longhorn.hpp"
 #include "model/watched_types.hpp"
@@ -94,7 +93,26 @@ void read_migration_state(decode_reader& r, const json_object& status, Optional&
   out = std::move(s);
 }
 
-bool read_opt_out(decode_reader& r, const json_object& root);
+/// Whether metadata.labels holds the opt-out label set to "true"; only that one label is
+/// read, the others are never copied.
+bool read_opt_out(decode_reader& r, const json_object& root) {
+  std::string value;
+  r.read(r.child(r.child(root, "metadata"), "labels"), opt_out_label, value);
+  return value == "true";
+}
+
+/// A kind's status block (status.<kind>): the same fields for every kind.
+kind_status_block read_kind_block(decode_reader& r, const json_object& block) {
+  kind_status_block out;
+  read_status_block(r, block, out, from_wire<detail_status>);
+  return out;
+}
+
+} // namespace
+
+// One reader per watched or listed type, in namespace schedopt (not the unnamed one)
+// so that model/decode_generic.hpp's templates find them by argument-dependent lookup
+// where they are instantiated, at the end of this file.
 
 void read_into(decode_reader& r, const json_object& root, virtual_machine_instance& vmi) {
   read_meta(r, root, vmi.metadata);
@@ -155,14 +173,6 @@ void read_into(decode_reader& r, const json_object& root,
   });
   read_migration_state(r, status, m.migration);
   read_conditions(r, status, m.conditions);
-}
-
-/// Whether metadata.labels holds the opt-out label set to "true"; only that one label is
-/// read, the others are never copied.
-bool read_opt_out(decode_reader& r, const json_object& root) {
-  std::string value;
-  r.read(r.child(r.child(root, "metadata"), "labels"), opt_out_label, value);
-  return value == "true";
 }
 
 void read_into(decode_reader& r, const json_object& root, virtual_machine& vm) {
@@ -270,11 +280,8 @@ void read_into(decode_reader& r, const json_object& root, api_status& s) {
   r.read(details, "retryAfterSeconds", s.retry_after_seconds);
 }
 
-/// A kind's status block (status.<kind>): the same fields for every kind.
-kind_status_block read_kind_block(decode_reader& r, const json_object& block) {
-  kind_status_block out;
-  read_status_block(r, block, out, from_wire<detail_status>);
-  return out;
+void detail::read_api_status(decode_reader& r, const json_object& root, api_status& s) {
+  read_into(r, root, s);
 }
 
 void read_into(decode_reader& r, const json_object& root, scheduling_optimization& so) {
@@ -325,7 +332,7 @@ void read_into(decode_reader& r, const json_object& root, kubevirt_cr& cr) {
 }
 
 // Each field on its own: one of the wrong type must not hide the others.
-void read_identity(decode_reader& r, const json_object& obj, undecodable_object& out) {
+void detail::read_identity(decode_reader& r, const json_object& obj, undecodable_object& out) {
   r.clear_failure();
   auto meta = r.child(obj, "metadata");
   if (!r.ok()) {
@@ -341,60 +348,6 @@ void read_identity(decode_reader& r, const json_object& obj, undecodable_object&
   }
 }
 
-} // namespace
-
-template <class T>
-expected<T> decode(std::string_view json) {
-  return detail::decode_document<T>(
-    json, [](decode_reader& r, const json_object& root, T& out) { read_into(r, root, out); });
-}
-
-// A list page item by item: the page split (model/json_split.hpp) when it can be, so
-// only one item's DOM exists at a time; nullopt when it cannot, or when an item is not
-// valid JSON, and the page is then parsed whole (which reports that as it always did).
-template <class T>
-std::optional<expected<object_list<T>>> decode_list_pieces(std::string_view json, bool split) {
-  std::optional<split_json> pieces;
-  if (split && !(pieces = split_top_level_array(json, "items")))
-    return std::nullopt;
-  decode_reader r;
-  auto root = r.parse_root(pieces ? std::string_view{pieces->envelope} : json);
-  if (pieces && !r.ok())
-    return std::nullopt;
-  object_list<T> out;
-  auto meta = r.child(root, "metadata");
-  r.read(meta, "resourceVersion", out.resource_version);
-  r.read(meta, "continue", out.continue_token);
-  if (!r.ok())
-    return r.failure();
-  auto each = [&](const json_object& item) {
-    T value;
-    read_into(r, item, value);
-    if (r.ok())
-      out.items.push_back(std::move(value));
-  };
-  auto skipped = [&](std::size_t, const json_object& item, const error& why) {
-    undecodable_object bad;
-    read_identity(r, item, bad);
-    bad.why = why;
-    out.skipped.push_back(std::move(bad));
-  };
-  if (!pieces)
-    r.for_each_independent(root, "items", each, skipped);
-  else if (!r.for_each_independent_split(pieces->elements, "items", each, skipped))
-    return std::nullopt;
-  if (!r.ok())
-    return r.failure();
-  return out;
-}
-
-template <class T>
-expected<object_list<T>> decode_list(std::string_view json) {
-  if (auto split = decode_list_pieces<T>(json, true))
-    return std::move(*split);
-  return std::move(*decode_list_pieces<T>(json, false));
-}
-
 undecodable_object identify_watch_event(std::string_view json, error why) {
   undecodable_object out;
   out.why = std::move(why);
@@ -404,48 +357,21 @@ undecodable_object identify_watch_event(std::string_view json, error why) {
     return out;
   r.read(root, "type", out.type);
   r.clear_failure();
-  read_identity(r, r.child(root, "object"), out);
+  detail::read_identity(r, r.child(root, "object"), out);
   return out;
 }
 
-template <class T>
-expected<watch_event<T>> decode_watch_event(std::string_view json) {
-  decode_reader r;
-  auto root = r.parse_root(json);
-  watch_event<T> out;
-  r.read(root, "type", out.type);
-  r.require(out.type, root, "type");
-  auto object = r.child(root, "object");
-  r.read(r.child(object, "metadata"), "resourceVersion", out.resource_version);
-  if (!r.ok())
-    return r.failure();
-  if (out.type == "ADDED" || out.type == "MODIFIED" || out.type == "DELETED") {
-    if (!object.present)
-      return make_error(ec::missing_field, "object: is required");
-    read_into(r, object, out.object);
-  } else if (out.type == "ERROR") {
-    read_into(r, object, out.status);
-  } else if (out.type != "BOOKMARK") {
-    return make_error(ec::invalid_value, "type: unknown watch event type \"" + out.type + "\"");
-  }
-  if (!r.ok())
-    return r.failure();
-  return out;
-}
+} // namespace schedopt
 
-#define SCHEDOPT_DECODER(type)                                                              \
-  template expected<type> decode<type>(std::string_view);                                   \
-  template expected<object_list<type>> decode_list<type>(std::string_view);                 \
-  template expected<watch_event<type>> decode_watch_event<type>(std::string_view);
-
-SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_DECODER)
+// The core's types; each kind instantiates its own (model/kinds/<kind>/).
+SCHEDOPT_FOR_EACH_WATCHED_TYPE(SCHEDOPT_INSTANTIATE_DECODERS)
 // Read by a list or a get, never watched.
-SCHEDOPT_DECODER(kube_namespace)
-SCHEDOPT_DECODER(lease)
-SCHEDOPT_DECODER(event)
-SCHEDOPT_DECODER(api_status)
+SCHEDOPT_INSTANTIATE_DECODERS(schedopt::kube_namespace)
+SCHEDOPT_INSTANTIATE_DECODERS(schedopt::lease)
+SCHEDOPT_INSTANTIATE_DECODERS(schedopt::event)
+SCHEDOPT_INSTANTIATE_DECODERS(schedopt::api_status)
 
-#undef SCHEDOPT_DECODER
+namespace schedopt {
 
 expected<virtual_machine_instance> decode_vmi(std::string_view json) {
   return decode<virtual_machine_instance>(json);

@@ -22,6 +22,9 @@ expected<api_status> decode_status(std::string_view json);
 expected<scheduling_optimization> decode_scheduling_optimization(std::string_view json);
 
 /// Decoder for any of the above, by type; used by generic code (informers, lists).
+/// Defined in model/decode_generic.hpp and instantiated by each type's owner: decode.cpp
+/// for the core's types, a kind's decoder for the kind's (as decode_list and
+/// decode_watch_event below).
 template <class T>
 expected<T> decode(std::string_view json);
 

@@ -1,10 +1,11 @@
-// The model types schedopt keeps an informer of: the one list the decoders, the informer
-// and the CAF type IDs are instantiated from, so a new watched type is added here (and
-// given its resource in k8s/resource_traits.hpp) instead of in every one of them.
+// The core's watched types, the ones schedopt keeps an informer of for every kind: the
+// one list the decoders, the informer and the core's CAF type IDs are instantiated
+// from, so a new one is added here (and given its resource in k8s/resource_traits.hpp)
+// instead of in every one of them. A type only one kind reads is that kind's own: it
+// instantiates the same templates in its folders (model/kinds/<kind>/,
+// actors/kinds/<kind>/) and starts its informer itself.
 #pragma once
 
-#include "model/kinds/pod_hyperconvergence/pod_objects.hpp"
-#include "model/kinds/pod_hyperconvergence/pod_store_fields.hpp"
 #include "model/kubevirt_config.hpp"
 #include "model/longhorn.hpp"
 #include "model/objects.hpp"
@@ -20,8 +21,4 @@
   X(schedopt::persistent_volume)                                                          \
   X(schedopt::node)                                                                       \
   X(schedopt::longhorn_replica)                                                           \
-  X(schedopt::kubevirt_cr)                                                                \
-  X(schedopt::pod_hyperconvergence::pod)                                                  \
-  X(schedopt::pod_hyperconvergence::stateful_set)                                         \
-  X(schedopt::pod_hyperconvergence::replica_set)                                          \
-  X(schedopt::pod_hyperconvergence::pod_disruption_budget)
+  X(schedopt::kubevirt_cr)

@@ -10,6 +10,7 @@
 #include "actor_fixture.hpp"
 #include "actors/clock.hpp"
 #include "actors/kinds/pod_hyperconvergence/pod_hyperconvergence_actor.hpp"
+#include "actors/kinds/pod_hyperconvergence/pod_informers.hpp"
 #include "k8s/metrics.hpp"
 #include "model/kinds/pod_hyperconvergence/eviction_ledger.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
@@ -65,10 +66,13 @@ struct pod_kind_fixture : actor_fixture {
     web.metadata.uid = "uid-web";
     rs_log->objects = {web};
     ctx.api = track(spawn_mock_api(sys, api));
-    ctx.pods = track(spawn_mock_informer(sys, pod_log));
-    ctx.stateful_sets = track(spawn_mock_informer(sys, sts_log));
-    ctx.replica_sets = track(spawn_mock_informer(sys, rs_log));
-    ctx.pod_disruption_budgets = track(spawn_mock_informer(sys, pdb_log));
+    // The kind's own informers, filed as the controller stack files its start_services'.
+    pod_informers informers;
+    informers.pods = track(spawn_mock_informer(sys, pod_log));
+    informers.stateful_sets = track(spawn_mock_informer(sys, sts_log));
+    informers.replica_sets = track(spawn_mock_informer(sys, rs_log));
+    informers.pod_disruption_budgets = track(spawn_mock_informer(sys, pdb_log));
+    set_kind_handles(ctx, kind_field, informers);
     ctx.vmis = track(spawn_mock_informer(sys, vmi_log));
     ctx.vmims = track(spawn_mock_informer(sys, vmim_log));
     ctx.pvcs = track(spawn_mock_informer(sys, pvc_log));
@@ -354,6 +358,20 @@ BOOST_AUTO_TEST_CASE(a_dry_run_writes_nothing_to_the_cluster) {
   BOOST_CHECK(api->calls_of("evict").empty());
   BOOST_CHECK(api->calls_of("patch").empty());
   BOOST_CHECK_EQUAL(result->value->skipped, 2);
+}
+
+// A context without the kind's informers (its registry entry never started them) fails
+// the run saying so, rather than asking a null handle and waiting a minute.
+BOOST_AUTO_TEST_CASE(a_context_without_the_kinds_informers_fails_the_run_saying_so) {
+  ctx.kind_handles = nullptr;
+  auto result = run_kind(request());
+  BOOST_REQUIRE(result->value);
+  BOOST_REQUIRE(result->value->run_failure);
+  BOOST_CHECK(result->value->run_failure->kind == run_failure_kind::internal);
+  BOOST_CHECK_EQUAL(result->value->run_failure->reason,
+                    "podHyperconvergence's informers are not started: the controller context "
+                    "holds none under the kind's name");
+  BOOST_CHECK(api->calls_of("evict").empty());
 }
 
 BOOST_AUTO_TEST_CASE(an_invalid_spec_fails_with_its_path) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/informer_actor.hpp"
+#include "actors/kinds/pod_hyperconvergence/pod_actors.hpp" // the pod informer's type IDs
 #include "k8s/metrics.hpp"
 #include "k8s/watch_parser.hpp"
 #include "model/decode.hpp"

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/kinds/pod_hyperconvergence/pod_informers.hpp"
 #include "actors/kinds/pod_hyperconvergence/pod_settings.hpp"
 #include "actors/logging.hpp"
 #include "actors/system_config.hpp"
@@ -65,6 +66,8 @@ struct inputs {
 struct pod_kind_state {
   static inline const char* name = "pod-hyperconvergence";
   controller_context ctx;
+  /// The kind's own informers, read from ctx when a run starts (pod_informers_of).
+  pod_informers informers;
   scheduling_optimization request;
   bool resume = false;
   run_settings run;
@@ -234,7 +237,7 @@ void send_eviction(kind_pointer self, const eviction_call& call) {
 }
 
 void observe_replacements(kind_pointer self) {
-  self->request(self->state.ctx.pods, caf::infinite, atom::snapshot_v)
+  self->request(self->state.informers.pods, caf::infinite, atom::snapshot_v)
     .then(
       [=](const shared_list<pod>& pods) {
         auto& st = self->state;
@@ -572,15 +575,15 @@ void snapshot(kind_pointer self, const Handle& informer, Then then) {
 // One snapshot after another (each a shared list of the store, copied nowhere), then the
 // namespaces and the driver.
 void take_snapshots(kind_pointer self) {
-  auto& ctx = self->state.ctx;
   auto in = [=]() -> inputs& { return self->state.in; };
-  snapshot<pod>(self, ctx.pods, [=](auto pods) {
+  snapshot<pod>(self, self->state.informers.pods, [=](auto pods) {
     in().pods = std::move(pods);
-    snapshot<stateful_set>(self, self->state.ctx.stateful_sets, [=](auto sets) {
+    snapshot<stateful_set>(self, self->state.informers.stateful_sets, [=](auto sets) {
       in().stateful_sets = std::move(sets);
-      snapshot<replica_set>(self, self->state.ctx.replica_sets, [=](auto sets) {
+      snapshot<replica_set>(self, self->state.informers.replica_sets, [=](auto sets) {
         in().replica_sets = std::move(sets);
-        snapshot<pod_disruption_budget>(self, self->state.ctx.pod_disruption_budgets, [=](auto bs) {
+        const auto& budgets = self->state.informers.pod_disruption_budgets;
+        snapshot<pod_disruption_budget>(self, budgets, [=](auto bs) {
           in().budgets = std::move(bs);
           snapshot<persistent_volume_claim>(self, self->state.ctx.pvcs, [=](auto pvcs) {
             in().pvcs = std::move(pvcs);
@@ -607,7 +610,6 @@ void take_snapshots(kind_pointer self) {
 
 /// The kind's informers list on demand: the first run asks, and waits for them.
 void wait_for_informers(kind_pointer self) {
-  auto& ctx = self->state.ctx;
   auto answers = std::make_shared<std::map<std::string, bool>>();
   auto asked = std::make_shared<int>(4);
   auto answered = [=](const std::string& what, bool synced) {
@@ -632,10 +634,11 @@ void wait_for_informers(kind_pointer self) {
       .then([=](bool synced) { answered(what, synced); },
             [=](caf::error&) { answered(what, false); });
   };
-  ask(ctx.pods, "pods");
-  ask(ctx.stateful_sets, "statefulsets");
-  ask(ctx.replica_sets, "replicasets");
-  ask(ctx.pod_disruption_budgets, "poddisruptionbudgets");
+  const auto& informers = self->state.informers;
+  ask(informers.pods, "pods");
+  ask(informers.stateful_sets, "statefulsets");
+  ask(informers.replica_sets, "replicasets");
+  ask(informers.pod_disruption_budgets, "poddisruptionbudgets");
 }
 
 pod_hyperconvergence_actor::behavior_type gathering(kind_pointer self) {
@@ -671,6 +674,12 @@ pod_hyperconvergence_actor::behavior_type idle(kind_pointer self, controller_con
         fail_run(self, run_failure_kind::invalid_spec, "invalid " + spec.err().message);
         return st.promise;
       }
+      auto informers = pod_informers_of(st.ctx);
+      if (!informers) {
+        fail_run(self, run_failure_kind::internal, informers.err().message);
+        return st.promise;
+      }
+      st.informers = *informers;
       auto& cfg = st.ctx.config;
       cluster_defaults defaults;
       defaults.cool_off_period = cfg.cool_off_period;
@@ -705,6 +714,10 @@ pod_hyperconvergence_actor::behavior_type idle(kind_pointer self, controller_con
 }
 
 } // namespace
+
+void add_pod_hyperconvergence_types(caf::actor_system_config& cfg) {
+  cfg.add_message_types<caf::id_block::schedopt_pod_hyperconvergence>();
+}
 
 pod_hyperconvergence_actor spawn_pod_hyperconvergence(caf::local_actor* parent,
                                                       const controller_context& ctx) {

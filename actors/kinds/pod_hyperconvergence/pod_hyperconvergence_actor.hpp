@@ -7,6 +7,8 @@
 // checks) until every candidate has an outcome.
 #pragma once
 
+#include <caf/actor_system_config.hpp>
+
 #include "actors/controller_context.hpp"
 
 namespace schedopt {
@@ -16,6 +18,10 @@ using pod_hyperconvergence_actor = optimization_kind_actor::extend<
   // internal: kind -> itself: look again (informers listed yet? a backoff over? a
   // replacement Ready? the eviction window closing?).
   caf::reacts_to<atom::tick>>;
+
+/// Registers the kind's messages (pod_type_ids.hpp: its informers' notifications) with an
+/// actor system's configuration.
+void add_pod_hyperconvergence_types(caf::actor_system_config& cfg);
 
 pod_hyperconvergence_actor spawn_pod_hyperconvergence(caf::local_actor* parent,
                                                       const controller_context& ctx);

@@ -2,8 +2,8 @@
 // apps/v1 and policy/v1 json tags). Each decoder reads only the fields the model keeps.
 #include "model/kinds/pod_hyperconvergence/pod_decode.hpp"
 
-#include "model/decode.hpp" // decode<T>, instantiated there for every watched type
 #include "model/decode_fields.hpp"
+#include "model/decode_generic.hpp" // decode<T> and the list and watch decoders, instantiated below
 
 namespace schedopt::pod_hyperconvergence {
 
@@ -167,3 +167,10 @@ expected<pod_disruption_budget> decode_pod_disruption_budget(std::string_view js
 }
 
 } // namespace schedopt::pod_hyperconvergence
+
+// The generic decoders for the kind's watched types (the informers list and watch them
+// with these); they find the read_into above by argument-dependent lookup.
+SCHEDOPT_INSTANTIATE_DECODERS(schedopt::pod_hyperconvergence::pod)
+SCHEDOPT_INSTANTIATE_DECODERS(schedopt::pod_hyperconvergence::stateful_set)
+SCHEDOPT_INSTANTIATE_DECODERS(schedopt::pod_hyperconvergence::replica_set)
+SCHEDOPT_INSTANTIATE_DECODERS(schedopt::pod_hyperconvergence::pod_disruption_budget)

@@ -17,8 +17,8 @@ expected<replica_set> decode_replica_set(std::string_view json);
 expected<pod_disruption_budget> decode_pod_disruption_budget(std::string_view json);
 
 /// One object read from a document already parsed. Found by argument-dependent lookup
-/// from model/decode.cpp's list and watch-event templates, so a line
-/// `SCHEDOPT_DECODER(pod_hyperconvergence::pod)` there gives informers these types.
+/// from the generic decoders (model/decode_generic.hpp), which pod_decode.cpp
+/// instantiates for these types so the kind's informers can list and watch them.
 void read_into(detail::decode_reader& r, const detail::json_object& root, pod& out);
 void read_into(detail::decode_reader& r, const detail::json_object& root, stateful_set& out);
 void read_into(detail::decode_reader& r, const detail::json_object& root, replica_set& out);
