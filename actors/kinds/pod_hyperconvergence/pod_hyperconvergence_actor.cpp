@@ -19,6 +19,7 @@
 #include "actors/kinds/pod_hyperconvergence/pod_informers.hpp"
 #include "actors/kinds/pod_hyperconvergence/pod_settings.hpp"
 #include "actors/logging.hpp"
+#include "actors/opted_out_namespaces.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/backoff.hpp"
 #include "k8s/metrics.hpp"
@@ -534,32 +535,15 @@ void ask_driver(kind_pointer self) {
       });
 }
 
-// Namespaces labelled to be left alone, read once per run (as the VM kind reads them):
-// an unreadable answer fails the run, since evicting in a namespace that opted out is the
-// one mistake this read exists to prevent.
-void read_opted_out_namespaces(kind_pointer self) {
-  k8s::list_request req;
-  req.res = k8s::resources::namespaces;
-  req.label_selector = std::string{opt_out_label} + "=true";
-  self->request(self->state.ctx.api, caf::infinite, req)
-    .then(
-      [=](const k8s::list_response& resp) {
-        for (auto& page : resp.pages) {
-          auto list = decode_list<kube_namespace>(page);
-          if (!list)
-            return fail_run(self, run_failure_kind::api,
-                            "cannot read Namespaces: " + list.err().message);
-          for (auto& ns : list->items)
-            if (ns.opted_out)
-              self->state.in.opted_out_namespaces.insert(ns.metadata.name);
-        }
-        ask_driver(self);
-      },
-      [=](caf::error& err) {
-        fail_run(self, run_failure_kind::api,
-                 "cannot list Namespaces labelled " + std::string{opt_out_label} + "=true: "
-                   + error_message(err));
-      });
+// Namespaces labelled to be left alone (actors/opted_out_namespaces.hpp).
+void ask_opted_out_namespaces(kind_pointer self) {
+  read_opted_out_namespaces(
+    self, self->state.ctx.api,
+    [=](std::set<std::string> names) {
+      self->state.in.opted_out_namespaces = std::move(names);
+      ask_driver(self);
+    },
+    [=](std::string why) { fail_run(self, run_failure_kind::api, std::move(why)); });
 }
 
 template <class T, class Handle, class Then>
@@ -596,7 +580,7 @@ void take_snapshots(kind_pointer self) {
                   snapshot<virtual_machine_instance_migration>(
                     self, self->state.ctx.vmims, [=](auto vmims) {
                       in().vmims = values_of(vmims);
-                      read_opted_out_namespaces(self);
+                      ask_opted_out_namespaces(self);
                     });
                 });
               });

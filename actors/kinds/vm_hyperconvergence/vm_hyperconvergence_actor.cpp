@@ -22,6 +22,7 @@
 #include "actors/kinds/vm_hyperconvergence/candidate_actor.hpp"
 #include "actors/kinds/vm_hyperconvergence/supervisor_actor.hpp"
 #include "actors/logging.hpp"
+#include "actors/opted_out_namespaces.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/metrics.hpp"
 #include "model/decode.hpp"
@@ -513,37 +514,15 @@ void opt_outs_read(kind_pointer self) {
   vms_step_done(self);
 }
 
-// Namespaces labelled to be left alone, read once per run by label selector: a handful
-// of names, where a namespace informer would hold every namespace of the cluster. An
-// unreadable answer fails the run: migrating in a namespace that opted out is the one
-// mistake this read exists to prevent.
+// Namespaces labelled to be left alone (actors/opted_out_namespaces.hpp).
 void vms_done(kind_pointer self) {
-  k8s::list_request req;
-  req.res = k8s::resources::namespaces;
-  req.label_selector = std::string{opt_out_label} + "=true";
-  self->request(self->state.ctx.api, caf::infinite, req)
-    .then(
-      [=](const k8s::list_response& resp) {
-        for (auto& page : resp.pages) {
-          auto list = decode_list<kube_namespace>(page);
-          if (!list)
-            return fail_run(self, run_failure_kind::api,
-                            "cannot read Namespaces: " + list.err().message);
-          for (auto& ns : list->items)
-            if (ns.opted_out) // the selector already says so; a server ignoring it must not widen the skip
-              self->state.in.opted_out_namespaces.insert(ns.metadata.name);
-          if (!list->skipped.empty())
-            return fail_run(self, run_failure_kind::api,
-                            "cannot read Namespace " + list->skipped.front().name + ": "
-                              + list->skipped.front().why.message);
-        }
-        opt_outs_read(self);
-      },
-      [=](caf::error& err) {
-        fail_run(self, run_failure_kind::api,
-                 "cannot list Namespaces labelled " + std::string{opt_out_label} + "=true: "
-                   + error_message(err));
-      });
+  read_opted_out_namespaces(
+    self, self->state.ctx.api,
+    [=](std::set<std::string> names) {
+      self->state.in.opted_out_namespaces = std::move(names);
+      opt_outs_read(self);
+    },
+    [=](std::string why) { fail_run(self, run_failure_kind::api, std::move(why)); });
 }
 
 /// Keeps a VirtualMachine's cool-off record, if it has one (from the informer or a list).
