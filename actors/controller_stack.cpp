@@ -68,12 +68,6 @@ void spawn_into(informer_actor<T>& handle, caf::actor_system& sys, const api_cli
   handle = spawn_informer<T>(sys, api, role.options);
 }
 
-template <class T>
-owned_actor owned_informer(const informer_actor<T>& handle) {
-  return {std::string{k8s::resource_traits<T>::kind} + " informer",
-          caf::actor_cast<caf::actor>(handle)};
-}
-
 /// Starts what each registered kind keeps for itself (optimization_kind::start_services)
 /// and files its handles under the kind's name; returns the actors behind them. The
 /// stack names none of their types: only the kind reads its handles back.

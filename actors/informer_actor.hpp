@@ -5,9 +5,12 @@
 #include <chrono>
 #include <string>
 
+#include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
 
 #include "actors/actors.hpp"
+#include "actors/stack_owner_actor.hpp"
+#include "k8s/resource_traits.hpp"
 #include "model/store_fields.hpp"
 
 namespace schedopt {
@@ -33,5 +36,13 @@ struct informer_options {
 template <class T>
 informer_actor<T> spawn_informer(caf::actor_system& sys, api_client_actor client,
                                  informer_options options = {});
+
+/// The informer as the stack owner stops it, named "<Kind> informer" from its traits:
+/// the core's informers and a kind's own are named alike.
+template <class T>
+owned_actor owned_informer(const informer_actor<T>& handle) {
+  return {std::string{k8s::resource_traits<T>::kind} + " informer",
+          caf::actor_cast<caf::actor>(handle)};
+}
 
 } // namespace schedopt

@@ -28,8 +28,7 @@ template <class T>
 informer_actor<T> start_informer(caf::actor_system& sys, const api_client_actor& api,
                                  const informer_options& options, kind_services& out) {
   auto handle = spawn_informer<T>(sys, api, options);
-  out.actors.push_back({std::string{k8s::resource_traits<T>::kind} + " informer",
-                        caf::actor_cast<caf::actor>(handle)});
+  out.actors.push_back(owned_informer(handle));
   return handle;
 }
 
