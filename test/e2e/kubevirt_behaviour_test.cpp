@@ -40,17 +40,23 @@ BOOST_AUTO_TEST_SUITE(kubevirt_behaviour)
 // docs/design.md §3.3: a drain starts mid-run; while an evacuation waits in Pending
 // schedopt creates nothing, it never targets the drained node, and the drain ends with
 // the node empty.
+//
+// A VMIM schedopt created toward the node just before the cordon, whose target pod the
+// scheduler had not yet bound, stays Scheduling: kube-scheduler binds nothing to a
+// cordoned node, and KubeVirt gives the pod up only after 5 min (virt-controller
+// migration.go handlePendingPodTimeout). On a slow host (a sanitizer build) a run can
+// hit that window, so the controller's migrationTimeout bounds it here, and such a VMIM
+// is the only failure the test accepts.
 BOOST_AUTO_TEST_CASE(a_drain_during_a_run_finishes_its_evacuations_first) {
   const std::string drained = "node-02";
   scenario s("portworx", {"--nodes", "6", "--vmis", "36", "--misplaced", "0.5", "--seed", "11",
                           "--migration-duration", "1s", "--parallel-migrations-per-cluster", "3",
                           "--drain-node", drained, "--drain-after", "3s"});
   BOOST_REQUIRE_MESSAGE(vmis_on(s, drained) > 0, "the drained node must run VMs");
-  s.start_controller();
+  s.start_controller({"--migration-timeout", "30s"});
   s.create_request("drain", scenario::enabled_spec());
   auto r = s.wait_final("drain");
 
-  BOOST_TEST(counter(r, "failed") == 0);
   bool emptied = eventually([&] { return vmis_on(s, drained) == 0; }, std::chrono::seconds(60),
                             std::chrono::milliseconds(250));
   BOOST_TEST(emptied, "node " << drained << " still runs " << vmis_on(s, drained) << " VMs");
@@ -63,12 +69,19 @@ BOOST_AUTO_TEST_CASE(a_drain_during_a_run_finishes_its_evacuations_first) {
     drain_started = std::min(drain_started, e.created_ms);
     BOOST_TEST_CONTEXT("evacuation " << e.key()) { BOOST_TEST(e.succeeded()); }
   }
-  long long schedopt_after = 0, ok = 0;
+  long long schedopt_after = 0, ok = 0, caught_by_cordon = 0;
+  auto details = details_by_vm(r);
   for (auto& m : audit.vmims) {
     if (!m.by_schedopt())
       continue;
     ok += m.succeeded() ? 1 : 0;
     BOOST_TEST_CONTEXT("schedopt VMIM " << m.key() << " created at " << m.created_ms) {
+      if (m.failed()) {
+        ++caught_by_cordon;
+        BOOST_TEST(m.created_ms <= drain_started + reaction_ms); // before schedopt saw the cordon
+        BOOST_TEST(m.target_node.empty());                       // its target pod was never bound
+        BOOST_TEST(starts_with(details[m.vmi_key()].value("reason", ""), "MigrationTimedOut: vmim=" + m.key()));
+      }
       if (m.created_ms > drain_started + reaction_ms) {
         ++schedopt_after;
         BOOST_TEST(m.target_node != drained); // cordoned and being evacuated
@@ -84,8 +97,10 @@ BOOST_AUTO_TEST_CASE(a_drain_during_a_run_finishes_its_evacuations_first) {
     }
   }
   BOOST_TEST_MESSAGE(evac.size() << " evacuations; " << schedopt_after
-                                 << " schedopt VMIMs created after the drain started");
+                                 << " schedopt VMIMs created after the drain started; " << caught_by_cordon
+                                 << " caught by the cordon before their target pod was bound");
   BOOST_TEST(counter(r, "successful") == ok);
+  BOOST_TEST(counter(r, "failed") == caught_by_cordon);
   BOOST_TEST(s.controller().terminate() == 0);
 }
 
