@@ -1,5 +1,6 @@
 // See json_array_stream.hpp.
 #include "model/json_array_stream.hpp"
+#include "model/json_split.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -9,14 +10,11 @@ namespace schedopt {
 
 namespace {
 
-// As json_split: simdjson's depth limit is 1024, so deeper elements are left alone.
-constexpr std::size_t max_depth = 1000;
+// As json_split: deeper elements are left alone.
+using json_scan::max_depth;
+using json_scan::is_space;
 // What follows the array is the envelope's few closing bytes; more is not a bulk answer.
 constexpr std::size_t max_tail = 1 << 20;
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
 
 // Inside a string only `"` and `\\` matter, and string contents are most of a bulk
 // answer's bytes (read on the thread that downloads it): they are

@@ -5,13 +5,8 @@ namespace schedopt {
 
 namespace {
 
-// simdjson's default maximum depth is 1024; deeper documents fail as a whole, so a
-// document that comes close is left to the whole-document parse.
-constexpr std::size_t max_depth = 1000;
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+using json_scan::is_space;
+using json_scan::max_depth;
 
 std::size_t skip_space(std::string_view s, std::size_t i) {
   while (i < s.size() && is_space(s[i]))

@@ -4,12 +4,24 @@
 // life): sized by one element, that is a few KB instead of a whole bulk answer's worth.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace schedopt {
+
+namespace json_scan {
+/// simdjson's default maximum depth is 1024; deeper documents fail as a whole, so a
+/// scanner leaves one that comes close to the whole-document parse.
+constexpr std::size_t max_depth = 1000;
+
+/// JSON's whitespace (RFC 8259 §2).
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+} // namespace json_scan
 
 struct split_json {
   /// The document with the array emptied (`..."items":[]...`): the rest still parses

@@ -6,6 +6,7 @@
 
 #include "sim/api_server_status.hpp"
 #include "sim/field_errors.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/object_store.hpp"
 
 namespace schedopt::sim {
@@ -16,11 +17,6 @@ using json = nlohmann::json;
 
 /// The API server's own audience, used when a TokenReview names none.
 const char* default_audience = "https://kubernetes.default.svc.cluster.local";
-
-std::string str(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
 
 json answered(const json& review, const char* api_version, const char* kind, json status) {
   json out = {{"kind", kind},
@@ -44,7 +40,7 @@ std::pair<int, json> review_token(const access_review_context& ctx, const json& 
   if (!review.is_object() || !review.value("spec", json::object()).is_object())
     return {400, status_failure(400, "BadRequest", "TokenReview body must be an object")};
   auto spec = review.value("spec", json::object());
-  auto token = str(spec, "token");
+  auto token = text_of(spec, "token");
   if (token.empty())
     return {400, status_failure(400, "BadRequest", "token is required for TokenReview in authentication")};
   json audiences = spec.contains("audiences") && spec["audiences"].is_array() && !spec["audiences"].empty()
@@ -76,8 +72,8 @@ std::pair<int, json> review_access(const access_review_context& ctx, const json&
                           ? &spec["nonResourceAttributes"]
                           : nullptr;
   user_info user;
-  user.name = str(spec, "user");
-  user.uid = str(spec, "uid");
+  user.name = text_of(spec, "user");
+  user.uid = text_of(spec, "uid");
   if (spec.contains("groups") && spec["groups"].is_array())
     for (const auto& g : spec["groups"])
       if (g.is_string())
@@ -87,8 +83,8 @@ std::pair<int, json> review_access(const access_review_context& ctx, const json&
   // field.Error prints a pointer's target with %#v, and a nil one as null.
   if (res_attrs != nullptr && non_res != nullptr)
     errs.push_back(make_field_error(field_error_type::invalid, "spec.nonResourceAttributes",
-                    "authorization.NonResourceAttributes{Path:" + json(str(*non_res, "path")).dump()
-                      + ", Verb:" + json(str(*non_res, "verb")).dump() + "}",
+                    "authorization.NonResourceAttributes{Path:" + json(text_of(*non_res, "path")).dump()
+                      + ", Verb:" + json(text_of(*non_res, "verb")).dump() + "}",
                     "cannot be specified in combination with resourceAttributes"));
   if (res_attrs == nullptr && non_res == nullptr)
     errs.push_back(make_field_error(field_error_type::invalid, "spec.resourceAttributes", "null",
@@ -104,16 +100,16 @@ std::pair<int, json> review_access(const access_review_context& ctx, const json&
   request_attributes attrs;
   if (res_attrs != nullptr) {
     attrs.resource_request = true;
-    attrs.verb = str(*res_attrs, "verb");
-    attrs.group = str(*res_attrs, "group");
-    attrs.version = str(*res_attrs, "version");
-    attrs.resource = str(*res_attrs, "resource");
-    attrs.subresource = str(*res_attrs, "subresource");
-    attrs.ns = str(*res_attrs, "namespace");
-    attrs.name = str(*res_attrs, "name");
+    attrs.verb = text_of(*res_attrs, "verb");
+    attrs.group = text_of(*res_attrs, "group");
+    attrs.version = text_of(*res_attrs, "version");
+    attrs.resource = text_of(*res_attrs, "resource");
+    attrs.subresource = text_of(*res_attrs, "subresource");
+    attrs.ns = text_of(*res_attrs, "namespace");
+    attrs.name = text_of(*res_attrs, "name");
   } else {
-    attrs.verb = str(*non_res, "verb");
-    attrs.path = str(*non_res, "path");
+    attrs.verb = text_of(*non_res, "verb");
+    attrs.path = text_of(*non_res, "path");
   }
   // RBAC's allow reason names the binding it matched; the store's authorizer does not say
   // which, so the reason is left out rather than made up.

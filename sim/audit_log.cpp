@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "sim/json_fields.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
 #include "sim/pod_facts.hpp"
@@ -26,13 +27,6 @@ thread_local const std::string* current_identity = nullptr;
 // True while attach() replays the pods that already exist: they are remembered, not
 // recorded as created.
 thread_local bool replaying_existing_pods = false;
-
-std::string str_at(const json& obj, const json::json_pointer& ptr) {
-  if (!obj.contains(ptr))
-    return {};
-  const auto& v = obj.at(ptr);
-  return v.is_string() ? v.get<std::string>() : std::string{};
-}
 
 bool is_final(const std::string& phase) {
   return phase == kubevirt::phase_succeeded || phase == kubevirt::phase_failed;
@@ -70,8 +64,8 @@ void audit_log::attach(object_store& store) {
     const auto& obj = c.object;
     std::shared_ptr<const json> vmi;
     if (c.type == "ADDED")
-      vmi = c.peek(kubevirt::vmi_key, str_at(obj, "/metadata/namespace"_json_pointer),
-                   str_at(obj, "/spec/vmiName"_json_pointer));
+      vmi = c.peek(kubevirt::vmi_key, text_at(obj, "/metadata/namespace"_json_pointer),
+                   text_at(obj, "/spec/vmiName"_json_pointer));
     self->observe(c.type, obj, vmi.get());
   });
   replaying_existing_pods = true;
@@ -126,7 +120,7 @@ void audit_log::observe_pod(const std::string& type, const json& pod) {
 }
 
 void audit_log::observe(const std::string& type, const json& object, const json* vmi) {
-  auto uid = str_at(object, "/metadata/uid"_json_pointer);
+  auto uid = text_at(object, "/metadata/uid"_json_pointer);
   if (uid.empty())
     return;
   auto now = std::chrono::system_clock::now();
@@ -138,10 +132,10 @@ void audit_log::observe(const std::string& type, const json& object, const json*
     // First sight: normally the ADDED commit; a VMIM stored before attach() is recorded
     // from its first change, without the creation details nobody saw.
     vmim_record fresh;
-    fresh.ns = str_at(object, "/metadata/namespace"_json_pointer);
-    fresh.name = str_at(object, "/metadata/name"_json_pointer);
+    fresh.ns = text_at(object, "/metadata/namespace"_json_pointer);
+    fresh.name = text_at(object, "/metadata/name"_json_pointer);
     fresh.uid = uid;
-    fresh.vmi = str_at(object, "/spec/vmiName"_json_pointer);
+    fresh.vmi = text_at(object, "/spec/vmiName"_json_pointer);
     auto labels = object.value("/metadata/labels"_json_pointer, json::object());
     if (labels.is_object())
       fresh.request_uid = labels.value(request_uid_label, std::string{});
@@ -149,7 +143,7 @@ void audit_log::observe(const std::string& type, const json& object, const json*
       fresh.created_at = rfc3339_millis(now);
       fresh.created_by = current_identity != nullptr ? *current_identity : in_process_identity;
       if (vmi != nullptr)
-        fresh.source_node = str_at(*vmi, "/status/nodeName"_json_pointer);
+        fresh.source_node = text_at(*vmi, "/status/nodeName"_json_pointer);
     }
     if (vmims_.size() >= max_vmims_) {
       if (vmims_dropped_ == 0)
@@ -163,11 +157,11 @@ void audit_log::observe(const std::string& type, const json& object, const json*
     record = &vmims_.back();
   }
   // KubeVirt's own record of the nodes wins once it has one.
-  if (auto source = str_at(object, "/status/migrationState/sourceNode"_json_pointer); !source.empty())
+  if (auto source = text_at(object, "/status/migrationState/sourceNode"_json_pointer); !source.empty())
     record->source_node = source;
-  if (auto target = str_at(object, "/status/migrationState/targetNode"_json_pointer); !target.empty())
+  if (auto target = text_at(object, "/status/migrationState/targetNode"_json_pointer); !target.empty())
     record->target_node = target;
-  auto phase = str_at(object, "/status/phase"_json_pointer);
+  auto phase = text_at(object, "/status/phase"_json_pointer);
   if (!phase.empty()) {
     if (is_final(phase) && record->finished_at.empty())
       record->finished_at = rfc3339_millis(now);

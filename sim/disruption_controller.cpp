@@ -26,7 +26,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr const char* component = "disruption-controller";
+constexpr const char* disruption_controller_name = "disruption-controller";
 
 using clock_type = std::chrono::system_clock;
 
@@ -157,7 +157,7 @@ void disruption_controller::tick(clock_type::time_point now) {
   auto budgets = store_.list_stored(pdbs_key).items;
   if (budgets.empty())
     return;
-  component_identity_scope as{component};
+  component_identity_scope as{disruption_controller_name};
   auto stamp = format_rfc3339(now);
   std::map<std::string, std::vector<std::shared_ptr<const json>>> pods_by_ns;
   for (const auto& stored : store_.list_stored(pods_key).items) {

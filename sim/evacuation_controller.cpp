@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/event_recorder.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
 #include "sim/tick_thread.hpp"
@@ -27,13 +28,7 @@ using clock_type = std::chrono::system_clock;
 namespace kv = kubevirt;
 
 constexpr const char* evacuation_annotation = "kubevirt.io/evacuationMigration"; // v1.EvacuationMigrationAnnotation
-constexpr const char* component = "virtualmachine-controller"; // virt-controller's recorder
-
-std::string text_at(const json& j, const json::json_pointer& p) {
-  if (!j.contains(p) || !j.at(p).is_string())
-    return {};
-  return j.at(p).get<std::string>();
-}
+constexpr const char* evacuation_recorder_name = "virtualmachine-controller"; // virt-controller's recorder
 
 /// What sync needs of a VMI marked for evacuation.
 struct marked_vmi {
@@ -285,7 +280,7 @@ struct evacuation_controller::impl {
     int warn_count = std::min<int>(remaining, static_cast<int>(not_migratable.size()));
     for (int i = 0; i < warn_count; ++i)
       record_event(store, kubevirt_ref("VirtualMachineInstance", not_migratable[i].ns, not_migratable[i].name, not_migratable[i].uid),
-                   "Normal", "FailedCreate", "VirtualMachineInstance is not migrateable", component);
+                   "Normal", "FailedCreate", "VirtualMachineInstance is not migrateable", evacuation_recorder_name);
     if (diff == 0) {
       if (warn_count > 0)
         requeue(node, now + options.not_migratable_requeue);
@@ -309,11 +304,11 @@ struct evacuation_controller::impl {
     auto ref = kubevirt_ref("VirtualMachineInstance", f.ns, f.name, f.uid);
     auto made = store.create(kv::vmim_key, std::move(vmim));
     if (!made) {
-      record_event(store, ref, "Warning", "FailedCreate", "Error creating a Migration: " + made.err().message, component);
+      record_event(store, ref, "Warning", "FailedCreate", "Error creating a Migration: " + made.err().message, evacuation_recorder_name);
       return;
     }
     record_event(store, ref, "Normal", "SuccessfulCreate",
-                 "Created Migration " + text_at(*made, "/metadata/name"_json_pointer), component);
+                 "Created Migration " + text_at(*made, "/metadata/name"_json_pointer), evacuation_recorder_name);
   }
 
 };

@@ -23,7 +23,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr const char* component = "kubelet";
+constexpr const char* kubelet_name = "kubelet";
 
 /// A pod address from the pod's uid, in the cluster's pod CIDR.
 std::string pod_ip(const std::string& uid) {
@@ -96,7 +96,7 @@ void kubelet::tick(std::chrono::system_clock::time_point now) {
   std::set<std::string> live;
   std::map<std::string, std::string> host_ips;
   bool nodes_read = false;
-  component_identity_scope as{component};
+  component_identity_scope as{kubelet_name};
   auto stamp = format_rfc3339(now);
   for (const auto& stored : pods) {
     auto pod = stored->parsed();

@@ -4,6 +4,7 @@
 // 422 for a spec validation cause.
 #include "sim/kubevirt_admission.hpp"
 
+#include "sim/json_fields.hpp"
 #include "sim/kubevirt_names.hpp"
 
 namespace schedopt::sim {
@@ -17,14 +18,8 @@ error denied(const std::string& message, int http_status = 400) {
                     http_status);
 }
 
-std::string str(const json& j, const json::json_pointer& p) {
-  if (!j.contains(p) || !j.at(p).is_string())
-    return {};
-  return j.at(p).get<std::string>();
-}
-
 bool is_final_vmim(const json& m) {
-  auto phase = str(m, "/status/phase"_json_pointer);
+  auto phase = text_at(m, "/status/phase"_json_pointer);
   return phase == kubevirt::phase_succeeded || phase == kubevirt::phase_failed;
 }
 
@@ -34,14 +29,14 @@ object_store::admission_hook make_migration_admission(object_store& store) {
   return [&store](json& object) -> std::optional<error> {
     if (!object.is_object())
       return denied("request object is not a JSON object");
-    auto ns = str(object, "/metadata/namespace"_json_pointer);
-    auto vmi_name = str(object, "/spec/vmiName"_json_pointer);
+    auto ns = text_at(object, "/metadata/namespace"_json_pointer);
+    auto vmi_name = text_at(object, "/spec/vmiName"_json_pointer);
     if (vmi_name.empty())
       return denied("vmiName is missing", 422);
     auto vmi = store.get(kubevirt::vmi_key, ns, vmi_name);
     if (!vmi)
       return denied("the VMI \"" + ns + "/" + vmi_name + "\" does not exist");
-    auto vmi_phase = str(*vmi, "/status/phase"_json_pointer);
+    auto vmi_phase = text_at(*vmi, "/status/phase"_json_pointer);
     if (vmi_phase == "Succeeded" || vmi_phase == "Failed")
       return denied("Cannot migrate VMI in finalized state.");
     if (auto conds = vmi->find("status"); conds != vmi->end() && conds->contains("conditions")) {
@@ -52,10 +47,10 @@ object_store::admission_hook make_migration_admission(object_store& store) {
       }
     }
     for (const auto& m : store.list(kubevirt::vmim_key, ns).items) {
-      if (str(m, "/spec/vmiName"_json_pointer) != vmi_name || is_final_vmim(m))
+      if (text_at(m, "/spec/vmiName"_json_pointer) != vmi_name || is_final_vmim(m))
         continue;
       return denied("in-flight migration detected. Active migration job (" +
-                    str(m, "/metadata/uid"_json_pointer) +
+                    text_at(m, "/metadata/uid"_json_pointer) +
                     ") is currently already in progress for VMI " + vmi_name + ".");
     }
     // The mutating webhook's part.

@@ -16,6 +16,7 @@
 #include "model/quantity.hpp"
 #include "model/timestamp.hpp"
 #include "sim/event_recorder.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/migration_transfer.hpp"
 #include "sim/object_store.hpp"
@@ -30,12 +31,6 @@ namespace {
 using clock_type = std::chrono::system_clock;
 namespace kv = kubevirt;
 
-std::string str(const json& j, const json::json_pointer& p) {
-  if (!j.contains(p) || !j.at(p).is_string())
-    return {};
-  return j.at(p).get<std::string>();
-}
-
 bool is_final(const std::string& phase) {
   return phase == kv::phase_succeeded || phase == kv::phase_failed;
 }
@@ -47,7 +42,7 @@ bool is_deleting(const json& m) {
 
 uint64_t resource_version_of(const json& m) {
   try {
-    return std::stoull(str(m, "/metadata/resourceVersion"_json_pointer));
+    return std::stoull(text_at(m, "/metadata/resourceVersion"_json_pointer));
   } catch (...) {
     return 0;
   }
@@ -169,7 +164,7 @@ struct kubevirt_controller::impl {
   /// (live-migration-source.go migrationMonitor), with the configuration of hand-off.
   std::chrono::milliseconds plan_running(tracked& t, const json& m, std::chrono::milliseconds table_delay) {
     const auto& cfg = t.handoff_config ? *t.handoff_config : config;
-    auto vmi = store.get(kv::vmi_key, str(m, "/metadata/namespace"_json_pointer), str(m, "/spec/vmiName"_json_pointer));
+    auto vmi = store.get(kv::vmi_key, text_at(m, "/metadata/namespace"_json_pointer), text_at(m, "/spec/vmiName"_json_pointer));
     auto memory = vmi ? vmi_migration_memory_bytes(*vmi) : 0;
     auto rate = effective_bandwidth(options.migration_bandwidth, cfg);
     auto transfer = rate > 0 && memory > 0 ? transfer_time(memory, rate) : table_delay;
@@ -218,7 +213,7 @@ struct kubevirt_controller::impl {
     int best_load = 0;
     std::map<std::string, int> refused; // scheduler reason -> nodes
     for (const auto& node : nodes) {
-      auto name = str(node, "/metadata/name"_json_pointer);
+      auto name = text_at(node, "/metadata/name"_json_pointer);
       if (name == source) {
         // The target pod's anti-affinity to the source pod (template.go).
         ++refused["node(s) didn't match pod anti-affinity rules"];
@@ -262,16 +257,16 @@ struct kubevirt_controller::impl {
   static json vmim_ref(const json& m) {
     return {{"apiVersion", "kubevirt.io/v1"},
             {"kind", "VirtualMachineInstanceMigration"},
-            {"name", str(m, "/metadata/name"_json_pointer)},
-            {"namespace", str(m, "/metadata/namespace"_json_pointer)},
-            {"uid", str(m, "/metadata/uid"_json_pointer)}};
+            {"name", text_at(m, "/metadata/name"_json_pointer)},
+            {"namespace", text_at(m, "/metadata/namespace"_json_pointer)},
+            {"uid", text_at(m, "/metadata/uid"_json_pointer)}};
   }
 
   json vmi_ref(const std::string& ns, const std::string& name) {
     json ref = {{"apiVersion", "kubevirt.io/v1"}, {"kind", "VirtualMachineInstance"},
                 {"name", name}, {"namespace", ns}};
     if (auto vmi = store.get(kv::vmi_key, ns, name))
-      ref["uid"] = str(*vmi, "/metadata/uid"_json_pointer);
+      ref["uid"] = text_at(*vmi, "/metadata/uid"_json_pointer);
     return ref;
   }
 
@@ -279,15 +274,15 @@ struct kubevirt_controller::impl {
   /// pods, so it lands on the VMIM) and, once, the migration controller's own warning
   /// (migration.go handlePendingPodTimeout: migrationTargetPodUnschedulable).
   void report_unschedulable(const json& m, tracked& t, const std::string& message, const std::string& when) {
-    auto ns = str(m, "/metadata/namespace"_json_pointer);
-    auto name = str(m, "/metadata/name"_json_pointer);
+    auto ns = text_at(m, "/metadata/namespace"_json_pointer);
+    auto name = text_at(m, "/metadata/name"_json_pointer);
     spdlog::info("kubevirt: migration {}/{} stays Scheduling: {}", ns, name, message);
     emit_event(vmim_ref(m), "Warning", "FailedScheduling", "target pod pending: " + message, when,
                "default-scheduler");
     if (!t.pod_reported_unschedulable) {
       t.pod_reported_unschedulable = true;
       emit_event(vmim_ref(m), "Warning", "migrationTargetPodUnschedulable",
-                 "Migration target pod for VMI [" + ns + "/" + str(m, "/spec/vmiName"_json_pointer)
+                 "Migration target pod for VMI [" + ns + "/" + text_at(m, "/spec/vmiName"_json_pointer)
                      + "] is currently unschedulable.",
                  when);
     }
@@ -332,8 +327,8 @@ struct kubevirt_controller::impl {
   /// constant) the migration runs on and may still complete.
   void request_abort(const json& m, tracked& t, const std::string& phase, const std::string& when,
                      clock_type::time_point now) {
-    auto ns = str(m, "/metadata/namespace"_json_pointer);
-    auto name = str(m, "/metadata/name"_json_pointer);
+    auto ns = text_at(m, "/metadata/namespace"_json_pointer);
+    auto name = text_at(m, "/metadata/name"_json_pointer);
     if (!has_abort_condition(m))
       write_status(kv::vmim_key, ns, name, [&](json& status) {
         if (!status["conditions"].is_array())
@@ -348,7 +343,7 @@ struct kubevirt_controller::impl {
     json state = m.value("/status/migrationState"_json_pointer, json::object());
     state["abortRequested"] = true;
     write_status(kv::vmim_key, ns, name, [&](json& status) { status["migrationState"] = state; });
-    mirror_to_vmi(ns, str(m, "/spec/vmiName"_json_pointer), state, {});
+    mirror_to_vmi(ns, text_at(m, "/spec/vmiName"_json_pointer), state, {});
     emit_event(vmim_ref(m), "Normal", "SuccessfulAbortMigration", "Migration is ready to be canceled by virt-handler.",
                when);
   }
@@ -360,16 +355,16 @@ struct kubevirt_controller::impl {
   /// migration aborted " (its trailing space included, live-migration-source.go) with
   /// abortStatus Succeeded.
   void abort(const json& m, const std::string& when) {
-    auto ns = str(m, "/metadata/namespace"_json_pointer);
-    auto name = str(m, "/metadata/name"_json_pointer);
-    auto vmi = str(m, "/spec/vmiName"_json_pointer);
-    auto phase = str(m, "/status/phase"_json_pointer);
+    auto ns = text_at(m, "/metadata/namespace"_json_pointer);
+    auto name = text_at(m, "/metadata/name"_json_pointer);
+    auto vmi = text_at(m, "/spec/vmiName"_json_pointer);
+    auto phase = text_at(m, "/status/phase"_json_pointer);
     bool handed_off = is_handed_off(phase);
     bool had_condition = has_abort_condition(m);
     json condition = {{"type", "migrationAbortRequested"}, {"status", "True"}, {"lastProbeTime", when}};
     json state = m.value("/status/migrationState"_json_pointer, json::object());
     if (handed_off) {
-      state["migrationUid"] = str(m, "/metadata/uid"_json_pointer);
+      state["migrationUid"] = text_at(m, "/metadata/uid"_json_pointer);
       state["abortRequested"] = true;
       state["abortStatus"] = "Succeeded";
       state["completed"] = true;
@@ -413,22 +408,22 @@ struct kubevirt_controller::impl {
     // FIFO order by creation, as KubeVirt's queue sees them.
     std::vector<const json*> fresh;
     for (const auto* m : vmims)
-      if (!by_uid.count(str(*m, "/metadata/uid"_json_pointer)))
+      if (!by_uid.count(text_at(*m, "/metadata/uid"_json_pointer)))
         fresh.push_back(m);
     std::stable_sort(fresh.begin(), fresh.end(), [](const json* a, const json* b) {
-      auto ta = str(*a, "/metadata/creationTimestamp"_json_pointer);
-      auto tb = str(*b, "/metadata/creationTimestamp"_json_pointer);
+      auto ta = text_at(*a, "/metadata/creationTimestamp"_json_pointer);
+      auto tb = text_at(*b, "/metadata/creationTimestamp"_json_pointer);
       return ta != tb ? ta < tb : resource_version_of(*a) < resource_version_of(*b);
     });
     for (const auto* m : fresh)
-      by_uid[str(*m, "/metadata/uid"_json_pointer)].seq = next_seq++;
+      by_uid[text_at(*m, "/metadata/uid"_json_pointer)].seq = next_seq++;
     std::sort(vmims.begin(), vmims.end(), [this](const json* a, const json* b) {
-      return by_uid[str(*a, "/metadata/uid"_json_pointer)].seq < by_uid[str(*b, "/metadata/uid"_json_pointer)].seq;
+      return by_uid[text_at(*a, "/metadata/uid"_json_pointer)].seq < by_uid[text_at(*b, "/metadata/uid"_json_pointer)].seq;
     });
 
     // Idle clusters with thousands of VMIs should cost nothing per tick.
     bool busy = std::any_of(vmims.begin(), vmims.end(), [](const json* m) {
-      return is_deleting(*m) || !is_final(str(*m, "/status/phase"_json_pointer)) ||
+      return is_deleting(*m) || !is_final(text_at(*m, "/status/phase"_json_pointer)) ||
              m->value("/metadata/finalizers"_json_pointer, json::array()).size() > 0;
     });
     if (!busy) {
@@ -447,11 +442,11 @@ struct kubevirt_controller::impl {
       // Target pods of migrations past Scheduling hold their VMI's requests there.
       std::map<std::string, std::vector<std::string>> targets_of; // VMI ns/name -> nodes
       for (const auto* mp : vmims) {
-        auto phase = str(*mp, "/status/phase"_json_pointer);
-        auto target = str(*mp, "/status/migrationState/targetNode"_json_pointer);
+        auto phase = text_at(*mp, "/status/phase"_json_pointer);
+        auto target = text_at(*mp, "/status/migrationState/targetNode"_json_pointer);
         if (target.empty() || is_final(phase))
           continue; // a deleted migration's target pod stays until it is final
-        targets_of[str(*mp, "/metadata/namespace"_json_pointer) + "/" + str(*mp, "/spec/vmiName"_json_pointer)]
+        targets_of[text_at(*mp, "/metadata/namespace"_json_pointer) + "/" + text_at(*mp, "/spec/vmiName"_json_pointer)]
           .push_back(target);
       }
       auto add = [&](const std::string& node, const pod_resources& r) {
@@ -477,11 +472,11 @@ struct kubevirt_controller::impl {
     std::map<std::string, int> outbound;
     for (const auto* mp : vmims) {
       const auto& m = *mp;
-      auto phase = str(m, "/status/phase"_json_pointer);
+      auto phase = text_at(m, "/status/phase"_json_pointer);
       // migration.go findRunningMigrations counts every non-final migration past target
       // pod creation, being deleted or not.
       if (phase == kv::phase_pending) {
-        auto t = by_uid.find(str(m, "/metadata/uid"_json_pointer));
+        auto t = by_uid.find(text_at(m, "/metadata/uid"_json_pointer));
         if (t != by_uid.end() && t->second.admitted) {
           ++active;
           ++outbound[t->second.admitted_source];
@@ -491,8 +486,8 @@ struct kubevirt_controller::impl {
       if (phase.empty() || is_final(phase))
         continue;
       ++active;
-      ++outbound[str(m, "/status/migrationState/sourceNode"_json_pointer)];
-      auto target = str(m, "/status/migrationState/targetNode"_json_pointer);
+      ++outbound[text_at(m, "/status/migrationState/sourceNode"_json_pointer)];
+      auto target = text_at(m, "/status/migrationState/targetNode"_json_pointer);
       if (!target.empty())
         ++load[target];
     }
@@ -500,13 +495,13 @@ struct kubevirt_controller::impl {
     std::set<std::string> seen;
     for (const auto* mp : vmims) {
       const auto& m = *mp;
-      auto uid = str(m, "/metadata/uid"_json_pointer);
+      auto uid = text_at(m, "/metadata/uid"_json_pointer);
       seen.insert(uid);
       auto& t = by_uid[uid];
-      auto ns = str(m, "/metadata/namespace"_json_pointer);
-      auto name = str(m, "/metadata/name"_json_pointer);
-      auto vmi = str(m, "/spec/vmiName"_json_pointer);
-      auto phase = str(m, "/status/phase"_json_pointer);
+      auto ns = text_at(m, "/metadata/namespace"_json_pointer);
+      auto name = text_at(m, "/metadata/name"_json_pointer);
+      auto vmi = text_at(m, "/spec/vmiName"_json_pointer);
+      auto phase = text_at(m, "/status/phase"_json_pointer);
 
       if (is_deleting(m) && !is_final(phase) && is_handed_off(phase)) {
         request_abort(m, t, phase, when, now);
@@ -524,7 +519,7 @@ struct kubevirt_controller::impl {
             --outbound[t.admitted_source];
           } else if (phase != kv::phase_pending && !phase.empty()) {
             --active;
-            --outbound[str(m, "/status/migrationState/sourceNode"_json_pointer)];
+            --outbound[text_at(m, "/status/migrationState/sourceNode"_json_pointer)];
           }
         }
         // The object stays (deletionTimestamp set) until it is final and the finalizer
@@ -550,7 +545,7 @@ struct kubevirt_controller::impl {
         schedule_next(t, phase, now, m); // adopted after a restart
       if (phase == kv::phase_pending && !t.admitted) {
         auto current = store.get(kv::vmi_key, ns, vmi);
-        auto source = current ? str(*current, "/status/nodeName"_json_pointer) : std::string{};
+        auto source = current ? text_at(*current, "/status/nodeName"_json_pointer) : std::string{};
         if (!current) {
           // migration.go execute(): a VMIM whose VMI is gone is deleted ("Deleting
           // migration for deleted vmi"). Upstream its finalizer can then stay behind
@@ -559,7 +554,7 @@ struct kubevirt_controller::impl {
           store.remove(kv::vmim_key, ns, name);
           continue;
         }
-        if (str(*current, "/status/phase"_json_pointer) != "Running" || source.empty()) {
+        if (text_at(*current, "/status/phase"_json_pointer) != "Running" || source.empty()) {
           fail(m, "Migration failed vmi shutdown during migration.", when);
           continue;
         }
@@ -568,8 +563,8 @@ struct kubevirt_controller::impl {
         // not looked at again until then, unless an update of it or of its VMI enqueues it
         // sooner (updateMigration, updateVMI). A slot freed meanwhile goes to whichever
         // migration is looked at first: not strict FIFO.
-        auto vmim_rv = str(m, "/metadata/resourceVersion"_json_pointer);
-        auto vmi_rv = str(*current, "/metadata/resourceVersion"_json_pointer);
+        auto vmim_rv = text_at(m, "/metadata/resourceVersion"_json_pointer);
+        auto vmi_rv = text_at(*current, "/metadata/resourceVersion"_json_pointer);
         if (t.held && now < t.held_until && vmim_rv == t.held_vmim_rv && vmi_rv == t.held_vmi_rv)
           continue;
         if (active >= config.parallel_migrations_per_cluster
@@ -611,12 +606,12 @@ struct kubevirt_controller::impl {
           fail(m, "Migration target pod was removed during active migration.", when);
           continue;
         }
-        auto source = str(m, "/status/migrationState/sourceNode"_json_pointer);
+        auto source = text_at(m, "/status/migrationState/sourceNode"_json_pointer);
         count_load();
         auto current = store.get(kv::vmi_key, ns, vmi);
         const json* source_node = nullptr;
         for (const auto& n : nodes)
-          if (str(n, "/metadata/name"_json_pointer) == source)
+          if (text_at(n, "/metadata/name"_json_pointer) == source)
             source_node = &n;
         auto pod = target_pod_for(current ? *current : json::object(), m, source_node);
         std::string why;
@@ -632,7 +627,7 @@ struct kubevirt_controller::impl {
                                                  std::chrono::seconds{300});
           auto catch_all_limit = pod_timeout(m, "kubevirt.io/migrationPendingPodTimeoutSeconds",
                                              std::chrono::seconds{900});
-          auto pod = str(m, "/status/migrationState/targetPod"_json_pointer);
+          auto pod = text_at(m, "/status/migrationState/targetPod"_json_pointer);
           if (pod.empty())
             pod = target_pod_name(vmi, uid);
           if (pending_for >= unschedulable_limit || pending_for >= catch_all_limit) {
@@ -710,8 +705,8 @@ struct kubevirt_controller::impl {
   }
 
   void succeed(const json& m, const std::string& when, clock_type::time_point now) {
-    auto ns = str(m, "/metadata/namespace"_json_pointer);
-    auto name = str(m, "/metadata/name"_json_pointer);
+    auto ns = text_at(m, "/metadata/namespace"_json_pointer);
+    auto name = text_at(m, "/metadata/name"_json_pointer);
     json state = m.value("/status/migrationState"_json_pointer, json::object());
     state["completed"] = true;
     state["endTimestamp"] = when;
@@ -719,7 +714,7 @@ struct kubevirt_controller::impl {
       record_phase(status, kv::phase_succeeded, when);
       status["migrationState"] = state;
     });
-    auto vmi = str(m, "/spec/vmiName"_json_pointer);
+    auto vmi = text_at(m, "/spec/vmiName"_json_pointer);
     if (options.vmi_update_lag.count() > 0)
       pending_ends.push_back({now + options.vmi_update_lag, ns, vmi, state.value("targetNode", ""), state});
     else
@@ -735,8 +730,8 @@ struct kubevirt_controller::impl {
   /// writes phase=Failed and a Warning FailedMigration event with `message`, and nothing
   /// in migrationState: KubeVirt's words are only in that event.
   void fail(const json& m, const std::string& message, const std::string& when) {
-    auto ns = str(m, "/metadata/namespace"_json_pointer);
-    auto name = str(m, "/metadata/name"_json_pointer);
+    auto ns = text_at(m, "/metadata/namespace"_json_pointer);
+    auto name = text_at(m, "/metadata/name"_json_pointer);
     write_status(kv::vmim_key, ns, name, [&](json& status) { record_phase(status, kv::phase_failed, when); });
     emit_event(vmim_ref(m), "Warning", "FailedMigration", message, when);
     mark_failed_on_vmi(m, when);
@@ -749,8 +744,8 @@ struct kubevirt_controller::impl {
   /// and no failureReason (upstream assigns "Target pod is down" after the patch, so it
   /// is never stored).
   void mark_failed_on_vmi(const json& m, const std::string& when) {
-    auto uid = str(m, "/metadata/uid"_json_pointer);
-    write_status(kv::vmi_key, str(m, "/metadata/namespace"_json_pointer), str(m, "/spec/vmiName"_json_pointer),
+    auto uid = text_at(m, "/metadata/uid"_json_pointer);
+    write_status(kv::vmi_key, text_at(m, "/metadata/namespace"_json_pointer), text_at(m, "/spec/vmiName"_json_pointer),
                  [&](json& status) {
                    auto& state = status["migrationState"];
                    if (!state.is_object() || state.value("migrationUid", std::string{}) != uid
@@ -771,9 +766,9 @@ struct kubevirt_controller::impl {
   /// the VMIM only on a later reconcile (copy_state_from_vmi).
   void fail_after_handoff(const json& m, const std::string& reason, const std::string& when,
                           const std::string& abort_status = {}) {
-    auto ns = str(m, "/metadata/namespace"_json_pointer);
-    auto vmi = str(m, "/spec/vmiName"_json_pointer);
-    auto uid = str(m, "/metadata/uid"_json_pointer);
+    auto ns = text_at(m, "/metadata/namespace"_json_pointer);
+    auto vmi = text_at(m, "/spec/vmiName"_json_pointer);
+    auto uid = text_at(m, "/metadata/uid"_json_pointer);
     json state = m.value("/status/migrationState"_json_pointer, json::object());
     state["migrationUid"] = uid;
     state["completed"] = true;
@@ -792,16 +787,16 @@ struct kubevirt_controller::impl {
   /// copied onto a final VMIM. From 1.4 only when it names this migration's uid (1.3
   /// copies whatever the VMI holds; the simulator models 1.4 on).
   void copy_state_from_vmi(const json& m) {
-    auto ns = str(m, "/metadata/namespace"_json_pointer);
-    auto vmi = store.get(kv::vmi_key, ns, str(m, "/spec/vmiName"_json_pointer));
+    auto ns = text_at(m, "/metadata/namespace"_json_pointer);
+    auto vmi = store.get(kv::vmi_key, ns, text_at(m, "/spec/vmiName"_json_pointer));
     if (!vmi)
       return;
     auto state = vmi->value("/status/migrationState"_json_pointer, json::object());
-    if (state.value("migrationUid", std::string{}) != str(m, "/metadata/uid"_json_pointer))
+    if (state.value("migrationUid", std::string{}) != text_at(m, "/metadata/uid"_json_pointer))
       return;
     if (m.value("/status/migrationState"_json_pointer, json::object()) == state)
       return;
-    write_status(kv::vmim_key, ns, str(m, "/metadata/name"_json_pointer),
+    write_status(kv::vmim_key, ns, text_at(m, "/metadata/name"_json_pointer),
                  [&](json& status) { status["migrationState"] = state; });
   }
 
@@ -813,17 +808,17 @@ struct kubevirt_controller::impl {
       if (is_deleting(m))
         continue;
       // Phases as of this tick's snapshot: a VMIM finished just now is counted next tick.
-      if (!is_final(str(m, "/status/phase"_json_pointer)))
+      if (!is_final(text_at(m, "/status/phase"_json_pointer)))
         continue;
-      finished[str(m, "/metadata/namespace"_json_pointer) + "/" + str(m, "/spec/vmiName"_json_pointer)].push_back(&m);
+      finished[text_at(m, "/metadata/namespace"_json_pointer) + "/" + text_at(m, "/spec/vmiName"_json_pointer)].push_back(&m);
     }
     for (auto& [vmi, list] : finished) {
       if (list.size() <= options.finished_kept_per_vmi)
         continue;
       // `vmims` is already in creation (FIFO) order: the first ones are the oldest.
       for (std::size_t i = 0; i + options.finished_kept_per_vmi < list.size(); ++i) {
-        auto ns = str(*list[i], "/metadata/namespace"_json_pointer);
-        auto name = str(*list[i], "/metadata/name"_json_pointer);
+        auto ns = text_at(*list[i], "/metadata/namespace"_json_pointer);
+        auto name = text_at(*list[i], "/metadata/name"_json_pointer);
         release_finalizer(ns, name);
         store.remove(kv::vmim_key, ns, name);
       }

@@ -31,7 +31,7 @@ struct launcher_dirty {
 
 namespace {
 
-constexpr const char* component = "virt-controller";
+constexpr const char* virt_controller_name = "virt-controller";
 
 std::string node_ip(object_store& store, const std::string& node) {
   auto n = store.get("nodes", "", node);
@@ -103,7 +103,7 @@ void launcher_pods::tick(std::chrono::system_clock::time_point now) {
   if (now < next_pass_ || !flag_->set.exchange(false))
     return;
   next_pass_ = now + pass_interval;
-  component_identity_scope as{component};
+  component_identity_scope as{virt_controller_name};
   auto stamp = format_rfc3339(now);
   // The launcher pods that run, by VMI ("ns/name").
   std::map<std::string, std::vector<std::shared_ptr<const json>>> pods_of;
@@ -173,7 +173,7 @@ void launcher_pods::tick(std::chrono::system_clock::time_point now) {
       continue;
     auto made = store_.create(pods_key, launcher_pod_for(*vmi, v.node));
     if (!made) {
-      spdlog::warn("{}: virt-launcher pod of {}: {}", component, key, made.err().message);
+      spdlog::warn("{}: virt-launcher pod of {}: {}", virt_controller_name, key, made.err().message);
       continue;
     }
     auto ip = node_ip(store_, v.node);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "sim/json_fields.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
 #include "sim/tick_thread.hpp"
@@ -26,12 +27,6 @@ using clock_type = std::chrono::system_clock;
 namespace kv = kubevirt;
 
 constexpr const char* unschedulable_taint = "node.kubernetes.io/unschedulable"; // v1.TaintNodeUnschedulable
-
-std::string text_at(const json& j, const json::json_pointer& p) {
-  if (!j.contains(p) || !j.at(p).is_string())
-    return {};
-  return j.at(p).get<std::string>();
-}
 
 /// One pod kubectl drain listed (GetPodsForDeletion runs once, at the start).
 struct listed_pod {

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "sim/field_errors.hpp"
+#include "sim/json_fields.hpp"
 
 namespace schedopt::sim {
 
@@ -49,12 +50,6 @@ bool has_finalizers(const json& obj) {
     return false;
   auto fin = meta->find("finalizers");
   return fin != meta->end() && fin->is_array() && !fin->empty();
-}
-
-bool is_terminating(const json& obj) {
-  auto meta = obj.find("metadata");
-  return meta != obj.end() && meta->contains("deletionTimestamp")
-         && !(*meta)["deletionTimestamp"].is_null();
 }
 
 /// A terminating object still inside its grace period (a pod the kubelet is stopping)

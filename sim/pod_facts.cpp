@@ -32,33 +32,6 @@ pod_resources requests_in(const json& container) {
 
 } // namespace
 
-std::string text_at(const json& object, const json::json_pointer& pointer) {
-  if (!object.contains(pointer))
-    return {};
-  const auto& v = object.at(pointer);
-  return v.is_string() ? v.get<std::string>() : std::string{};
-}
-
-std::string name_of(const json& object) {
-  return text_at(object, "/metadata/name"_json_pointer);
-}
-
-std::string namespace_of(const json& object) {
-  return text_at(object, "/metadata/namespace"_json_pointer);
-}
-
-std::string uid_of(const json& object) {
-  return text_at(object, "/metadata/uid"_json_pointer);
-}
-
-bool is_terminating(const json& object) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object())
-    return false;
-  auto ts = meta->find("deletionTimestamp");
-  return ts != meta->end() && !ts->is_null();
-}
-
 std::string pod_phase(const json& pod) {
   return text_at(pod, "/status/phase"_json_pointer);
 }

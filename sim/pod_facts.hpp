@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/json_fields.hpp"
 #include "sim/target_pod_scheduler.hpp"
 
 namespace schedopt::sim {
@@ -25,16 +26,6 @@ constexpr const char* pdbs_key = "poddisruptionbudgets.policy";
 constexpr const char* kubevirt_app_label = "kubevirt.io";
 constexpr const char* virt_launcher_app = "virt-launcher";
 constexpr const char* kubevirt_domain_annotation = "kubevirt.io/domain";
-
-/// The string at `pointer`, "" when absent or not a string.
-std::string text_at(const nlohmann::json& object, const nlohmann::json::json_pointer& pointer);
-
-std::string name_of(const nlohmann::json& object);
-std::string namespace_of(const nlohmann::json& object);
-std::string uid_of(const nlohmann::json& object);
-
-/// metadata.deletionTimestamp is set.
-bool is_terminating(const nlohmann::json& object);
 
 /// status.phase ("" while the API server has not defaulted it).
 std::string pod_phase(const nlohmann::json& pod);

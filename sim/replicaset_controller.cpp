@@ -27,7 +27,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr const char* component = "replicaset-controller";
+constexpr const char* replicaset_controller_name = "replicaset-controller";
 
 using pod_ptr = std::shared_ptr<const json>;
 
@@ -62,7 +62,7 @@ void replicaset_controller::tick(std::chrono::system_clock::time_point now) {
   auto sets = store_.list_stored(replicasets_key).items;
   if (sets.empty())
     return;
-  component_identity_scope as{component};
+  component_identity_scope as{replicaset_controller_name};
   std::unordered_map<std::string, std::vector<pod_ptr>> owned; // set uid -> pods
   for (const auto& stored : store_.list_stored(pods_key).items) {
     auto pod = stored->parsed();
@@ -118,10 +118,10 @@ void replicaset_controller::tick(std::chrono::system_clock::time_point now) {
         auto made = store_.create(pods_key, pod_from_template(*set, {}, name + "-"));
         if (made)
           record_event(store_, object_reference(*set), "Normal", "SuccessfulCreate",
-                       "Created pod: " + name_of(*made), component);
+                       "Created pod: " + name_of(*made), replicaset_controller_name);
         else
           record_event(store_, object_reference(*set), "Warning", "FailedCreate",
-                       "Error creating: " + made.err().message, component);
+                       "Error creating: " + made.err().message, replicaset_controller_name);
       }
     } else if (diff > 0) {
       std::sort(active.begin(), active.end(), delete_first);
@@ -129,7 +129,7 @@ void replicaset_controller::tick(std::chrono::system_clock::time_point now) {
         auto pod_name = name_of(*active[static_cast<std::size_t>(i)]);
         if (delete_pod(store_, ns, pod_name, json::object()))
           record_event(store_, object_reference(*set), "Normal", "SuccessfulDelete", "Deleted pod: " + pod_name,
-                       component);
+                       replicaset_controller_name);
       }
     }
   }

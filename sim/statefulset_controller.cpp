@@ -28,7 +28,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr const char* component = "statefulset-controller";
+constexpr const char* statefulset_controller_name = "statefulset-controller";
 
 using pod_ptr = std::shared_ptr<const json>;
 
@@ -108,7 +108,7 @@ void statefulset_controller::tick(std::chrono::system_clock::time_point now) {
   auto sets = store_.list_stored(statefulsets_key).items;
   if (sets.empty())
     return;
-  component_identity_scope as{component};
+  component_identity_scope as{statefulset_controller_name};
   std::unordered_map<std::string, std::vector<pod_ptr>> owned; // set uid -> pods
   for (const auto& stored : store_.list_stored(pods_key).items) {
     auto pod = stored->parsed();
@@ -169,7 +169,7 @@ void statefulset_controller::tick(std::chrono::system_clock::time_point now) {
       if (pod && is_pod_terminal(*pod) && !is_terminating(*pod)) {
         // "delete and recreate failed pods"
         record_event(store_, object_reference(*set), "Warning", "RecreatingFailedPod",
-                     "StatefulSet " + ns + "/" + name_of(*set) + " is recreating failed Pod " + pod_name, component);
+                     "StatefulSet " + ns + "/" + name_of(*set) + " is recreating failed Pod " + pod_name, statefulset_controller_name);
         delete_pod(store_, ns, pod_name, json::object());
         pod = nullptr;
       }
@@ -194,16 +194,16 @@ void statefulset_controller::tick(std::chrono::system_clock::time_point now) {
                        made ? "SuccessfulCreate" : "FailedCreate",
                        std::string{"create Claim "} + claim + " Pod " + pod_name + " in StatefulSet " + name_of(*set)
                          + (made ? " success" : " failed error: " + made.err().message),
-                       component);
+                       statefulset_controller_name);
         }
         auto made = store_.create(pods_key, new_pod(*set, ord, revision));
         record_event(store_, object_reference(*set), made ? "Normal" : "Warning",
                      made ? "SuccessfulCreate" : "FailedCreate",
                      "create Pod " + pod_name + " in StatefulSet " + name_of(*set)
                        + (made ? " successful" : " failed error: " + made.err().message),
-                     component);
+                     statefulset_controller_name);
         if (!made)
-          spdlog::warn("{}: creating pod {}/{}: {}", component, ns, pod_name, made.err().message);
+          spdlog::warn("{}: creating pod {}/{}: {}", statefulset_controller_name, ns, pod_name, made.err().message);
         waiting = monotonic; // "if monotonic, wait for the pod to be Running and Ready"
         continue;
       }
@@ -217,7 +217,7 @@ void statefulset_controller::tick(std::chrono::system_clock::time_point now) {
       if (!is_terminating(*pod)) {
         delete_pod(store_, ns, name_of(*pod), json::object());
         record_event(store_, object_reference(*set), "Normal", "SuccessfulDelete",
-                     "delete Pod " + name_of(*pod) + " in StatefulSet " + name_of(*set) + " successful", component);
+                     "delete Pod " + name_of(*pod) + " in StatefulSet " + name_of(*set) + " successful", statefulset_controller_name);
       }
       waiting = monotonic;
     }

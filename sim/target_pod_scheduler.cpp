@@ -8,14 +8,11 @@
 
 #include "model/quantity.hpp"
 
+#include "sim/json_fields.hpp"
+
 namespace schedopt::sim {
 
 namespace {
-
-std::string text(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
 
 json labels_of(const json& node) {
   return node.value("/metadata/labels"_json_pointer, json::object());
@@ -24,8 +21,8 @@ json labels_of(const json& node) {
 /// component-helpers nodeaffinity.go nodeSelectorRequirementsAsSelector: In, NotIn,
 /// Exists, DoesNotExist, Gt, Lt (integers) against the node's labels.
 bool label_requirement_holds(const json& req, const json& labels) {
-  auto key = text(req, "key");
-  auto op = text(req, "operator");
+  auto key = text_of(req, "key");
+  auto op = text_of(req, "operator");
   auto values = req.value("values", json::array());
   bool has = labels.contains(key) && labels[key].is_string();
   auto value = has ? labels[key].get<std::string>() : std::string{};
@@ -51,13 +48,13 @@ bool label_requirement_holds(const json& req, const json& labels) {
 
 /// nodeSelectorRequirementsAsFieldSelector: metadata.name only, In or NotIn one value.
 bool field_requirement_holds(const json& req, const json& node) {
-  if (text(req, "key") != "metadata.name")
+  if (text_of(req, "key") != "metadata.name")
     return false;
   auto values = req.value("values", json::array());
   if (values.size() != 1)
     return false;
   bool equal = values[0] == node.value("/metadata/name"_json_pointer, std::string{});
-  auto op = text(req, "operator");
+  auto op = text_of(req, "operator");
   return op == "In" ? equal : op == "NotIn" ? !equal : false;
 }
 
@@ -79,18 +76,18 @@ bool term_matches(const json& term, const json& node, const json& labels) {
 
 /// kubernetes/api core/v1 toleration.go ToleratesTaint.
 bool tolerates(const json& t, const json& taint) {
-  auto effect = text(t, "effect");
-  if (!effect.empty() && effect != text(taint, "effect"))
+  auto effect = text_of(t, "effect");
+  if (!effect.empty() && effect != text_of(taint, "effect"))
     return false;
-  auto key = text(t, "key");
-  auto op = text(t, "operator");
+  auto key = text_of(t, "key");
+  auto op = text_of(t, "operator");
   if (key.empty())
     return op == "Exists"; // an empty key with Exists tolerates everything
-  if (key != text(taint, "key"))
+  if (key != text_of(taint, "key"))
     return false;
   if (op == "Exists")
     return true;
-  return (op.empty() || op == "Equal") && text(t, "value") == text(taint, "value");
+  return (op.empty() || op == "Equal") && text_of(t, "value") == text_of(taint, "value");
 }
 
 int64_t quantity(const json& resources, const char* key, int64_t scale) {
@@ -182,8 +179,8 @@ std::optional<std::string> scheduler_refusal(const target_pod& pod, const json& 
   // (node.kubernetes.io/not-ready:NoSchedule); simulated nodes carry only the condition.
   bool ready = false;
   for (const auto& c : node.value("/status/conditions"_json_pointer, json::array()))
-    if (text(c, "type") == "Ready")
-      ready = text(c, "status") == "True";
+    if (text_of(c, "type") == "Ready")
+      ready = text_of(c, "status") == "True";
   if (!ready)
     return "node(s) were not ready";
   // nodeaffinity.go Filter: spec.nodeSelector, then the required terms (ORed).
@@ -197,12 +194,12 @@ std::optional<std::string> scheduler_refusal(const target_pod& pod, const json& 
     return "node(s) didn't match Pod's node affinity/selector";
   // tainttoleration.go Filter: the first NoSchedule or NoExecute taint not tolerated.
   for (const auto& taint : node.value("/spec/taints"_json_pointer, json::array())) {
-    auto effect = text(taint, "effect");
+    auto effect = text_of(taint, "effect");
     if (effect != "NoSchedule" && effect != "NoExecute")
       continue;
     if (std::none_of(pod.tolerations.begin(), pod.tolerations.end(),
                      [&](const json& t) { return tolerates(t, taint); }))
-      return "node(s) had untolerated taint {" + text(taint, "key") + ": " + text(taint, "value") + "}";
+      return "node(s) had untolerated taint {" + text_of(taint, "key") + ": " + text_of(taint, "value") + "}";
   }
   // noderesources/fit.go fitsRequest: requests against allocatable minus what is
   // requested there.

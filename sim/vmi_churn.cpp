@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/timestamp.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
 #include "sim/tick_thread.hpp"
@@ -27,12 +28,6 @@ namespace {
 
 using json = nlohmann::json;
 using clock_type = std::chrono::system_clock;
-
-std::string text_at(const json& j, const json::json_pointer& p) {
-  if (!j.contains(p) || !j.at(p).is_string())
-    return {};
-  return j.at(p).get<std::string>();
-}
 
 /// The Running VMIs, for a uniform pick in constant time.
 struct running_set {

@@ -5,21 +5,12 @@
 #include <cmath>
 
 #include "model/quantity.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
 #include "sim/target_pod_scheduler.hpp"
 
 namespace schedopt::sim {
-
-namespace {
-
-std::string str_at(const json& j, const json::json_pointer& p) {
-  if (!j.contains(p) || !j.at(p).is_string())
-    return {};
-  return j.at(p).get<std::string>();
-}
-
-} // namespace
 
 pod_resources requests_of(const json& vmi) {
   pod_resources out;
@@ -52,15 +43,15 @@ void vmi_usage_index::attach(object_store& store) {
 }
 
 void vmi_usage_index::observe(const std::string& type, const json& vmi) {
-  auto key = str_at(vmi, "/metadata/namespace"_json_pointer) + "/"
-             + str_at(vmi, "/metadata/name"_json_pointer);
+  auto key = text_at(vmi, "/metadata/namespace"_json_pointer) + "/"
+             + text_at(vmi, "/metadata/name"_json_pointer);
   std::lock_guard<std::mutex> guard{mutex_};
   if (type == "DELETED") {
     by_name_.erase(key);
     return;
   }
-  by_name_[key] = vmi_usage{str_at(vmi, "/status/nodeName"_json_pointer),
-                            str_at(vmi, "/status/phase"_json_pointer), requests_of(vmi)};
+  by_name_[key] = vmi_usage{text_at(vmi, "/status/nodeName"_json_pointer),
+                            text_at(vmi, "/status/phase"_json_pointer), requests_of(vmi)};
 }
 
 void vmi_usage_index::for_each(
