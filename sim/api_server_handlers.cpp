@@ -8,6 +8,7 @@
 
 #include "sim/api_server_status.hpp"
 #include "sim/api_server_table.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/patch.hpp"
 #include "sim/pod_deletion.hpp"
 #include "sim/pod_facts.hpp"
@@ -51,14 +52,6 @@ bool truthy(const std::string& v) {
 
 std::string param(const httplib::Request& req, const char* name) {
   return req.has_param(name) ? req.get_param_value(name) : std::string{};
-}
-
-std::string meta_str(const json& obj, const char* field) {
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object())
-    return {};
-  auto it = m->find(field);
-  return it != m->end() && it->is_string() ? it->get<std::string>() : std::string{};
 }
 
 /// The 410 a continue token older than the compacted revision gets, with a token that
@@ -126,8 +119,8 @@ std::string api_version_of(const served_resource& r, const std::string& version)
 }
 
 bool key_after(const json& obj, const std::string& ns, const std::string& name) {
-  auto ons = meta_str(obj, "namespace");
-  return ons != ns ? ons > ns : meta_str(obj, "name") > name;
+  auto ons = metadata_text(obj, "namespace");
+  return ons != ns ? ons > ns : metadata_text(obj, "name") > name;
 }
 
 /// Kubernetes' 415 for a patch type the resource does not take.
@@ -281,7 +274,7 @@ void resource_handlers::get(const httplib::Request& req, httplib::Response& res,
     return send_error(res, obj.err(), t.resource, t.name);
   if (wants_table(req.get_header_value("Accept"))) {
     auto table = empty_table(*t.resource);
-    table["metadata"]["resourceVersion"] = meta_str(*obj, "resourceVersion");
+    table["metadata"]["resourceVersion"] = metadata_text(*obj, "resourceVersion");
     table["rows"].push_back(table_row(*t.resource, *obj));
     return send_json(res, 200, table);
   }
@@ -356,8 +349,8 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     continue_token token;
     token.resource_version = static_cast<int64_t>(snap.resource_version);
     auto last = page.back()->parsed();
-    token.start_ns = meta_str(*last, "namespace");
-    token.start_name = meta_str(*last, "name");
+    token.start_ns = metadata_text(*last, "namespace");
+    token.start_name = metadata_text(*last, "name");
     token.snapshot_id = kept_id != 0 ? kept_id : pager_.keep(scope, kept);
     next_token = encode_continue(token);
     if (sel->empty())
@@ -619,7 +612,7 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
   if (!obj.contains("metadata") || !obj["metadata"].is_object())
     obj["metadata"] = json::object();
   if (type.namespaced) {
-    auto body_ns = meta_str(obj, "namespace");
+    auto body_ns = metadata_text(obj, "namespace");
     if (!body_ns.empty() && !t.ns.empty() && body_ns != t.ns)
       return send_json(res, 400, status_failure(400, "BadRequest",
                                                 "the namespace of the provided object does not "
@@ -637,14 +630,14 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
   if (reject_field_validation(req, res, "CreateOptions")
       || reject_unknown_fields(req, res, *t.resource, version, prune_body(*t.resource, obj)))
     return;
-  if (obj["metadata"].contains("resourceVersion") && !meta_str(obj, "resourceVersion").empty())
+  if (obj["metadata"].contains("resourceVersion") && !metadata_text(obj, "resourceVersion").empty())
     return send_json(res, 400, status_failure(400, "BadRequest",
                                               "resourceVersion should not be set on objects to be created"));
   if (type.key() == pods_key)
     default_new_pod(obj); // SetDefaults_PodSpec, DefaultTolerationSeconds, PrepareForCreate
   if (truthy(param(req, "dryRun")) || param(req, "dryRun") == "All")
     return send_json(res, 201, obj);
-  auto name = meta_str(obj, "name");
+  auto name = metadata_text(obj, "name");
   auto created = store_.create(type.key(), std::move(obj));
   if (!created)
     return send_error(res, created.err(), t.resource, name);
@@ -663,21 +656,21 @@ void resource_handlers::update(const httplib::Request& req, httplib::Response& r
       || reject_unknown_fields(req, res, *t.resource, t.resource->type.version,
                                prune_body(*t.resource, obj)))
     return;
-  auto body_name = meta_str(obj, "name");
+  auto body_name = metadata_text(obj, "name");
   if (!body_name.empty() && body_name != t.name)
     return send_json(res, 400, status_failure(400, "BadRequest",
                                               "the name of the object (" + body_name
                                                 + ") does not match the name on the URL (" + t.name + ")"));
   obj["metadata"]["name"] = t.name;
   if (t.resource->type.namespaced) {
-    auto body_ns = meta_str(obj, "namespace");
+    auto body_ns = metadata_text(obj, "namespace");
     if (!body_ns.empty() && body_ns != t.ns)
       return send_json(res, 400, status_failure(400, "BadRequest",
                                                 "the namespace of the provided object does not "
                                                 "match the namespace sent on the request"));
     obj["metadata"]["namespace"] = t.ns;
   }
-  if (t.resource->custom && meta_str(obj, "resourceVersion").empty()) {
+  if (t.resource->custom && metadata_text(obj, "resourceVersion").empty()) {
     const auto& type = t.resource->type;
     json details = {{"name", t.name},
                     {"group", type.group},
@@ -789,13 +782,13 @@ void resource_handlers::remove(const httplib::Request& req, httplib::Response& r
     auto want_rv = pre.value("resourceVersion", std::string{});
     auto want_uid = pre.value("uid", std::string{});
     std::string mismatch;
-    if (!want_uid.empty() && want_uid != meta_str(*current, "uid"))
+    if (!want_uid.empty() && want_uid != metadata_text(*current, "uid"))
       mismatch = "the UID in the precondition (" + want_uid + ") does not match the UID in record ("
-                 + meta_str(*current, "uid") + "). The object might have been deleted and then recreated";
-    else if (!want_rv.empty() && want_rv != meta_str(*current, "resourceVersion"))
+                 + metadata_text(*current, "uid") + "). The object might have been deleted and then recreated";
+    else if (!want_rv.empty() && want_rv != metadata_text(*current, "resourceVersion"))
       mismatch = "the ResourceVersion in the precondition (" + want_rv
                  + ") does not match the ResourceVersion in record ("
-                 + meta_str(*current, "resourceVersion") + "). The object might have been modified";
+                 + metadata_text(*current, "resourceVersion") + "). The object might have been modified";
     if (!mismatch.empty()) {
       const auto& type = t.resource->type;
       auto qualified = type.group.empty() ? type.kind : type.kind + "." + type.group;
@@ -824,7 +817,7 @@ void resource_handlers::evict(const httplib::Request& req, httplib::Response& re
   auto body = parse_body(req);
   if (!body)
     return send_error(res, body.err(), nullptr, {});
-  auto body_ns = meta_str(*body, "namespace");
+  auto body_ns = metadata_text(*body, "namespace");
   if (!body_ns.empty() && body_ns != t.ns)
     return send_json(res, 400, status_failure(400, "BadRequest",
                                               "the namespace of the provided object does not "
@@ -850,8 +843,8 @@ void resource_handlers::remove_collection(const httplib::Request& req, httplib::
     if (!sel->matches(*item))
       continue;
     auto object = item->parsed();
-    auto ns = meta_str(*object, "namespace");
-    auto name = meta_str(*object, "name");
+    auto ns = metadata_text(*object, "namespace");
+    auto name = metadata_text(*object, "name");
     auto removed = type.key() == pods_key ? delete_pod(store_, ns, name, json::object())
                                           : store_.remove(type.key(), ns, name);
     if (removed)

@@ -17,6 +17,13 @@ std::string text_of(const json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string{};
 }
 
+std::string metadata_text(const json& object, const char* field) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object())
+    return {};
+  return text_of(*meta, field);
+}
+
 std::string name_of(const json& object) {
   return text_at(object, "/metadata/name"_json_pointer);
 }

@@ -14,6 +14,9 @@ std::string text_at(const nlohmann::json& object, const nlohmann::json::json_poi
 /// The string member `key`, "" when absent or not a string.
 std::string text_of(const nlohmann::json& object, const char* key);
 
+/// metadata.<field> as a string, "" when absent or not a string.
+std::string metadata_text(const nlohmann::json& object, const char* field);
+
 std::string name_of(const nlohmann::json& object);
 std::string namespace_of(const nlohmann::json& object);
 std::string uid_of(const nlohmann::json& object);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "sim/json_fields.hpp"
 #include "sim/object_store.hpp"
 #include "sim/scenario_objects.hpp"
 #include "sim/storage_backend.hpp"
@@ -14,15 +15,6 @@ namespace schedopt::sim {
 namespace {
 
 using json = nlohmann::json;
-
-/// A string field by JSON pointer; "" when absent or not a string (objects made by
-/// kubectl may lack any of them).
-std::string field(const json& obj, const char* pointer) {
-  json::json_pointer p{pointer};
-  if (!obj.contains(p) || !obj.at(p).is_string())
-    return {};
-  return obj.at(p).get<std::string>();
-}
 
 uint32_t fnv1a(const std::string& text) {
   uint32_t h = 2166136261u;
@@ -158,8 +150,8 @@ expected<bool> rebuild_longhorn_replicas(object_store& store, const std::vector<
   auto replicas = store.list(longhorn_replica_key, longhorn_namespace).items;
   auto replica_on = [&](const std::string& volume, const std::string& node) -> std::string {
     for (const auto& r : replicas)
-      if (field(r, "/spec/volumeName") == volume && field(r, "/spec/nodeID") == node)
-        return field(r, "/metadata/name");
+      if (text_at(r, "/spec/volumeName"_json_pointer) == volume && text_at(r, "/spec/nodeID"_json_pointer) == node)
+        return text_at(r, "/metadata/name"_json_pointer);
     return {};
   };
   for (const auto& m : moves) {
@@ -193,8 +185,8 @@ expected<bool> rebuild_longhorn_replicas(object_store& store, const std::vector<
 std::vector<std::string> longhorn_running_nodes(const object_store& store, const std::string& volume) {
   std::vector<std::string> out;
   for (const auto& r : store.list(longhorn_replica_key, longhorn_namespace).items)
-    if (field(r, "/spec/volumeName") == volume && field(r, "/status/currentState") == "running")
-      out.push_back(field(r, "/spec/nodeID"));
+    if (text_at(r, "/spec/volumeName"_json_pointer) == volume && text_at(r, "/status/currentState"_json_pointer) == "running")
+      out.push_back(text_at(r, "/spec/nodeID"_json_pointer));
   std::sort(out.begin(), out.end());
   return out;
 }

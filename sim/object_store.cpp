@@ -27,14 +27,6 @@ std::string now_rfc3339() {
   return buf;
 }
 
-std::string str_field(const json& obj, const char* field) {
-  auto meta = obj.find("metadata");
-  if (meta == obj.end() || !meta->is_object())
-    return {};
-  auto it = meta->find(field);
-  return it != meta->end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
-
 /// Everything but metadata and status: what metadata.generation tracks.
 json spec_part(const json& obj) {
   json copy = json::object();
@@ -230,8 +222,8 @@ struct object_store::impl {
   /// its object info with DefaultUpdatedObjectInfo(nil, ...).
   std::optional<error> check_uid(const resource_type& type, const object_key& k, const json& cur,
                                  const json& proposed) {
-    auto want = str_field(proposed, "uid");
-    auto have = str_field(cur, "uid");
+    auto want = metadata_text(proposed, "uid");
+    auto have = metadata_text(cur, "uid");
     if (want.empty() || want == have)
       return std::nullopt;
     // The etcd key and StorageError text apiserver's Conflict carries verbatim.
@@ -254,8 +246,8 @@ struct object_store::impl {
   /// "field is immutable").
   std::optional<error> check_uid_unchanged(const resource_type& type, const object_key& k,
                                            const json& cur, const json& proposed) {
-    auto want = str_field(proposed, "uid");
-    auto have = str_field(cur, "uid");
+    auto want = metadata_text(proposed, "uid");
+    auto have = metadata_text(cur, "uid");
     if (want.empty() || want == have)
       return std::nullopt;
     return invalid_object_error(type, k.second,
@@ -282,7 +274,7 @@ struct object_store::impl {
       if (auto err = check_uid_unchanged(te.type, k, cur, proposed))
         return *err;
     }
-    auto proposed_rv = str_field(proposed, "resourceVersion");
+    auto proposed_rv = metadata_text(proposed, "resourceVersion");
     if (!proposed_rv.empty() && proposed_rv != std::to_string(old->resource_version))
       return make_error(ec::conflict,
                         "Operation cannot be fulfilled on " + quoted_name(te.type.key(), k.second)
@@ -371,7 +363,7 @@ expected<json> object_store::create(const std::string& key, json object) {
   if (!object.contains("metadata") || !object["metadata"].is_object())
     object["metadata"] = json::object();
   auto& meta = object["metadata"];
-  if (te->type.namespaced && str_field(object, "namespace").empty())
+  if (te->type.namespaced && metadata_text(object, "namespace").empty())
     meta["namespace"] = "default";
   if (!te->type.namespaced)
     meta.erase("namespace");
@@ -385,10 +377,10 @@ expected<json> object_store::create(const std::string& key, json object) {
     te = impl_->find(key);
   }
   auto& m = object["metadata"];
-  auto name = str_field(object, "name");
-  auto ns = str_field(object, "namespace");
+  auto name = metadata_text(object, "name");
+  auto ns = metadata_text(object, "namespace");
   if (name.empty()) {
-    auto prefix = str_field(object, "generateName");
+    auto prefix = metadata_text(object, "generateName");
     if (prefix.empty())
       return make_error(ec::invalid_value,
                         te->type.kind + ".v1 \"\" is invalid: metadata.name: Required value: "
@@ -459,8 +451,8 @@ object_store::list_result object_store::list(const std::string& key, const std::
 }
 
 expected<json> object_store::replace(const std::string& key, json object, bool status_only) {
-  auto ns = str_field(object, "namespace");
-  auto name = str_field(object, "name");
+  auto ns = metadata_text(object, "namespace");
+  auto name = metadata_text(object, "name");
   if (name.empty())
     return make_error(ec::invalid_value, "metadata.name: Required value: name is required", 422);
   std::lock_guard<std::mutex> guard(impl_->mtx);
