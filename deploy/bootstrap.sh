@@ -38,7 +38,9 @@ if [[ $image == 1 ]]; then
   packages+=(buildah bubblewrap binutils ca-certificates jq)
 fi
 if [[ $fuzz == 1 ]]; then
-  packages+=(clang libfuzzer-14-dev)
+  # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes, which
+  # --no-install-recommends leaves out; the fuzz targets do not link without them.
+  packages+=(clang libfuzzer-14-dev libclang-rt-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

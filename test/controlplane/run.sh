@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# A real Kubernetes control plane on loopback, as controller-runtime's envtest
+# starts one, plus the controllers envtest leaves out: etcd, kube-apiserver
+# (RBAC, static tokens for the test users, service-account keys, a JSON audit
+# log), kube-controller-manager and kube-scheduler; with --kwok, kwok as every
+# node's kubelet. Prints `ready <server-url>` once /readyz answers, runs until
+# SIGTERM or SIGINT, then stops kube-apiserver before etcd (it hangs on
+# shutdown while etcd is gone) and removes what it started.
+#
+#   test/controlplane/run.sh --dir DIR [--bin BINDIR] [--kwok] [--node-monitor-grace-period 40s]
+#
+# DIR receives the kubeconfigs (admin, requester, scraper), ca.crt, the token
+# file, audit.log and an `env` file of KEY=VALUE lines that tests read.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+dir= bin= with_kwok=0 grace=40s
+while (($#)); do
+  case $1 in
+    --dir) dir=$2; shift 2 ;;
+    --bin) bin=$2; shift 2 ;;
+    --kwok) with_kwok=1; shift ;;
+    --node-monitor-grace-period) grace=$2; shift 2 ;;
+    *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[[ -n $dir ]] || { echo "run.sh: --dir is required" >&2; exit 2; }
+bin=${bin:-$("$here/build.sh" --locate)/bin}
+for b in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
+  [[ -x $bin/$b ]] || { echo "run.sh: $bin/$b is missing: run test/controlplane/build.sh" >&2; exit 1; }
+done
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+log=$dir/logs
+mkdir -p "$log"
+
+pids=()
+stop_all() {
+  trap - TERM INT EXIT
+  # Reverse start order: the API server's clients, then the API server, then etcd.
+  local i
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill -TERM "${pids[i]}" 2>/dev/null || true
+    wait "${pids[i]}" 2>/dev/null || true
+  done
+  rm -rf "$dir/etcd-data"
+}
+trap stop_all EXIT
+trap 'exit 0' TERM INT
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Certificates: a CA, the API server's serving certificate, and the
+# service-account signing key (TokenRequest, projected tokens, TokenReview).
+pki=$dir/pki
+mkdir -p "$pki"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=schedopt-test-ca \
+  -keyout "$pki/ca.key" -out "$pki/ca.crt" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj /CN=kube-apiserver \
+  -keyout "$pki/apiserver.key" -out "$pki/apiserver.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\n' > "$pki/san.ext"
+openssl x509 -req -in "$pki/apiserver.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" \
+  -CAcreateserial -days 2 -extfile "$pki/san.ext" -out "$pki/apiserver.crt" 2>/dev/null
+openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null
+openssl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null
+cp "$pki/ca.crt" "$dir/ca.crt"
+
+# Static tokens (kube-apiserver --token-auth-file: token,user,uid,"groups").
+token() { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+admin_token=$(token) requester_token=$(token) scraper_token=$(token)
+kcm_token=$(token) scheduler_token=$(token) kwok_token=$(token)
+cat > "$pki/tokens.csv" <<EOF
+$admin_token,admin,admin,"system:masters"
+$requester_token,requester,requester,"system:authenticated"
+$scraper_token,scraper,scraper,"system:authenticated"
+$kcm_token,system:kube-controller-manager,kcm
+$scheduler_token,system:kube-scheduler,scheduler
+$kwok_token,kwok,kwok,"system:masters"
+EOF
+
+# Every request at Metadata, writes with their bodies: the judge of fault tests.
+cat > "$pki/audit-policy.yaml" <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Request
+    verbs: [create, update, patch, delete, deletecollection]
+  - level: Metadata
+EOF
+
+etcd_port=$(free_port) etcd_peer=$(free_port) api_port=$(free_port)
+server=https://127.0.0.1:$api_port
+
+kubeconfig() {  # kubeconfig <file> <user> <token>
+  cat > "$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {server: "$server", certificate-authority: "$dir/ca.crt"}
+users:
+- name: $2
+  user: {token: "$3"}
+contexts:
+- name: $2
+  context: {cluster: test, user: $2}
+current-context: $2
+EOF
+}
+kubeconfig "$dir/admin.kubeconfig" admin "$admin_token"
+kubeconfig "$dir/requester.kubeconfig" requester "$requester_token"
+kubeconfig "$dir/scraper.kubeconfig" scraper "$scraper_token"
+kubeconfig "$pki/kcm.kubeconfig" kcm "$kcm_token"
+kubeconfig "$pki/scheduler.kubeconfig" scheduler "$scheduler_token"
+kubeconfig "$pki/kwok.kubeconfig" kwok "$kwok_token"
+
+"$bin/etcd" --name test --data-dir "$dir/etcd-data" \
+  --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+  --listen-peer-urls "http://127.0.0.1:$etcd_peer" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
+  --initial-cluster "test=http://127.0.0.1:$etcd_peer" --unsafe-no-fsync \
+  > "$log/etcd.log" 2>&1 &
+pids+=($!)
+
+"$bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
+  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+  --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+  --client-ca-file "$pki/ca.crt" --token-auth-file "$pki/tokens.csv" \
+  --authorization-mode RBAC --allow-privileged \
+  --service-account-issuer https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+  --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
+  --audit-policy-file "$pki/audit-policy.yaml" --audit-log-path "$dir/audit.log" \
+  --audit-log-format json --audit-log-mode blocking --audit-log-maxsize 0 \
+  > "$log/kube-apiserver.log" 2>&1 &
+pids+=($!)
+
+for ((i = 0; i < 600; i++)); do
+  if curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $admin_token" "$server/readyz" >/dev/null; then
+    break
+  fi
+  kill -0 "${pids[1]}" 2>/dev/null || { tail -20 "$log/kube-apiserver.log" >&2; exit 1; }
+  sleep 0.1
+done
+curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $admin_token" "$server/readyz" >/dev/null \
+  || { echo "run.sh: kube-apiserver not ready after 60s" >&2; exit 1; }
+
+# The controllers a cluster runs for the objects the tests create.
+"$bin/kube-controller-manager" --kubeconfig "$pki/kcm.kubeconfig" --leader-elect=false \
+  --secure-port 0 --use-service-account-credentials \
+  --root-ca-file "$pki/ca.crt" --service-account-private-key-file "$pki/sa.key" \
+  --node-monitor-grace-period "$grace" \
+  --controllers node-lifecycle-controller,garbage-collector-controller,namespace-controller,disruption-controller,replicaset-controller,statefulset-controller,serviceaccount-controller,serviceaccount-token-controller,persistentvolume-binder-controller,pod-garbage-collector-controller,taint-eviction-controller,clusterrole-aggregation-controller,root-ca-certificate-publisher-controller \
+  > "$log/kube-controller-manager.log" 2>&1 &
+pids+=($!)
+"$bin/kube-scheduler" --kubeconfig "$pki/scheduler.kubeconfig" --leader-elect=false \
+  --secure-port 0 > "$log/kube-scheduler.log" 2>&1 &
+pids+=($!)
+if ((with_kwok)); then
+  "$bin/kwok" --kubeconfig "$pki/kwok.kubeconfig" --manage-all-nodes=true \
+    --node-lease-duration-seconds 40 \
+    --config "$(ls "$(dirname "$bin")"/kwok-stages/*.yaml | paste -sd,)" \
+    > "$log/kwok.log" 2>&1 &
+  pids+=($!)
+fi
+
+cat > "$dir/env" <<EOF
+SERVER=$server
+CA_FILE=$dir/ca.crt
+ADMIN_TOKEN=$admin_token
+REQUESTER_TOKEN=$requester_token
+SCRAPER_TOKEN=$scraper_token
+ADMIN_KUBECONFIG=$dir/admin.kubeconfig
+REQUESTER_KUBECONFIG=$dir/requester.kubeconfig
+SCRAPER_KUBECONFIG=$dir/scraper.kubeconfig
+AUDIT_LOG=$dir/audit.log
+BIN=$bin
+EOF
+echo "ready $server"
+
+# Ends when a component dies (the harness is then useless) or on a signal.
+wait -n "${pids[@]}" || true
+echo "run.sh: a control-plane process exited; see $log" >&2
+exit 1
