@@ -1,6 +1,9 @@
 // schedopt-sim: the simulated cluster binary. Wires store, CRDs, world (KubeVirt,
 // storage, scenario) and the HTTPS API server; prints `ready <url>`; stops on SIGTERM.
+#include <condition_variable>
 #include <csignal>
+#include <functional>
+#include <mutex>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -8,7 +11,11 @@
 #include <random>
 #include <thread>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include "sim/api_server.hpp"
+#include "sim/attached_world.hpp"
 #include "sim/crd_loader.hpp"
 #include "sim/kubevirt_config.hpp"
 #include "sim/kubevirt_version.hpp"
@@ -90,6 +97,63 @@ void serve_unlisted_types(object_store& store, resource_registry& registry) {
   }
 }
 
+/// With --sdk-ca-out, the SDK gateway's TLS material, its CA written there: a CA of its
+/// own, as a Portworx install's is apart from the cluster's.
+expected<std::optional<tls_material>> sdk_gateway_tls(const serve_options& o) {
+  if (o.sdk_ca_out.empty())
+    return std::optional<tls_material>{};
+  auto made = make_tls_material("schedopt-sim-portworx-ca");
+  if (!made)
+    return made.err();
+  if (!write_file(o.sdk_ca_out, made->ca_cert_pem))
+    return make_error(ec::config_error, "cannot write \"" + o.sdk_ca_out + "\"");
+  return std::optional<tls_material>(std::move(*made));
+}
+
+/// Blocks until SIGTERM or SIGINT (blocked in every thread, so sigwait receives them).
+void wait_for_stop_signal() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  int received = 0;
+  sigwait(&signals, &received);
+}
+
+/// Runs `action` once `delay` has passed, unless stopped first (a scenario's timed
+/// failover or drain); never when not `enabled`.
+class delayed_action {
+public:
+  delayed_action(bool enabled, std::chrono::milliseconds delay, std::function<void()> action) {
+    if (!enabled)
+      return;
+    thread_ = std::thread([this, delay, action = std::move(action)] {
+      std::unique_lock<std::mutex> guard(mtx_);
+      if (cv_.wait_for(guard, delay, [&] { return stopping_; }))
+        return;
+      guard.unlock();
+      action();
+    });
+  }
+  ~delayed_action() { stop(); }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> guard(mtx_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable())
+      thread_.join();
+  }
+
+private:
+  std::mutex mtx_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
 int serve(const serve_options& o) {
   object_store store(o.watch_history);
   auto crd_dir = o.crd_dir.empty() ? std::string(SCHEDOPT_DEPLOY_DIR) + "/../sim/crds" : o.crd_dir;
@@ -110,17 +174,10 @@ int serve(const serve_options& o) {
                                        o.scenario.parallel_outbound_migrations_per_node}});
       !made)
     return fail("cannot create the KubeVirt CR: " + made.err().message);
-  // The SDK gateway's CA is its own, as a Portworx install's is apart from the cluster's.
-  std::optional<tls_material> sdk_tls;
-  if (!o.sdk_ca_out.empty()) {
-    auto made = make_tls_material("schedopt-sim-portworx-ca");
-    if (!made)
-      return fail(made.err().message);
-    if (!write_file(o.sdk_ca_out, made->ca_cert_pem))
-      return fail("cannot write \"" + o.sdk_ca_out + "\"");
-    sdk_tls = std::move(*made);
-  }
-  if (auto started = sim_world.start(o.sdk_port, o.sdk_token, std::move(sdk_tls)); !started)
+  auto sdk_tls = sdk_gateway_tls(o);
+  if (!sdk_tls)
+    return fail(sdk_tls.err().message);
+  if (auto started = sim_world.start(o.sdk_port, o.sdk_token, std::move(*sdk_tls)); !started)
     return fail("cannot start the simulated world: " + started.err().message);
 
   auto tls = make_tls_material();
@@ -174,53 +231,48 @@ int serve(const serve_options& o) {
   if (!o.sdk_endpoint_out.empty() && !write_file(o.sdk_endpoint_out, sim_world.sdk_url() + "\n"))
     return fail("cannot write \"" + o.sdk_endpoint_out + "\"");
 
-  std::mutex stop_mtx;
-  std::condition_variable stop_cv;
-  bool stopping = false;
-  std::thread failover_timer;
-  if (o.failover_after.count() > 0)
-    failover_timer = std::thread([&] {
-      std::unique_lock<std::mutex> guard(stop_mtx);
-      if (stop_cv.wait_for(guard, o.failover_after, [&] { return stopping; }))
-        return;
-      guard.unlock();
-      auto request = sim_world.failover();
-      if (!request)
-        std::cerr << "schedopt-sim: failover failed: " << request.err().message << std::endl;
-    });
-
+  delayed_action failover_timer(o.failover_after.count() > 0, o.failover_after, [&] {
+    if (auto request = sim_world.failover(); !request)
+      std::cerr << "schedopt-sim: failover failed: " << request.err().message << std::endl;
+  });
   server.set_drain_handler([&](const std::string& node) { return sim_world.drain(node); });
-  std::thread drain_timer;
-  if (!o.drain_node.empty())
-    drain_timer = std::thread([&] {
-      std::unique_lock<std::mutex> guard(stop_mtx);
-      if (stop_cv.wait_for(guard, o.drain_after, [&] { return stopping; }))
-        return;
-      guard.unlock();
-      if (auto drained = sim_world.drain(o.drain_node); !drained)
-        std::cerr << "schedopt-sim: drain failed: " << drained.err().message << std::endl;
-    });
-
+  delayed_action drain_timer(!o.drain_node.empty(), o.drain_after, [&] {
+    if (auto drained = sim_world.drain(o.drain_node); !drained)
+      std::cerr << "schedopt-sim: drain failed: " << drained.err().message << std::endl;
+  });
   std::cout << "ready " << server.url() << std::endl;
-
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  int received = 0;
-  sigwait(&signals, &received);
-
-  {
-    std::lock_guard<std::mutex> guard(stop_mtx);
-    stopping = true;
-  }
-  stop_cv.notify_all();
-  if (failover_timer.joinable())
-    failover_timer.join();
-  if (drain_timer.joinable())
-    drain_timer.join();
+  wait_for_stop_signal();
+  failover_timer.stop();
+  drain_timer.stop();
   server.stop();
   sim_world.stop();
+  return 0;
+}
+
+int attach(const sim_command& cmd) {
+  const auto& o = cmd.serve;
+  attached_world attached;
+  if (auto started = attached.start(cmd.attach_kubeconfig, o, std::string(SCHEDOPT_DEPLOY_DIR) + "/../sim/crds",
+                                    std::string(SCHEDOPT_DEPLOY_DIR) + "/crd");
+      !started)
+    return fail(started.err().message);
+  auto& sim_world = attached.simulated();
+  auto sdk_tls = sdk_gateway_tls(o);
+  if (!sdk_tls)
+    return fail(sdk_tls.err().message);
+  if (auto started = sim_world.start(o.sdk_port, o.sdk_token, std::move(*sdk_tls)); !started)
+    return fail("cannot start the simulated world: " + started.err().message);
+  if (!o.sdk_endpoint_out.empty() && !write_file(o.sdk_endpoint_out, sim_world.sdk_url() + "\n"))
+    return fail("cannot write \"" + o.sdk_endpoint_out + "\"");
+
+  delayed_action failover_timer(o.failover_after.count() > 0, o.failover_after, [&] {
+    if (auto request = sim_world.failover(); !request)
+      std::cerr << "schedopt-sim: failover failed: " << request.err().message << std::endl;
+  });
+  std::cout << "ready" << std::endl;
+  wait_for_stop_signal();
+  failover_timer.stop();
+  attached.stop();
   return 0;
 }
 
@@ -236,6 +288,8 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
+  // stdout carries the one `ready` line a caller waits for; logs go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("schedopt-sim"));
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 1 && args[0] == "--version") {
     std::cout << "schedopt-sim " << build_version << " (revision " << build_revision << ")\n";
@@ -251,8 +305,17 @@ int main(int argc, char** argv) {
     case sim_command::kind::serve_help:
       std::cout << serve_usage();
       return 0;
+    case sim_command::kind::attach_help:
+      std::cout << attach_usage();
+      return 0;
     case sim_command::kind::serve:
       break;
+    case sim_command::kind::attach:
+      try {
+        return attach(*cmd);
+      } catch (const std::exception& e) {
+        return fail(std::string{"unexpected error: "} + e.what());
+      }
   }
   try {
     return serve(cmd->serve);

@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <unordered_map>
+#include <set>
 #include <unordered_set>
 
 #include "sim/field_errors.hpp"
@@ -69,6 +70,20 @@ std::string quoted_name(const std::string& key, const std::string& name) {
   return key + " \"" + name + "\"";
 }
 
+/// An upstream resourceVersion as a number. Clients must treat it as opaque; the mirror
+/// compares it only to keep the newest of two versions of one object, which for
+/// kube-apiserver's etcd3 storage is the larger revision (0 when it is not a number).
+uint64_t upstream_version_of(const json& obj) {
+  auto text = metadata_text(obj, "resourceVersion");
+  uint64_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9')
+      return 0;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return n;
+}
+
 } // namespace
 
 std::shared_ptr<const json> stored_object::parsed() const {
@@ -106,6 +121,7 @@ struct object_store::impl {
   uint64_t history_floor = 0; // every event with rv > floor is retained
   uint64_t rv = 0;
   std::mt19937_64 rng{std::random_device{}()};
+  std::shared_ptr<upstream_api> upstream; // mirror mode: the real API server
 
   type_entry* find(const std::string& key) {
     auto it = types.find(key);
@@ -156,8 +172,11 @@ struct object_store::impl {
   json commit(type_entry& te, const object_key& k, json obj, const char* type,
               stored_ptr previous, stored_ptr* slot = nullptr) {
     ++rv;
-    obj["metadata"]["resourceVersion"] = std::to_string(rv);
     auto stored = std::make_shared<stored_object>();
+    if (upstream)
+      stored->upstream_version = upstream_version_of(obj);
+    else
+      obj["metadata"]["resourceVersion"] = std::to_string(rv);
     stored->text = obj.dump();
     stored->resource_version = rv;
     if (!te.text_only)
@@ -320,6 +339,46 @@ struct object_store::impl {
     }
     return commit(te, k, std::move(next), "MODIFIED", old);
   }
+
+  /// Mirror mode: stores `obj` as the upstream reported it, unless the stored version is
+  /// newer (a watch event overtaken by a write's own answer). Caller holds the lock.
+  void apply_mirrored(type_entry& te, const std::string& event_type, json obj) {
+    object_key k{te.type.namespaced ? metadata_text(obj, "namespace") : std::string{},
+                 metadata_text(obj, "name")};
+    auto incoming = upstream_version_of(obj);
+    auto it = te.objects.find(k);
+    bool newer_stored = it != te.objects.end() && incoming != 0 && it->second->upstream_version > incoming;
+    if (event_type == "DELETED") {
+      if (it != te.objects.end() && !newer_stored)
+        commit(te, k, std::move(obj), "DELETED", it->second);
+      return;
+    }
+    if (it != te.objects.end() && (newer_stored || it->second->upstream_version == incoming))
+      return;
+    stored_ptr previous = it == te.objects.end() ? nullptr : it->second;
+    commit(te, k, std::move(obj), previous ? "MODIFIED" : "ADDED", previous);
+  }
+
+  void mirror_one(const std::string& key, const std::string& event_type, json obj) {
+    std::lock_guard<std::mutex> guard(mtx);
+    if (auto* te = find(key))
+      apply_mirrored(*te, event_type, std::move(obj));
+  }
+
+  std::optional<resource_type> type_of(const std::string& key) {
+    std::lock_guard<std::mutex> guard(mtx);
+    auto* te = find(key);
+    return te ? std::optional<resource_type>(te->type) : std::nullopt;
+  }
+
+  /// The object as stored, for a read-modify-write through the upstream.
+  expected<json> current(const std::string& key, const std::string& ns, const std::string& name) {
+    std::lock_guard<std::mutex> guard(mtx);
+    auto found = locate(key, ns, name);
+    if (!found)
+      return found.err();
+    return *found->current->parsed();
+  }
 };
 
 object_store::object_store(std::size_t watch_history)
@@ -354,6 +413,8 @@ std::vector<resource_type> object_store::types() const {
 }
 
 expected<json> object_store::create(const std::string& key, json object) {
+  if (impl_->upstream)
+    return create_upstream(key, std::move(object));
   std::unique_lock<std::mutex> guard(impl_->mtx);
   auto* te = impl_->find(key);
   if (te == nullptr)
@@ -451,6 +512,15 @@ object_store::list_result object_store::list(const std::string& key, const std::
 }
 
 expected<json> object_store::replace(const std::string& key, json object, bool status_only) {
+  if (impl_->upstream) {
+    auto type = impl_->type_of(key);
+    if (!type)
+      return make_error(ec::not_found, "the server could not find the requested resource", 404);
+    auto answer = impl_->upstream->update(*type, object, status_only);
+    if (answer)
+      impl_->mirror_one(key, "MODIFIED", *answer);
+    return answer;
+  }
   auto ns = metadata_text(object, "namespace");
   auto name = metadata_text(object, "name");
   if (name.empty())
@@ -466,6 +536,8 @@ expected<json> object_store::replace(const std::string& key, json object, bool s
 expected<json> object_store::modify(const std::string& key, const std::string& ns,
                                     const std::string& name,
                                     const std::function<bool(json&)>& mutate, bool status_only) {
+  if (impl_->upstream)
+    return modify_upstream(key, ns, name, mutate, status_only);
   std::lock_guard<std::mutex> guard(impl_->mtx);
   auto found = impl_->locate(key, ns, name);
   if (!found)
@@ -484,6 +556,8 @@ expected<json> object_store::modify(const std::string& key, const std::string& n
 
 expected<json> object_store::remove(const std::string& key, const std::string& ns,
                                     const std::string& name) {
+  if (impl_->upstream)
+    return remove_upstream(key, ns, name, -1);
   std::lock_guard<std::mutex> guard(impl_->mtx);
   auto found = impl_->locate(key, ns, name);
   if (!found)
@@ -508,6 +582,8 @@ expected<json> object_store::remove(const std::string& key, const std::string& n
 
 expected<json> object_store::remove_gracefully(const std::string& key, const std::string& ns,
                                                const std::string& name, int64_t grace_seconds) {
+  if (impl_->upstream)
+    return remove_upstream(key, ns, name, std::max<int64_t>(grace_seconds, 0));
   if (grace_seconds <= 0)
     return remove(key, ns, name);
   std::lock_guard<std::mutex> guard(impl_->mtx);
@@ -605,6 +681,129 @@ void object_store::add_observer(const std::string& key, change_observer observer
     auto object = stored->parsed();
     added(change{type, *object, stored->resource_version, peek});
   }
+}
+
+// Mirror mode. The writes follow client-go's habits against kube-apiserver: a create
+// whose status the server dropped (status subresource) writes it with a /status update,
+// as KubeVirt's and kwok's controllers do; a read-modify-write is an update with the
+// read resourceVersion, retried on 409 Conflict from a fresh GET (client-go
+// util/retry RetryOnConflict).
+
+void object_store::mirror_upstream(std::shared_ptr<upstream_api> upstream) {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  impl_->upstream = std::move(upstream);
+}
+
+bool object_store::mirrors_upstream() const {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  return impl_->upstream != nullptr;
+}
+
+void object_store::mirror(const std::string& key, const std::string& type, json object) {
+  impl_->mirror_one(key, type, std::move(object));
+}
+
+void object_store::mirror_list(const std::string& key, const std::vector<json>& items) {
+  std::lock_guard<std::mutex> guard(impl_->mtx);
+  auto* te = impl_->find(key);
+  if (te == nullptr)
+    return;
+  std::set<object_key> listed;
+  for (const auto& item : items) {
+    listed.insert({te->type.namespaced ? metadata_text(item, "namespace") : std::string{},
+                   metadata_text(item, "name")});
+    impl_->apply_mirrored(*te, "MODIFIED", item);
+  }
+  std::vector<std::pair<object_key, stored_ptr>> gone;
+  for (const auto& [k, stored] : te->objects)
+    if (!listed.count(k))
+      gone.emplace_back(k, stored);
+  for (auto& [k, stored] : gone)
+    impl_->commit(*te, k, *stored->parsed(), "DELETED", stored);
+}
+
+expected<json> object_store::create_upstream(const std::string& key, json object) {
+  auto type = impl_->type_of(key);
+  if (!type)
+    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+  if (!object.is_object())
+    return make_error(ec::invalid_request, "object must be a JSON object", 400);
+  if (!object.contains("metadata") || !object["metadata"].is_object())
+    object["metadata"] = json::object();
+  if (type->namespaced && metadata_text(object, "namespace").empty())
+    object["metadata"]["namespace"] = "default";
+  // Admission is the real server's: it calls the webhooks (sim/admission_webhooks).
+  if (!object.contains("apiVersion"))
+    object["apiVersion"] = type->api_version();
+  if (!object.contains("kind"))
+    object["kind"] = type->kind;
+  auto made = impl_->upstream->create(*type, object);
+  if (!made)
+    return made;
+  impl_->mirror_one(key, "ADDED", *made);
+  if (!type->status_subresource || !object.contains("status") || made->value("status", json()) == object["status"])
+    return made;
+  // The server's controllers may have written the object already (the PVC protection
+  // finalizer, the PV binder): the status goes on whatever version is current.
+  return modify_upstream(key, metadata_text(*made, "namespace"), metadata_text(*made, "name"),
+                         [&](json& current) {
+                           current["status"] = object["status"];
+                           return true;
+                         },
+                         true);
+}
+
+expected<json> object_store::modify_upstream(const std::string& key, const std::string& ns,
+                                             const std::string& name,
+                                             const std::function<bool(json&)>& mutate, bool status_only) {
+  auto type = impl_->type_of(key);
+  if (!type)
+    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+  for (int attempt = 0;; ++attempt) {
+    auto current = impl_->current(key, ns, name);
+    if (!current)
+      return current;
+    json proposed = *current;
+    if (!mutate(proposed))
+      return current;
+    proposed["metadata"]["name"] = name;
+    if (type->namespaced)
+      proposed["metadata"]["namespace"] = ns;
+    if (proposed == *current)
+      return current;
+    auto answer = impl_->upstream->update(*type, proposed, status_only);
+    if (answer) {
+      impl_->mirror_one(key, "MODIFIED", *answer);
+      return answer;
+    }
+    if (answer.err().code != ec::conflict || attempt >= 5)
+      return answer;
+    auto fresh = impl_->upstream->get(*type, ns, name);
+    if (!fresh) {
+      if (fresh.err().code == ec::not_found)
+        impl_->mirror_one(key, "DELETED", *current);
+      return fresh;
+    }
+    impl_->mirror_one(key, "MODIFIED", *fresh);
+  }
+}
+
+expected<json> object_store::remove_upstream(const std::string& key, const std::string& ns,
+                                             const std::string& name, int64_t grace_seconds) {
+  auto type = impl_->type_of(key);
+  if (!type)
+    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+  auto before = impl_->current(key, ns, name);
+  auto answer = impl_->upstream->remove(*type, ns, name, grace_seconds);
+  if (!answer)
+    return answer.err();
+  if (*answer) {
+    impl_->mirror_one(key, "MODIFIED", **answer);
+    return **answer;
+  }
+  if (before)
+    impl_->mirror_one(key, "DELETED", *before);
+  return before ? *before : json::object();
 }
 
 void object_store::notify_all() const {

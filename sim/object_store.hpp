@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/error.hpp"
+#include "sim/upstream_api.hpp"
 
 namespace schedopt::sim {
 
@@ -53,6 +54,8 @@ struct watch_event {
 struct stored_object {
   std::string text;
   uint64_t resource_version = 0;
+  /// In mirror mode, the upstream's resourceVersion (an etcd revision) as a number.
+  uint64_t upstream_version = 0;
   std::shared_ptr<const json> tree; // null for a type held as text only
 
   /// The object as JSON: the kept tree, or parsed from the text.
@@ -168,10 +171,30 @@ public:
   expected<std::vector<raw_event>> raw_events_since(const std::string& key, const std::string& ns,
                                                     uint64_t since) const;
 
+  /// Mirror mode (schedopt-sim attach): create, replace, modify and the removes go to
+  /// `upstream`, a real API server, and the store keeps what it answers; watches bring
+  /// everyone else's changes through mirror(). The store then hands out no uid, name or
+  /// resourceVersion of its own, and runs no validator: the real server does. Set before
+  /// anything is stored.
+  void mirror_upstream(std::shared_ptr<upstream_api> upstream);
+  bool mirrors_upstream() const;
+
+  /// An object as the upstream reported it (ADDED, MODIFIED, DELETED), stored as is
+  /// unless the stored version is newer; observers see it as any other change.
+  void mirror(const std::string& key, const std::string& type, json object);
+  /// A list from the upstream: the type's objects become exactly `items`.
+  void mirror_list(const std::string& key, const std::vector<json>& items);
+
   /// Wakes every waiter (used at shutdown).
   void notify_all() const;
 
 private:
+  expected<json> create_upstream(const std::string& key, json object);
+  expected<json> modify_upstream(const std::string& key, const std::string& ns, const std::string& name,
+                                 const std::function<bool(json&)>& mutate, bool status_only);
+  expected<json> remove_upstream(const std::string& key, const std::string& ns, const std::string& name,
+                                 int64_t grace_seconds);
+
   struct impl;
   std::shared_ptr<impl> impl_;
 };

@@ -94,12 +94,6 @@ private:
   bool done_ = false;
 };
 
-bool created(const char* what, const expected<json>& r) {
-  if (!r)
-    spdlog::warn("scenario: creating {} failed: {}", what, r.err().message);
-  return r.has_value();
-}
-
 /// Stores one planned VMI: each PVC, then its PV bound to the stored claim, the VM, then
 /// the VMI owned by the stored VM. The store keeps .status as given on create.
 void create_planned(object_store& store, storage_backend& storage, planned_vmi& p, bool longhorn) {
@@ -194,6 +188,11 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
     storage.add_node(node.identity);
     node_identities.push_back(node.identity);
     node_ips[node.identity.name] = node.identity.ip;
+    // Attached, kwok is every node's kubelet: its node-initialize stage
+    // (kustomize/stage/node/fast) takes the nodes whose Ready condition is not True and
+    // heartbeats them from then on, so the nodes are created without conditions.
+    if (o.attached && node.object.contains("status"))
+      node.object["status"].erase("conditions");
     created("node", store.create("nodes", std::move(node.object)));
   }
   for (const auto& ns : planner.namespaces())

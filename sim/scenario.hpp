@@ -58,6 +58,10 @@ struct scenario_options {
   /// The KubeVirt release answered as (--kubevirt-version).
   kubevirt_version kubevirt;
   uint64_t seed = 1;
+  /// The world lives in a real API server (schedopt-sim attach): nodes register as a
+  /// kubelet registers them, without conditions, for kwok to make Ready; the control
+  /// plane's own controllers stand in for the simulator's pod controllers.
+  bool attached = false;
 };
 
 /// A message naming the first bad option (counts below 1, fractions outside [0, 1],

@@ -2,6 +2,8 @@
 // fields nobody reads are kept to a plausible handful so lists stay realistic in size.
 #include "sim/scenario_objects.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdint>
 
 namespace schedopt::sim {
@@ -361,6 +363,12 @@ void own_by_vm(json& vmi, const std::string& vm_uid) {
                                           {"controller", true},
                                           {"blockOwnerDeletion", true}}});
   vmi["status"]["virtualMachineRevisionName"] = "revision-start-vm-" + vm_uid + "-1";
+}
+
+bool created(const char* what, const expected<json>& made) {
+  if (!made)
+    spdlog::warn("scenario: creating {} failed: {}", what, made.err().message);
+  return made.has_value();
 }
 
 } // namespace schedopt::sim

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/error.hpp"
+
 namespace schedopt::sim {
 
 struct vmi_volume_plan {
@@ -62,5 +64,9 @@ nlohmann::json topology_node_affinity(const std::vector<std::string>& nodes);
 
 /// KubeVirt's LiveMigratable=False message for a PVC that is not shared.
 std::string not_shared_message(const std::string& claim);
+
+/// Whether a scenario object was stored; a refusal is logged with `what` and the
+/// scenario goes on without it.
+bool created(const char* what, const expected<nlohmann::json>& made);
 
 } // namespace schedopt::sim

@@ -82,12 +82,6 @@ json budget(const std::string& name, const std::string& ns, const json& match, c
           {"spec", {{"selector", {{"matchLabels", match}}}, {field, std::move(value)}}}};
 }
 
-bool created(const char* what, const expected<json>& r) {
-  if (!r)
-    spdlog::warn("scenario: creating {} failed: {}", what, r.err().message);
-  return r.has_value();
-}
-
 } // namespace
 
 const std::vector<std::string>& pod_namespaces() {

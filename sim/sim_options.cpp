@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "model/duration.hpp"
 #include "model/quantity.hpp"
@@ -43,6 +44,43 @@ expected<std::chrono::milliseconds> parse_dur(const std::string& flag, const std
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
+/// attach takes the scenario's flags; those of the simulator's own API server have no
+/// meaning against a real one, and a scenario it cannot build there is refused, never
+/// ignored.
+expected<sim_command> check_attach(sim_command cmd, const std::set<std::string>& given) {
+  if (cmd.attach_kubeconfig.empty())
+    return flag_error("--kubeconfig PATH is required: the API server to attach to");
+  static const char* server_flags[] = {
+    "--kubeconfig-out", "--listen", "--token", "--crd-dir", "--watch-history", "--compaction-interval",
+    "--bookmark-interval", "--authorization", "--service-account", "--service-account-dir",
+    "--fault-5xx-rate", "--fault-429-rate", "--watch-drop-after", "--latency", "--partition-user-agent",
+    "--partition-after", "--partition-for"};
+  for (const char* flag : server_flags)
+    if (given.count(flag))
+      return flag_error(std::string(flag) + " does not apply to attach: it configures the simulator's own API "
+                        "server, and attach uses the one --kubeconfig names (put a fault proxy in front of it "
+                        "for faults)");
+  static const char* pod_flags[] = {"--pods", "--volumes-per-pod", "--pods-in-statefulsets", "--pods-uncontrolled",
+                                    "--pods-default-scheduler", "--pods-misplaced", "--pdb-blocked",
+                                    "--pdb-overlap", "--pod-recreate-delay", "--pod-start-delay",
+                                    "--pod-termination-delay"};
+  for (const char* flag : pod_flags)
+    if (given.count(flag))
+      return flag_error(std::string(flag) + ": attach does not build stateful pods yet (docs/simulator.md, "
+                        "\"Attached to a real API server\")");
+  if (given.count("--drain-node"))
+    return flag_error("--drain-node: attach does not drain nodes yet (docs/simulator.md, \"Attached to a real API "
+                      "server\"); drain with kubectl");
+  if (cmd.serve.drain_after.count() > 0)
+    return flag_error("--drain-after needs --drain-node NAME");
+  if (cmd.serve.scenario.nodes_without_virt_handler >= cmd.serve.scenario.nodes)
+    return flag_error("--nodes-without-virt-handler must be below --nodes (VMIs need a virt-handler node)");
+  if (!cmd.serve.sdk_ca_out.empty() && cmd.serve.sdk_token.empty())
+    return flag_error("--sdk-ca-out (an HTTPS SDK gateway) needs --sdk-token T: Portworx "
+                      "serves TLS only with PX-Security on");
+  return cmd;
+}
+
 } // namespace
 
 std::string sim_usage() {
@@ -53,10 +91,30 @@ std::string sim_usage() {
          "\n"
          "Commands:\n"
          "  serve    start the simulated cluster (see `schedopt-sim serve --help`)\n"
+         "  attach   put the simulated world into a real API server and run what has no\n"
+         "           real counterpart there (see `schedopt-sim attach --help`)\n"
          "\n"
          "Flags:\n"
          "  -h, --help   show this help\n"
          "  --version    print the version and git revision\n";
+}
+
+std::string attach_usage() {
+  return "Usage: schedopt-sim attach --kubeconfig PATH [flags]\n"
+         "\n"
+         "Puts the simulated world into the API server PATH names (a real kube-apiserver):\n"
+         "installs KubeVirt's CRDs for --kubevirt-version (server-side apply) and schedopt's\n"
+         "CRD if absent, creates the scenario's nodes, volumes, VMs and the KubeVirt CR through\n"
+         "the API, and runs as that server's clients what has no real counterpart there:\n"
+         "KubeVirt's migration and evacuation controllers, virt-handler's VMI updates, the\n"
+         "storage backend with its Portworx SDK gateway, pool failovers. Kubelets are kwok's\n"
+         "(start it with --manage-all-nodes); the control plane's controllers are its own.\n"
+         "Prints one line `ready` once the world is in the API server; stops on SIGTERM/SIGINT.\n"
+         "\n"
+         "Flags: --kubeconfig PATH (required), the scenario, KubeVirt, storage and failover\n"
+         "flags of `schedopt-sim serve --help`, and --sdk-endpoint-out, --sdk-token,\n"
+         "--sdk-ca-out, --sdk-port. The API server's own flags are refused, and so are the\n"
+         "stateful-pod and drain flags, which attach does not build yet.\n";
 }
 
 std::string serve_usage() {
@@ -178,9 +236,10 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
   sim_command cmd;
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help")
     return cmd;
-  if (args[0] != "serve")
-    return flag_error("unknown command \"" + args[0] + "\" (try: schedopt-sim serve --help)");
-  cmd.what = sim_command::kind::serve;
+  if (args[0] != "serve" && args[0] != "attach")
+    return flag_error("unknown command \"" + args[0] + "\" (try: schedopt-sim --help)");
+  bool attach = args[0] == "attach";
+  cmd.what = attach ? sim_command::kind::attach : sim_command::kind::serve;
   auto& o = cmd.serve;
   auto& s = o.scenario;
   using setter = std::function<std::optional<error>(const std::string& flag, const std::string& v)>;
@@ -220,6 +279,7 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     };
   };
   std::map<std::string, setter> flags = {
+    {"--kubeconfig", str_flag(cmd.attach_kubeconfig)},
     {"--kubeconfig-out", str_flag(o.kubeconfig_out)},
     {"--token", str_flag(o.token)},
     {"--sdk-endpoint-out", str_flag(o.sdk_endpoint_out)},
@@ -381,10 +441,11 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     {"--partition-after", dur_flag(o.partition.after)},
     {"--partition-for", dur_flag(o.partition.length)},
   };
+  std::set<std::string> given;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const auto& arg = args[i];
     if (arg == "--help" || arg == "-h") {
-      cmd.what = sim_command::kind::serve_help;
+      cmd.what = attach ? sim_command::kind::attach_help : sim_command::kind::serve_help;
       return cmd;
     }
     std::string name = arg;
@@ -395,7 +456,8 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     }
     auto it = flags.find(name);
     if (it == flags.end())
-      return flag_error("unknown flag \"" + name + "\" (try: schedopt-sim serve --help)");
+      return flag_error("unknown flag \"" + name + "\" (try: schedopt-sim " + args[0] + " --help)");
+    given.insert(name);
     if (!value) {
       if (i + 1 >= args.size())
         return flag_error("flag " + name + " needs a value");
@@ -404,6 +466,10 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     if (auto err = it->second(name, *value))
       return *err;
   }
+  if (attach)
+    return check_attach(cmd, given);
+  if (given.count("--kubeconfig"))
+    return flag_error("--kubeconfig is attach's: serve writes one with --kubeconfig-out PATH");
   if (o.kubeconfig_out.empty())
     return flag_error("--kubeconfig-out PATH is required");
   for (auto& sa : o.service_accounts)

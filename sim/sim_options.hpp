@@ -53,8 +53,11 @@ struct serve_options {
 };
 
 struct sim_command {
-  enum class kind { help, serve_help, serve } what = kind::help;
+  enum class kind { help, serve_help, serve, attach_help, attach } what = kind::help;
+  /// serve's options; for attach, the scenario's and the SDK gateway's of them.
   serve_options serve;
+  /// attach: the kubeconfig of the API server to attach to.
+  std::string attach_kubeconfig;
 };
 
 /// Parses argv (without argv[0]); errors are one-line config_error messages.
@@ -62,5 +65,6 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
 
 std::string sim_usage();
 std::string serve_usage();
+std::string attach_usage();
 
 } // namespace schedopt::sim

@@ -88,7 +88,9 @@ expected<bool> world::start(int sdk_port, const std::string& sdk_token,
   impl_->evacuation.start();
   impl_->drainer.start();
   impl_->churn.start();
-  impl_->pods.start();
+  // Attached, the control plane runs the pod controllers and the scheduler, kwok the kubelets.
+  if (!impl_->options.attached)
+    impl_->pods.start();
   return true;
 }
 

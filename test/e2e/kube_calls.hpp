@@ -1,4 +1,5 @@
-// Plain JSON calls against the simulator's API server (and any plain-HTTP URL, for the
+// Plain JSON calls against an API server (the simulator's, or kube-apiserver through
+// test/realcp's control plane) (and any plain-HTTP URL, for the
 // Portworx SDK gateway and /healthz) used by the end-to-end tests.
 #pragma once
 
@@ -29,7 +30,8 @@ inline std::string vmims_in(const std::string& ns) {
 }
 
 /// Any call that does not answer `expected_status` throws, naming the call and the body.
-inline json call(const sim_process& sim, const std::string& method, const std::string& path,
+template <class Endpoint>
+json call(const Endpoint& sim, const std::string& method, const std::string& path,
                  const json& body = nullptr, long expected_status = 0,
                  const std::string& content_type = "application/json") {
   auto reply = schedopt::test::http_request(sim, method, path, body.is_null() ? "" : body.dump(),
@@ -42,18 +44,22 @@ inline json call(const sim_process& sim, const std::string& method, const std::s
   return reply.json();
 }
 
-inline json get(const sim_process& sim, const std::string& path) { return call(sim, "GET", path); }
+template <class Endpoint>
+json get(const Endpoint& sim, const std::string& path) { return call(sim, "GET", path); }
 
-inline json items(const sim_process& sim, const std::string& path) {
+template <class Endpoint>
+json items(const Endpoint& sim, const std::string& path) {
   auto list = get(sim, path);
   return list.value("items", json::array());
 }
 
-inline json merge_patch(const sim_process& sim, const std::string& path, const json& patch) {
+template <class Endpoint>
+json merge_patch(const Endpoint& sim, const std::string& path, const json& patch) {
   return call(sim, "PATCH", path, patch, 0, "application/merge-patch+json");
 }
 
-inline long status_of(const sim_process& sim, const std::string& method, const std::string& path) {
+template <class Endpoint>
+long status_of(const Endpoint& sim, const std::string& method, const std::string& path) {
   return schedopt::test::http_request(sim, method, path).status;
 }
 

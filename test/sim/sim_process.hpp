@@ -19,6 +19,15 @@
 
 namespace schedopt::test {
 
+/// A real API server for `schedopt-sim attach` to put its world into (test/realcp's
+/// control plane): its kubeconfig, URL, CA file and a token allowed everything.
+struct attach_target {
+  std::string kubeconfig;
+  std::string url;
+  std::string ca_file;
+  std::string token;
+};
+
 class sim_process {
 public:
   /// Starts the simulator with `extra_args` appended to
@@ -46,6 +55,32 @@ public:
     sdk_ca_file_ = value_of(extra_args, "--sdk-ca-out");
     if (!sdk_token_.empty())
       std::ofstream(sdk_token_file()) << sdk_token_ << "\n"; // the newline an editor leaves
+    start(args, ready_timeout);
+  }
+
+  /// Starts `schedopt-sim attach --kubeconfig <target> --sdk-endpoint-out <dir>/sdk-url`
+  /// with `extra_args`: the same world, in a real API server, which url(), token() and
+  /// ca_file() then name.
+  sim_process(const attach_target& target, std::vector<std::string> extra_args,
+              std::chrono::seconds ready_timeout = std::chrono::seconds(180))
+    : token_(target.token) {
+    char tmpl[] = "/tmp/schedopt-sim-test-XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) {
+      error_ = "mkdtemp failed";
+      return;
+    }
+    dir_ = tmpl;
+    kubeconfig_ = target.kubeconfig;
+    sdk_url_file_ = dir_ + "/sdk-url";
+    url_ = target.url;
+    ca_file_ = target.ca_file;
+    std::vector<std::string> args = {binary(), "attach", "--kubeconfig", kubeconfig_, "--sdk-endpoint-out",
+                                     sdk_url_file_};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    sdk_token_ = value_of(extra_args, "--sdk-token");
+    sdk_ca_file_ = value_of(extra_args, "--sdk-ca-out");
+    if (!sdk_token_.empty())
+      std::ofstream(sdk_token_file()) << sdk_token_ << "\n";
     start(args, ready_timeout);
   }
 
@@ -87,8 +122,11 @@ public:
   const std::string& sdk_ca_file() const { return sdk_ca_file_; }
   /// <dir>/sdk-token holding sdk_token(), as a mounted Secret would; "" without a token.
   std::string sdk_token_file() const { return sdk_token_.empty() ? std::string() : dir_ + "/sdk-token"; }
-  /// PEM of the simulator's CA, decoded from the kubeconfig, written to <dir>/ca.crt.
-  std::string ca_file() const { return dir_ + "/ca.crt"; }
+  /// PEM of the simulator's CA, decoded from the kubeconfig, written to <dir>/ca.crt;
+  /// attached, the real API server's CA.
+  std::string ca_file() const { return ca_file_.empty() ? dir_ + "/ca.crt" : ca_file_; }
+  /// Attached to a real API server rather than serving one.
+  bool attached() const { return !ca_file_.empty(); }
   const std::string& dir() const { return dir_; }
   pid_t pid() const { return pid_; }
 
@@ -192,6 +230,8 @@ private:
       return;
     }
     line = line.substr(0, line.find('\n'));
+    if (attached() && line == "ready")
+      return;
     if (line.rfind("ready ", 0) != 0) {
       error_ = "unexpected first line from schedopt-sim: " + line;
       stop();
@@ -245,6 +285,7 @@ private:
   std::string sdk_token_;
   std::string sdk_ca_file_;
   std::string url_;
+  std::string ca_file_; // attached: the real API server's
   std::string error_;
   pid_t pid_ = -1;
   int exit_status_ = -1;

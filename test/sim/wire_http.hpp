@@ -38,8 +38,11 @@ inline std::string url_encode(const std::string& s) {
   return out;
 }
 
-/// One request against the simulator; `token` empty sends no Authorization header.
-inline http_reply http_request(const sim_process& sim, const std::string& method,
+/// One request against an API server: the simulator, or any endpoint with the same
+/// url(), ca_file() and token() (test/realcp's control plane); `token_override` empty
+/// sends no Authorization header.
+template <class Endpoint>
+http_reply http_request(const Endpoint& sim, const std::string& method,
                                const std::string& path, const std::string& body = {},
                                const std::string& content_type = "application/json",
                                const std::string& token_override = "\x01",

@@ -1,0 +1,71 @@
+// A whole cluster for the controller's tests on real Kubernetes: the control plane with
+// kwok as kubelets, and `schedopt-sim attach` putting the simulated world (KubeVirt, the
+// storage backend and its Portworx SDK gateway) into it. Its sim() is the endpoint the
+// e2e helpers and the ground truth read: kube-apiserver's objects, the simulator's SDK.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+#include "e2e/kube_calls.hpp"
+#include "realcp/control_plane.hpp"
+
+namespace schedopt::realcp {
+
+class attached_cluster {
+public:
+  explicit attached_cluster(std::vector<std::string> sim_args,
+                            control_plane_options options = {true, "40s", std::chrono::seconds(120)})
+    : cp_(options) {
+    BOOST_REQUIRE_MESSAGE(cp_.ok(), cp_.error());
+    sim_ = std::make_unique<schedopt::test::sim_process>(
+      schedopt::test::attach_target{cp_.value("ADMIN_KUBECONFIG"), cp_.url(), cp_.ca_file(), cp_.token()},
+      std::move(sim_args));
+    BOOST_REQUIRE_MESSAGE(sim_->ok(), "schedopt-sim attach: " + sim_->error());
+  }
+
+  control_plane& plane() { return cp_; }
+  const schedopt::test::sim_process& sim() const { return *sim_; }
+
+  /// Waits until every node is Ready with no not-ready taint (kwok has taken them).
+  bool nodes_ready(std::chrono::seconds timeout) const {
+    return schedopt::e2e::eventually(
+      [&] {
+        auto nodes = schedopt::e2e::items(*sim_, "/api/v1/nodes");
+        if (nodes.empty())
+          return false;
+        for (auto& n : nodes) {
+          for (auto& t : n.value("/spec/taints"_json_pointer, nlohmann::json::array()))
+            if (t.value("key", "") == "node.kubernetes.io/not-ready")
+              return false;
+          bool ready = false;
+          for (auto& c : n.value("/status/conditions"_json_pointer, nlohmann::json::array()))
+            ready = ready || (c.value("type", "") == "Ready" && c.value("status", "") == "True");
+          if (!ready)
+            return false;
+        }
+        return true;
+      },
+      timeout, std::chrono::milliseconds(250));
+  }
+
+  /// kube-apiserver's audit events at ResponseComplete, parsed.
+  std::vector<nlohmann::json> audit() const {
+    std::vector<nlohmann::json> out;
+    for (auto& line : cp_.audit_lines()) {
+      auto e = nlohmann::json::parse(line, nullptr, false);
+      if (e.is_object() && e.value("stage", "") == "ResponseComplete")
+        out.push_back(std::move(e));
+    }
+    return out;
+  }
+
+private:
+  control_plane cp_;
+  std::unique_ptr<schedopt::test::sim_process> sim_;
+};
+
+} // namespace schedopt::realcp
