@@ -5,7 +5,8 @@
 # log), kube-controller-manager and kube-scheduler; with --kwok, kwok as every
 # node's kubelet. Prints `ready <server-url>` once /readyz answers, runs until
 # SIGTERM or SIGINT, then stops kube-apiserver before etcd (it hangs on
-# shutdown while etcd is gone) and removes what it started.
+# shutdown while etcd is gone) and removes what it started. A component that dies is
+# started again, as the kubelet restarts static pods (the chaos tests kill them).
 #
 #   test/controlplane/run.sh --dir DIR [--bin BINDIR] [--kwok] [--node-monitor-grace-period 40s]
 #
@@ -47,6 +48,28 @@ stop_all() {
 }
 trap stop_all EXIT
 trap 'exit 0' TERM INT
+
+# supervise <name> <command...>: runs the component, and runs it again a second after it
+# dies, as the kubelet restarts a control plane's static pods; its pid is in
+# DIR/pids/<name>, so a test can kill it mid-run (kill -9 kube-apiserver, etcd).
+mkdir -p "$dir/pids"
+supervise() {
+  local name=$1
+  shift
+  (
+    child=
+    trap '[[ -n $child ]] && kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 0' TERM
+    while true; do
+      "$@" >> "$log/$name.log" 2>&1 &
+      child=$!
+      echo "$child" > "$dir/pids/$name"
+      wait "$child" || true
+      echo "run.sh: $name exited; starting it again" >> "$log/$name.log"
+      sleep 1
+    done
+  ) &
+  pids+=($!)
+}
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -117,14 +140,12 @@ kubeconfig "$pki/kcm.kubeconfig" kcm "$kcm_token"
 kubeconfig "$pki/scheduler.kubeconfig" scheduler "$scheduler_token"
 kubeconfig "$pki/kwok.kubeconfig" kwok "$kwok_token"
 
-"$bin/etcd" --name test --data-dir "$dir/etcd-data" \
+supervise etcd "$bin/etcd" --name test --data-dir "$dir/etcd-data" \
   --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
   --listen-peer-urls "http://127.0.0.1:$etcd_peer" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
-  --initial-cluster "test=http://127.0.0.1:$etcd_peer" --unsafe-no-fsync \
-  > "$log/etcd.log" 2>&1 &
-pids+=($!)
+  --initial-cluster "test=http://127.0.0.1:$etcd_peer" --unsafe-no-fsync
 
-"$bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
+supervise kube-apiserver "$bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
   --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
   --client-ca-file "$pki/ca.crt" --token-auth-file "$pki/tokens.csv" \
@@ -133,37 +154,29 @@ pids+=($!)
   --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
   --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
   --audit-policy-file "$pki/audit-policy.yaml" --audit-log-path "$dir/audit.log" \
-  --audit-log-format json --audit-log-mode blocking --audit-log-maxsize 0 \
-  > "$log/kube-apiserver.log" 2>&1 &
-pids+=($!)
+  --audit-log-format json --audit-log-mode blocking --audit-log-maxsize 0
 
 for ((i = 0; i < 600; i++)); do
   if curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $admin_token" "$server/readyz" >/dev/null; then
     break
   fi
-  kill -0 "${pids[1]}" 2>/dev/null || { tail -20 "$log/kube-apiserver.log" >&2; exit 1; }
   sleep 0.1
 done
 curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $admin_token" "$server/readyz" >/dev/null \
-  || { echo "run.sh: kube-apiserver not ready after 60s" >&2; exit 1; }
+  || { tail -20 "$log/kube-apiserver.log" >&2; echo "run.sh: kube-apiserver not ready after 60s" >&2; exit 1; }
 
 # The controllers a cluster runs for the objects the tests create.
-"$bin/kube-controller-manager" --kubeconfig "$pki/kcm.kubeconfig" --leader-elect=false \
+supervise kube-controller-manager "$bin/kube-controller-manager" --kubeconfig "$pki/kcm.kubeconfig" --leader-elect=false \
   --secure-port 0 --use-service-account-credentials \
   --root-ca-file "$pki/ca.crt" --service-account-private-key-file "$pki/sa.key" \
   --node-monitor-grace-period "$grace" \
-  --controllers node-lifecycle-controller,garbage-collector-controller,namespace-controller,disruption-controller,replicaset-controller,statefulset-controller,serviceaccount-controller,serviceaccount-token-controller,persistentvolume-binder-controller,pod-garbage-collector-controller,taint-eviction-controller,clusterrole-aggregation-controller,root-ca-certificate-publisher-controller \
-  > "$log/kube-controller-manager.log" 2>&1 &
-pids+=($!)
-"$bin/kube-scheduler" --kubeconfig "$pki/scheduler.kubeconfig" --leader-elect=false \
-  --secure-port 0 > "$log/kube-scheduler.log" 2>&1 &
-pids+=($!)
+  --controllers node-lifecycle-controller,garbage-collector-controller,namespace-controller,disruption-controller,replicaset-controller,statefulset-controller,serviceaccount-controller,serviceaccount-token-controller,persistentvolume-binder-controller,pod-garbage-collector-controller,taint-eviction-controller,clusterrole-aggregation-controller,root-ca-certificate-publisher-controller
+supervise kube-scheduler "$bin/kube-scheduler" --kubeconfig "$pki/scheduler.kubeconfig" --leader-elect=false \
+  --secure-port 0
 if ((with_kwok)); then
-  "$bin/kwok" --kubeconfig "$pki/kwok.kubeconfig" --manage-all-nodes=true \
+  supervise kwok "$bin/kwok" --kubeconfig "$pki/kwok.kubeconfig" --manage-all-nodes=true \
     --node-lease-duration-seconds 40 \
-    --config "$(ls "$(dirname "$bin")"/kwok-stages/*.yaml | paste -sd,)" \
-    > "$log/kwok.log" 2>&1 &
-  pids+=($!)
+    --config "$(ls "$(dirname "$bin")"/kwok-stages/*.yaml | paste -sd,)"
 fi
 
 cat > "$dir/env" <<EOF
@@ -176,11 +189,12 @@ ADMIN_KUBECONFIG=$dir/admin.kubeconfig
 REQUESTER_KUBECONFIG=$dir/requester.kubeconfig
 SCRAPER_KUBECONFIG=$dir/scraper.kubeconfig
 AUDIT_LOG=$dir/audit.log
+PIDS=$dir/pids
 BIN=$bin
 EOF
 echo "ready $server"
 
-# Ends when a component dies (the harness is then useless) or on a signal.
-wait -n "${pids[@]}" || true
-echo "run.sh: a control-plane process exited; see $log" >&2
-exit 1
+# Until SIGTERM or SIGINT; the components that die meanwhile are started again.
+while true; do
+  wait || true
+done
