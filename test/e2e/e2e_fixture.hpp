@@ -18,6 +18,7 @@
 #include "e2e/child_process.hpp"
 #include "e2e/ground_truth.hpp"
 #include "e2e/kube_calls.hpp"
+#include "realcp/attached_cluster.hpp"
 
 namespace schedopt::e2e {
 
@@ -29,12 +30,24 @@ inline bool current_test_failed() {
   return !results_collector.results(framework::current_test_case().p_id).passed();
 }
 
+/// SCHEDOPT_E2E_CLUSTER=realcp runs a suite on the real control plane (test/realcp)
+/// with the simulator attached, instead of on `schedopt-sim serve`.
+inline bool on_real_control_plane() {
+  const char* cluster = std::getenv("SCHEDOPT_E2E_CLUSTER");
+  return cluster && std::string(cluster) == "realcp";
+}
+
 class scenario {
 public:
   /// `sim_args` are schedopt-sim scenario flags; --driver is added from `driver`.
-  scenario(std::string driver, std::vector<std::string> sim_args)
-    : driver_(std::move(driver)), sim_(with_driver(sim_args, driver_)) {
-    BOOST_REQUIRE_MESSAGE(sim_.ok(), "schedopt-sim: " + sim_.error());
+  scenario(std::string driver, std::vector<std::string> sim_args) : driver_(std::move(driver)) {
+    if (on_real_control_plane()) {
+      cluster_ = std::make_unique<realcp::attached_cluster>(with_driver(sim_args, driver_));
+      BOOST_REQUIRE_MESSAGE(cluster_->nodes_ready(std::chrono::seconds(60)), "kwok did not make the nodes Ready");
+    } else {
+      served_ = std::make_unique<sim_process>(with_driver(sim_args, driver_));
+      BOOST_REQUIRE_MESSAGE(served_->ok(), "schedopt-sim: " + served_->error());
+    }
   }
 
   ~scenario() {
@@ -42,7 +55,9 @@ public:
       dump_logs();
   }
 
-  const sim_process& sim() const { return sim_; }
+  const sim_process& sim() const { return cluster_ ? cluster_->sim() : *served_; }
+  /// The real control plane under an attached simulator; null on `schedopt-sim serve`.
+  realcp::attached_cluster* real_cluster() const { return cluster_.get(); }
   const std::string& driver() const { return driver_; }
   child_process& controller() { return *controllers_.back(); }
   /// The i-th controller started, oldest first.
@@ -51,14 +66,14 @@ public:
   /// `command` with the flags that point it at this cluster and driver, then `extra`.
   std::vector<std::string> client_args(const std::string& command,
                                        const std::vector<std::string>& extra = {}) const {
-    std::vector<std::string> args = {command, "--kubeconfig", sim_.kubeconfig(), "--driver", driver_};
+    std::vector<std::string> args = {command, "--kubeconfig", sim().kubeconfig(), "--driver", driver_};
     if (driver_ == "portworx") {
       args.push_back("--portworx-endpoint");
-      args.push_back(sim_.sdk_url());
+      args.push_back(sim().sdk_url());
       // A gateway with PX-Security and TLS: its CA and its token, from a file.
-      if (!sim_.sdk_ca_file().empty())
-        args.insert(args.end(), {"--portworx-ca-file", sim_.sdk_ca_file()});
-      if (auto token = sim_.sdk_token_file(); !token.empty())
+      if (!sim().sdk_ca_file().empty())
+        args.insert(args.end(), {"--portworx-ca-file", sim().sdk_ca_file()});
+      if (auto token = sim().sdk_token_file(); !token.empty())
         args.insert(args.end(), {"--portworx-token-file", token});
     }
     args.insert(args.end(), extra.begin(), extra.end());
@@ -82,14 +97,14 @@ public:
     return controller();
   }
 
-  std::vector<vmi_truth> truth() const { return ground_truth(sim_, driver_); }
+  std::vector<vmi_truth> truth() const { return ground_truth(sim(), driver_); }
 
   json create_request(const std::string& name, const json& spec) {
     json body = {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
                  {"kind", "SchedulingOptimization"},
                  {"metadata", {{"name", name}}},
                  {"spec", spec}};
-    return call(sim_, "POST", requests_path, body, 201);
+    return call(sim(), "POST", requests_path, body, 201);
   }
 
   static json enabled_spec(json extra = json::object()) {
@@ -98,7 +113,7 @@ public:
     return {{"vmHyperconvergence", vm}};
   }
 
-  json request(const std::string& name) const { return get(sim_, requests_path + "/" + name); }
+  json request(const std::string& name) const { return get(sim(), requests_path + "/" + name); }
 
   /// Waits until the request's stage is Final; fails the test (with the log) otherwise.
   json wait_final(const std::string& name, std::chrono::seconds timeout = final_timeout) {
@@ -115,7 +130,7 @@ public:
   }
 
   /// schedopt VMIMs (label app.kubernetes.io/managed-by=schedopt), all namespaces.
-  json schedopt_vmims() const { return items(sim_, vmims_path + "?labelSelector=" + managed_by_selector); }
+  json schedopt_vmims() const { return items(sim(), vmims_path + "?labelSelector=" + managed_by_selector); }
 
   void dump_logs() const {
     for (std::size_t i = 0; i < controllers_.size(); ++i)
@@ -131,7 +146,8 @@ private:
   }
 
   std::string driver_;
-  sim_process sim_;
+  std::unique_ptr<realcp::attached_cluster> cluster_; // SCHEDOPT_E2E_CLUSTER=realcp
+  std::unique_ptr<sim_process> served_;               // otherwise
   std::vector<std::unique_ptr<child_process>> controllers_;
 };
 
