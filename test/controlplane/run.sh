@@ -109,6 +109,10 @@ apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
 rules:
+  # VMIMs may be created with generateName: the created object names them.
+  - level: RequestResponse
+    verbs: [create]
+    resources: [{group: kubevirt.io, resources: [virtualmachineinstancemigrations]}]
   - level: Request
     verbs: [create, update, patch, delete, deletecollection]
   - level: Metadata

@@ -143,7 +143,7 @@ inline void expect_every_candidate_migrated(const sim_process& sim, const json& 
   BOOST_TEST(counter(good, "failed") == 0);
   auto uid = good.value("/metadata/uid"_json_pointer, std::string());
   std::map<std::string, int> migrated; // "<ns>/<vmi>" -> Succeeded VMIMs of the good request
-  for (auto& v : get(sim, "/admin/audit").value("vmims", json::array())) {
+  for (auto& v : audit(sim).value("vmims", json::array())) {
     auto request_uid = v.value("requestUid", "");
     BOOST_TEST(others.count(request_uid) == 0u, "a VMIM of a bad request: " << v.dump());
     if (request_uid != uid)

@@ -22,7 +22,7 @@ json reset_after_commit(const std::string& method, const std::string& path, int 
 /// Audited writes (GET /admin/audit) by schedopt of `verb` on `resource`, by answer code.
 std::map<int, int> audited_codes(const sim_process& sim, const std::string& verb, const std::string& resource) {
   std::map<int, int> out;
-  for (auto& w : get(sim, "/admin/audit").value("writes", json::array()))
+  for (auto& w : audit(sim).value("writes", json::array()))
     if (w.value("verb", "") == verb && w.value("resource", "") == resource
         && w.value("identity", "").rfind("schedopt", 0) == 0)
       ++out[w.value("code", 0)];

@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
+#include "realcp/kube_audit.hpp"
 #include "sim/wire_http.hpp"
 
 namespace schedopt::e2e {
@@ -56,6 +57,12 @@ json items(const Endpoint& sim, const std::string& path) {
 template <class Endpoint>
 json merge_patch(const Endpoint& sim, const std::string& path, const json& patch) {
   return call(sim, "PATCH", path, patch, 0, "application/merge-patch+json");
+}
+
+/// The cluster's record: the simulator's GET /admin/audit, or kube-apiserver's audit log
+/// in the same shape when the simulator is attached to the real control plane.
+inline json audit(const sim_process& sim) {
+  return sim.attached() ? realcp::kube_audit_document(sim.audit_log()) : get(sim, "/admin/audit");
 }
 
 template <class Endpoint>

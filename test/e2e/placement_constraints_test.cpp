@@ -18,9 +18,20 @@ constexpr long long vmi_memory_request = 4LL << 30; // every generated VMI asks 
 constexpr long long launcher_overhead = 284LL << 20;
 constexpr long long pod_memory = vmi_memory_request + launcher_overhead;
 
-long long ki_bytes(const std::string& quantity) {
-  BOOST_REQUIRE(quantity.size() > 2 && quantity.substr(quantity.size() - 2) == "Ki");
-  return std::stoll(quantity.substr(0, quantity.size() - 2)) * 1024;
+/// A memory quantity in bytes, whatever suffix it carries: kube-apiserver stores the
+/// canonical form ("64Gi" for the "67108864Ki" a scenario wrote), the simulator what it got.
+long long quantity_bytes(const std::string& quantity) {
+  static const std::pair<const char*, long long> suffixes[] = {
+    {"Ki", 1LL << 10}, {"Mi", 1LL << 20}, {"Gi", 1LL << 30}, {"Ti", 1LL << 40},
+    {"k", 1000LL}, {"M", 1000LL * 1000}, {"G", 1000LL * 1000 * 1000}, {"T", 1000LL * 1000 * 1000 * 1000}};
+  for (auto& [suffix, scale] : suffixes) {
+    std::string s = suffix;
+    if (quantity.size() > s.size() && quantity.compare(quantity.size() - s.size(), s.size(), s) == 0)
+      return std::stoll(quantity.substr(0, quantity.size() - s.size())) * scale;
+  }
+  BOOST_REQUIRE_MESSAGE(!quantity.empty() && std::isdigit(static_cast<unsigned char>(quantity[0])),
+                        "not a memory quantity: " << quantity);
+  return std::stoll(quantity);
 }
 
 std::vector<std::string> split(const std::string& text, const std::string& sep) {
@@ -52,7 +63,7 @@ BOOST_AUTO_TEST_CASE(migrations_schedule_and_unplaceable_vms_are_skipped_with_pe
   for (auto& n : items(s.sim(), "/api/v1/nodes"))
     nodes[n["metadata"].value("name", "")] = n;
   auto is_full = [&](const std::string& node) {
-    auto allocatable = ki_bytes(nodes.at(node).value("/status/allocatable/memory"_json_pointer, std::string()));
+    auto allocatable = quantity_bytes(nodes.at(node).value("/status/allocatable/memory"_json_pointer, std::string()));
     return allocatable - placed[node] < pod_memory;
   };
 
@@ -62,9 +73,8 @@ BOOST_AUTO_TEST_CASE(migrations_schedule_and_unplaceable_vms_are_skipped_with_pe
 
   // Every VMIM schedopt created, by the cluster's record: Succeeded, to a node the VMI
   // may run on; none deleted (a timeout would delete it).
-  auto audit = get(s.sim(), "/admin/audit");
   int created = 0;
-  for (auto& m : audit.value("vmims", json::array())) {
+  for (auto& m : audit(s.sim()).value("vmims", json::array())) {
     if (m.value("requestUid", "").empty())
       continue; // not schedopt's
     ++created;

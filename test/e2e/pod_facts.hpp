@@ -30,7 +30,6 @@ inline std::map<std::string, json> pod_details(const json& request) {
   return kind_details(request, "podHyperconvergence");
 }
 
-inline json audit(const sim_process& sim) { return get(sim, "/admin/audit"); }
 
 /// SPEC §9's verdict for each considered pod, from the ground truth: "" not a candidate,
 /// else "eligible" or the skip kind the filters (in their order) give it.

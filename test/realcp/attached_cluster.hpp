@@ -22,7 +22,8 @@ public:
     : cp_(options) {
     BOOST_REQUIRE_MESSAGE(cp_.ok(), cp_.error());
     sim_ = std::make_unique<schedopt::test::sim_process>(
-      schedopt::test::attach_target{cp_.value("ADMIN_KUBECONFIG"), cp_.url(), cp_.ca_file(), cp_.token()},
+      schedopt::test::attach_target{cp_.value("ADMIN_KUBECONFIG"), cp_.url(), cp_.ca_file(), cp_.token(),
+                                    cp_.value("AUDIT_LOG")},
       std::move(sim_args));
     BOOST_REQUIRE_MESSAGE(sim_->ok(), "schedopt-sim attach: " + sim_->error());
   }

@@ -26,6 +26,7 @@ struct attach_target {
   std::string url;
   std::string ca_file;
   std::string token;
+  std::string audit_log; // kube-apiserver's JSON audit log: the judge of the tests
 };
 
 class sim_process {
@@ -74,6 +75,7 @@ public:
     sdk_url_file_ = dir_ + "/sdk-url";
     url_ = target.url;
     ca_file_ = target.ca_file;
+    audit_log_ = target.audit_log;
     std::vector<std::string> args = {binary(), "attach", "--kubeconfig", kubeconfig_, "--sdk-endpoint-out",
                                      sdk_url_file_};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
@@ -127,6 +129,8 @@ public:
   std::string ca_file() const { return ca_file_.empty() ? dir_ + "/ca.crt" : ca_file_; }
   /// Attached to a real API server rather than serving one.
   bool attached() const { return !ca_file_.empty(); }
+  /// Attached: the API server's audit log.
+  const std::string& audit_log() const { return audit_log_; }
   const std::string& dir() const { return dir_; }
   pid_t pid() const { return pid_; }
 
@@ -286,6 +290,7 @@ private:
   std::string sdk_ca_file_;
   std::string url_;
   std::string ca_file_; // attached: the real API server's
+  std::string audit_log_;
   std::string error_;
   pid_t pid_ = -1;
   int exit_status_ = -1;
