@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
 #include "sim/admission_webhooks.hpp"
@@ -128,6 +129,7 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
   for (auto& crd : *crds)
     if (auto ready = wait_established(client, metadata_text(crd.manifest, "name"), std::chrono::seconds(60)); !ready)
       return ready;
+  spdlog::info("attach: {} CRDs established", crds->size());
 
   // The types the world reads, the CRDs' registrations above kept; then the mirror, so
   // the scenario is created into a store that already holds the server's objects.
@@ -137,6 +139,7 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
   impl_->mirror->start(mirrored_keys(impl_->store));
   if (auto synced = impl_->mirror->wait_synced(std::chrono::seconds(60)); !synced)
     return synced;
+  spdlog::info("attach: objects mirrored");
   // virt-api's VMIM admission, as webhooks kube-apiserver calls.
   auto webhook_tls = make_tls_material("schedopt-sim-virt-api-ca");
   if (!webhook_tls)
@@ -155,6 +158,7 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
   auto scenario = options.scenario;
   scenario.attached = true;
   impl_->simulated = std::make_unique<world>(impl_->store, scenario);
+  spdlog::info("attach: scenario created");
   // populate() logs and goes on past a refused object; attach says so and stops.
   auto vmis = impl_->store.list_stored(kubevirt::vmi_key).items.size();
   if (vmis < static_cast<std::size_t>(scenario.vmis))

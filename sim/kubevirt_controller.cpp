@@ -710,15 +710,18 @@ struct kubevirt_controller::impl {
     json state = m.value("/status/migrationState"_json_pointer, json::object());
     state["completed"] = true;
     state["endTimestamp"] = when;
+    // migration.go updateStatus: the VMIM turns Succeeded once its VMI reports the
+    // migration completed (virt-handler wrote it, with the new node), so the VMI's write
+    // goes first; vmi_update_lag instead models a client seeing the VMI late.
+    auto vmi = text_at(m, "/spec/vmiName"_json_pointer);
+    if (options.vmi_update_lag.count() == 0)
+      mirror_to_vmi(ns, vmi, state, state.value("targetNode", ""));
     write_status(kv::vmim_key, ns, name, [&](json& status) {
       record_phase(status, kv::phase_succeeded, when);
       status["migrationState"] = state;
     });
-    auto vmi = text_at(m, "/spec/vmiName"_json_pointer);
     if (options.vmi_update_lag.count() > 0)
       pending_ends.push_back({now + options.vmi_update_lag, ns, vmi, state.value("targetNode", ""), state});
-    else
-      mirror_to_vmi(ns, vmi, state, state.value("targetNode", ""));
     release_finalizer(ns, name);
   }
 

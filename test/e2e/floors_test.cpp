@@ -62,10 +62,14 @@ BOOST_AUTO_TEST_CASE(a_zero_cool_off_is_raised_to_the_cluster_floor) {
         {"metadata", {{"name", "by-hand"}}},
         {"spec", {{"vmiName", moved.name}, {"addedNodeSelector", {{"kubernetes.io/hostname", away}}}}}},
        201);
+  // Done when the VMIM is: KubeVirt marks it Succeeded after the VMI reports the move
+  // (virt-controller migration.go updateStatus), so the VMI's new node alone is too early.
   BOOST_REQUIRE(eventually(
     [&] {
       auto v = get(s.sim(), "/apis/kubevirt.io/v1/namespaces/" + moved.ns + "/virtualmachineinstances/" + moved.name);
-      return v.value("/status/nodeName"_json_pointer, std::string()) == away;
+      auto m = get(s.sim(), vmims_in(moved.ns) + "/by-hand");
+      return v.value("/status/nodeName"_json_pointer, std::string()) == away
+             && m.value("/status/phase"_json_pointer, std::string()) == "Succeeded";
     },
     std::chrono::seconds(60), std::chrono::milliseconds(100)));
   // A request asking for no cool-off at all still finds it cooling off: the floor holds.
