@@ -20,6 +20,7 @@
 #include "sim/kubevirt_config.hpp"
 #include "sim/kubevirt_version.hpp"
 #include "sim/kubeconfig_writer.hpp"
+#include "sim/kwok_kubelets.hpp"
 #include "sim/object_store.hpp"
 #include "sim/scenario_objects.hpp"
 #include "sim/service_accounts.hpp"
@@ -251,6 +252,10 @@ int serve(const serve_options& o) {
 
 int attach(const sim_command& cmd) {
   const auto& o = cmd.serve;
+  kwok_kubelets kubelets;
+  if (!cmd.kwok_dir.empty())
+    if (auto started = kubelets.start(cmd.kwok_dir, cmd.attach_kubeconfig); !started)
+      return fail(started.err().message);
   attached_world attached;
   if (auto started = attached.start(cmd.attach_kubeconfig, o, std::string(SCHEDOPT_DEPLOY_DIR) + "/../sim/crds",
                                     std::string(SCHEDOPT_DEPLOY_DIR) + "/crd");
@@ -273,6 +278,7 @@ int attach(const sim_command& cmd) {
   wait_for_stop_signal();
   failover_timer.stop();
   attached.stop();
+  kubelets.stop();
   return 0;
 }
 

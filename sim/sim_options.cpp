@@ -108,10 +108,11 @@ std::string attach_usage() {
          "the API, and runs as that server's clients what has no real counterpart there:\n"
          "KubeVirt's migration and evacuation controllers, virt-handler's VMI updates, the\n"
          "storage backend with its Portworx SDK gateway, pool failovers. Kubelets are kwok's\n"
-         "(start it with --manage-all-nodes); the control plane's controllers are its own.\n"
+         "(--kwok DIR starts it: DIR holds bin/kwok and kwok-stages/, as the folder\n"
+         "test/controlplane/build.sh prints does); the control plane's controllers are its own.\n"
          "Prints one line `ready` once the world is in the API server; stops on SIGTERM/SIGINT.\n"
          "\n"
-         "Flags: --kubeconfig PATH (required), the scenario, KubeVirt, storage and failover\n"
+         "Flags: --kubeconfig PATH (required), --kwok DIR, the scenario, KubeVirt, storage and failover\n"
          "flags of `schedopt-sim serve --help`, and --sdk-endpoint-out, --sdk-token,\n"
          "--sdk-ca-out, --sdk-port. The API server's own flags are refused, and so are the\n"
          "stateful-pod and drain flags, which attach does not build yet.\n";
@@ -280,6 +281,7 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
   };
   std::map<std::string, setter> flags = {
     {"--kubeconfig", str_flag(cmd.attach_kubeconfig)},
+    {"--kwok", str_flag(cmd.kwok_dir)},
     {"--kubeconfig-out", str_flag(o.kubeconfig_out)},
     {"--token", str_flag(o.token)},
     {"--sdk-endpoint-out", str_flag(o.sdk_endpoint_out)},
@@ -468,8 +470,9 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
   }
   if (attach)
     return check_attach(cmd, given);
-  if (given.count("--kubeconfig"))
-    return flag_error("--kubeconfig is attach's: serve writes one with --kubeconfig-out PATH");
+  if (given.count("--kubeconfig") || given.count("--kwok"))
+    return flag_error(std::string(given.count("--kwok") ? "--kwok" : "--kubeconfig")
+                      + " is attach's: serve is its own API server, kubelets included");
   if (o.kubeconfig_out.empty())
     return flag_error("--kubeconfig-out PATH is required");
   for (auto& sa : o.service_accounts)

@@ -58,6 +58,8 @@ struct sim_command {
   serve_options serve;
   /// attach: the kubeconfig of the API server to attach to.
   std::string attach_kubeconfig;
+  /// attach --kwok DIR: start kwok from DIR (bin/kwok, kwok-stages/) as the kubelets.
+  std::string kwok_dir;
 };
 
 /// Parses argv (without argv[0]); errors are one-line config_error messages.

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <map>
+#include <thread>
 
 #include "e2e/child_process.hpp"
 #include "e2e/ground_truth.hpp"
@@ -105,6 +106,46 @@ BOOST_AUTO_TEST_CASE(a_misplaced_fleet_converges_exactly) {
   for (auto& t : expected)
     BOOST_TEST(vmim_creates[t.key()] == 1, t.key());
   BOOST_TEST(status_writes >= 1);
+}
+
+// attach and a control plane it did not start make a whole cluster: its kwok holds the
+// nodes Ready past the real node lifecycle controller's grace period, and a fleet
+// converges on it.
+BOOST_AUTO_TEST_CASE(on_a_bare_control_plane_its_kwok_holds_the_nodes_ready) {
+  control_plane_options bare;
+  bare.kwok = false;
+  bare.node_monitor_grace_period = "20s";
+  attached_cluster cluster({"--nodes", "4", "--vmis", "12", "--misplaced", "0.5", "--seed", "5",
+                            "--migration-duration", "300ms", "--driver", "portworx"},
+                           bare);
+  const auto& sim = cluster.sim();
+  BOOST_REQUIRE(cluster.nodes_ready(std::chrono::seconds(60)));
+  std::this_thread::sleep_for(std::chrono::seconds(30)); // past the grace period
+  BOOST_TEST(cluster.nodes_ready(std::chrono::seconds(1)));
+  for (auto& n : items(sim, "/api/v1/nodes"))
+    for (auto& t : n.value("/spec/taints"_json_pointer, json::array()))
+      BOOST_TEST(t.value("key", "") != "node.kubernetes.io/unreachable", n.dump());
+
+  auto expected = migratable_candidates(ground_truth(sim, "portworx"));
+  BOOST_REQUIRE(!expected.empty());
+  child_process controller({"run", "--kubeconfig", sim.kubeconfig(), "--driver", "portworx", "--portworx-endpoint",
+                            sim.sdk_url(), "--metrics-listen", "127.0.0.1:0", "--metrics-secure=false",
+                            "--health-listen", "127.0.0.1:0", "--status-flush-interval", "200ms"});
+  json request = {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
+                  {"kind", "SchedulingOptimization"},
+                  {"metadata", {{"name", "bare"}}},
+                  {"spec", {{"vmHyperconvergence", {{"enabled", true}}}}}};
+  call(sim, "POST", requests_path, request, 201);
+  json r;
+  BOOST_REQUIRE_MESSAGE(eventually(
+                          [&] {
+                            r = get(sim, requests_path + "/bare");
+                            return r.value("/status/stage"_json_pointer, std::string()) == "Final";
+                          },
+                          std::chrono::seconds(120), std::chrono::milliseconds(250)),
+                        "not Final: " + r.dump() + "\n" + controller.log_tail());
+  BOOST_TEST(r.value("/status/vmHyperconvergence/successful"_json_pointer, 0LL) == (long long)expected.size());
+  BOOST_TEST(r.value("/status/vmHyperconvergence/failed"_json_pointer, -1LL) == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

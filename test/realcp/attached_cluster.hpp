@@ -17,10 +17,14 @@ namespace schedopt::realcp {
 
 class attached_cluster {
 public:
+  /// Without `options.kwok`, the control plane is bare and attach starts kwok itself
+  /// (--kwok with the folder test/controlplane/build.sh built).
   explicit attached_cluster(std::vector<std::string> sim_args,
                             control_plane_options options = {true, "40s", std::chrono::seconds(120)})
     : cp_(options) {
     BOOST_REQUIRE_MESSAGE(cp_.ok(), cp_.error());
+    if (!options.kwok)
+      sim_args.insert(sim_args.end(), {"--kwok", cp_.value("BIN") + "/.."});
     sim_ = std::make_unique<schedopt::test::sim_process>(
       schedopt::test::attach_target{cp_.value("ADMIN_KUBECONFIG"), cp_.url(), cp_.ca_file(), cp_.token(),
                                     cp_.value("AUDIT_LOG")},
