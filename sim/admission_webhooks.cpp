@@ -12,6 +12,7 @@
 #include <httplib.h>
 
 #include "k8s/listen_thread.hpp"
+#include "sim/kubeconfig_writer.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/tls_server.hpp"
 
@@ -20,26 +21,6 @@ namespace schedopt::sim {
 namespace {
 
 using json = nlohmann::json;
-
-std::string base64(const std::string& in) {
-  static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned val = 0;
-  int bits = -6;
-  for (unsigned char c : in) {
-    val = (val << 8) + c;
-    bits += 8;
-    while (bits >= 0) {
-      out.push_back(table[(val >> bits) & 0x3F]);
-      bits -= 6;
-    }
-  }
-  if (bits > -6)
-    out.push_back(table[((val << 8) >> (bits + 8)) & 0x3F]);
-  while (out.size() % 4)
-    out.push_back('=');
-  return out;
-}
 
 /// The simulator's admission errors carry the prefix kube-apiserver adds to a webhook's
 /// denial ("admission webhook \"<name>\" denied the request: "); the webhook answers
@@ -64,7 +45,7 @@ json webhook_rules() {
 
 json webhook(const std::string& name, const std::string& url, const tls_material& tls) {
   return {{"name", name},
-          {"clientConfig", {{"url", url}, {"caBundle", base64(tls.ca_cert_pem)}}},
+          {"clientConfig", {{"url", url}, {"caBundle", base64_encode(tls.ca_cert_pem)}}},
           {"rules", webhook_rules()},
           {"failurePolicy", "Fail"},
           {"sideEffects", "None"},
@@ -103,7 +84,7 @@ struct admission_webhooks::impl {
         auto patch = json::diff(object, mutated);
         if (!patch.empty()) {
           response["patchType"] = "JSONPatch";
-          response["patch"] = base64(patch.dump());
+          response["patch"] = base64_encode(patch.dump());
         }
       }
       res.set_content(review_response(review, response).dump(), "application/json");

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <httplib.h>
+#include <openssl/evp.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -111,19 +112,14 @@ expected<upstream_endpoint> read_kubeconfig(const std::string& path) {
   auto relative_to_config = [&](std::string file) { return !file.empty() && file[0] != '/' ? base + file : file; };
   out.ca_file = relative_to_config(scalar(cluster, "certificate-authority"));
   if (auto data = scalar(cluster, "certificate-authority-data"); !data.empty()) {
-    std::string pem;
-    int val = 0, bits = -8;
-    for (unsigned char c : data) { // base64, as kubeconfigs carry it
-      auto p = std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/").find(static_cast<char>(c));
-      if (p == std::string::npos)
-        continue;
-      val = (val << 6) + static_cast<int>(p);
-      bits += 6;
-      if (bits >= 0) {
-        pem += static_cast<char>((val >> bits) & 0xFF);
-        bits -= 8;
-      }
-    }
+    std::string pem(data.size(), '\0');
+    int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(pem.data()),
+                            reinterpret_cast<const unsigned char*>(data.data()), static_cast<int>(data.size()));
+    if (n < 0)
+      return bad("cluster certificate-authority-data is not base64");
+    pem.resize(static_cast<std::size_t>(n));
+    while (!pem.empty() && pem.back() == '\0') // what the padding decoded to
+      pem.pop_back();
     out.ca_file = "/tmp/schedopt-sim-attach-ca-" + std::to_string(::getpid()) + ".crt";
     std::ofstream(out.ca_file) << pem;
   }

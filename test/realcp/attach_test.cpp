@@ -60,22 +60,9 @@ BOOST_AUTO_TEST_CASE(a_misplaced_fleet_converges_exactly) {
     if (!t.error.empty() || (t.misplaced && (!t.live_migratable || t.targets.empty())))
       ++skipped;
 
-  child_process controller({"run", "--kubeconfig", sim.kubeconfig(), "--driver", "portworx", "--portworx-endpoint",
-                            sim.sdk_url(), "--metrics-listen", "127.0.0.1:0", "--metrics-secure=false",
-                            "--health-listen", "127.0.0.1:0", "--status-flush-interval", "200ms"});
-  json request = {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
-                  {"kind", "SchedulingOptimization"},
-                  {"metadata", {{"name", "converge"}}},
-                  {"spec", {{"vmHyperconvergence", {{"enabled", true}}}}}};
-  call(sim, "POST", requests_path, request, 201);
-  json r;
-  bool final = eventually(
-    [&] {
-      r = get(sim, requests_path + "/converge");
-      return r.value("/status/stage"_json_pointer, std::string()) == "Final";
-    },
-    std::chrono::seconds(120), std::chrono::milliseconds(250));
-  BOOST_REQUIRE_MESSAGE(final, "not Final: " + r.dump() + "\n" + controller.log_tail());
+  auto controller = cluster.start_controller();
+  cluster.create_request("converge");
+  auto r = cluster.wait_final("converge", *controller);
 
   BOOST_TEST(r.value("/status/status"_json_pointer, std::string()) == (skipped ? "PartialSuccess" : "Successful"));
   auto vm = r.value("/status/vmHyperconvergence"_json_pointer, json::object());
@@ -128,22 +115,9 @@ BOOST_AUTO_TEST_CASE(on_a_bare_control_plane_its_kwok_holds_the_nodes_ready) {
 
   auto expected = migratable_candidates(ground_truth(sim, "portworx"));
   BOOST_REQUIRE(!expected.empty());
-  child_process controller({"run", "--kubeconfig", sim.kubeconfig(), "--driver", "portworx", "--portworx-endpoint",
-                            sim.sdk_url(), "--metrics-listen", "127.0.0.1:0", "--metrics-secure=false",
-                            "--health-listen", "127.0.0.1:0", "--status-flush-interval", "200ms"});
-  json request = {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
-                  {"kind", "SchedulingOptimization"},
-                  {"metadata", {{"name", "bare"}}},
-                  {"spec", {{"vmHyperconvergence", {{"enabled", true}}}}}};
-  call(sim, "POST", requests_path, request, 201);
-  json r;
-  BOOST_REQUIRE_MESSAGE(eventually(
-                          [&] {
-                            r = get(sim, requests_path + "/bare");
-                            return r.value("/status/stage"_json_pointer, std::string()) == "Final";
-                          },
-                          std::chrono::seconds(120), std::chrono::milliseconds(250)),
-                        "not Final: " + r.dump() + "\n" + controller.log_tail());
+  auto controller = cluster.start_controller();
+  cluster.create_request("bare");
+  auto r = cluster.wait_final("bare", *controller);
   BOOST_TEST(r.value("/status/vmHyperconvergence/successful"_json_pointer, 0LL) == (long long)expected.size());
   BOOST_TEST(r.value("/status/vmHyperconvergence/failed"_json_pointer, -1LL) == 0);
 }

@@ -4,12 +4,14 @@
 // e2e helpers and the ground truth read: kube-apiserver's objects, the simulator's SDK.
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
 
+#include "e2e/child_process.hpp"
 #include "e2e/kube_calls.hpp"
 #include "realcp/control_plane.hpp"
 
@@ -55,6 +57,46 @@ public:
         return true;
       },
       timeout, std::chrono::milliseconds(250));
+  }
+
+  /// `schedopt run` against this cluster with the Portworx SDK gateway, as `kubeconfig`
+  /// (the admin's when empty), /metrics in plain HTTP unless `extra` says otherwise.
+  std::unique_ptr<schedopt::e2e::child_process> start_controller(std::string kubeconfig = {},
+                                                                 std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"run", "--kubeconfig", kubeconfig.empty() ? sim_->kubeconfig() : kubeconfig,
+                                     "--driver", "portworx", "--portworx-endpoint", sim_->sdk_url(),
+                                     "--metrics-listen", "127.0.0.1:0", "--metrics-secure=false",
+                                     "--health-listen", "127.0.0.1:0", "--status-flush-interval", "200ms"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<schedopt::e2e::child_process>(args);
+  }
+
+  /// A request enabling vmHyperconvergence, created as the admin.
+  void create_request(const std::string& name) const {
+    nlohmann::json request = {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
+                              {"kind", "SchedulingOptimization"},
+                              {"metadata", {{"name", name}}},
+                              {"spec", {{"vmHyperconvergence", {{"enabled", true}}}}}};
+    schedopt::e2e::call(*sim_, "POST", schedopt::e2e::requests_path, request, 201);
+  }
+
+  /// The request once Final; fails the test with `controller`'s log otherwise. Reads that
+  /// fail while the API server restarts are retried.
+  nlohmann::json wait_final(const std::string& name, const schedopt::e2e::child_process& controller,
+                            std::chrono::seconds timeout = std::chrono::seconds(120)) const {
+    nlohmann::json r;
+    bool final = schedopt::e2e::eventually(
+      [&] {
+        try {
+          r = schedopt::e2e::get(*sim_, schedopt::e2e::requests_path + "/" + name);
+        } catch (const std::exception&) {
+          return false;
+        }
+        return r.value("/status/stage"_json_pointer, std::string()) == "Final";
+      },
+      timeout, std::chrono::milliseconds(250));
+    BOOST_REQUIRE_MESSAGE(final, "not Final: " + r.dump() + "\n" + controller.log_tail());
+    return r;
   }
 
   /// kube-apiserver's audit events at ResponseComplete, parsed.

@@ -87,9 +87,9 @@ BOOST_AUTO_TEST_CASE(the_shipped_roles_suffice_and_guard_metrics_and_requests) {
   auto expected = migratable_candidates(ground_truth(api, "portworx"));
   BOOST_REQUIRE(!expected.empty());
   auto kubeconfig = write_kubeconfig(cp, service_account_token(api, "schedopt", "schedopt"));
-  child_process controller({"run", "--kubeconfig", kubeconfig, "--driver", "portworx", "--portworx-endpoint",
-                            api.sdk_url(), "--metrics-listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0",
-                            "--status-flush-interval", "200ms"});
+  // As the Deployment runs it: /metrics secure (the later flag wins).
+  auto controller_process = cluster.start_controller(kubeconfig, {"--metrics-secure=true"});
+  auto& controller = *controller_process;
   BOOST_REQUIRE(eventually([&] { return controller.metrics_port() > 0 || !controller.running(); },
                            std::chrono::seconds(30)));
   BOOST_REQUIRE_MESSAGE(controller.running(), controller.log_tail());
@@ -106,14 +106,7 @@ BOOST_AUTO_TEST_CASE(the_shipped_roles_suffice_and_guard_metrics_and_requests) {
   BOOST_TEST(as("SCRAPER_TOKEN").status == 403);
   BOOST_TEST(as("REQUESTER_TOKEN").status == 201);
 
-  json r;
-  BOOST_REQUIRE_MESSAGE(eventually(
-                          [&] {
-                            r = get(api, requests_path + "/installed");
-                            return r.value("/status/stage"_json_pointer, std::string()) == "Final";
-                          },
-                          std::chrono::seconds(120), std::chrono::milliseconds(250)),
-                        "not Final: " + r.dump() + "\n" + controller.log_tail());
+  auto r = cluster.wait_final("installed", controller);
   BOOST_TEST(r.value("/status/vmHyperconvergence/successful"_json_pointer, 0LL) == (long long)expected.size());
   BOOST_TEST(r.value("/status/vmHyperconvergence/failed"_json_pointer, -1LL) == 0);
 

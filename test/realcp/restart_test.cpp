@@ -33,14 +33,8 @@ void survives_a_kill_of(const std::string& component) {
   auto expected = migratable_candidates(ground_truth(sim, "portworx"));
   BOOST_REQUIRE_MESSAGE(expected.size() >= 5, "scenario has too few candidates to test");
 
-  child_process controller({"run", "--kubeconfig", sim.kubeconfig(), "--driver", "portworx", "--portworx-endpoint",
-                            sim.sdk_url(), "--metrics-listen", "127.0.0.1:0", "--metrics-secure=false",
-                            "--health-listen", "127.0.0.1:0", "--status-flush-interval", "200ms"});
-  json request = {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
-                  {"kind", "SchedulingOptimization"},
-                  {"metadata", {{"name", "restart"}}},
-                  {"spec", {{"vmHyperconvergence", {{"enabled", true}}}}}};
-  call(sim, "POST", requests_path, request, 201);
+  auto controller = cluster.start_controller();
+  cluster.create_request("restart");
   // Mid-run: some migrations done, more to go (three at a time, a second or more each).
   BOOST_REQUIRE(eventually([&] { return items(sim, vmims_path + "?labelSelector=" + managed_by_selector).size() >= 3; },
                            std::chrono::seconds(60), std::chrono::milliseconds(100)));
@@ -49,18 +43,7 @@ void survives_a_kill_of(const std::string& component) {
   BOOST_REQUIRE(kill(victim, SIGKILL) == 0);
   BOOST_TEST_MESSAGE("killed " << component << " (pid " << victim << ")");
 
-  json r;
-  bool final = eventually(
-    [&] {
-      try {
-        r = get(sim, requests_path + "/restart");
-      } catch (const std::exception&) {
-        return false; // the API server is still coming back
-      }
-      return r.value("/status/stage"_json_pointer, std::string()) == "Final";
-    },
-    std::chrono::seconds(240), std::chrono::milliseconds(250));
-  BOOST_REQUIRE_MESSAGE(final, "not Final: " + r.dump() + "\n" + controller.log_tail());
+  auto r = cluster.wait_final("restart", *controller, std::chrono::seconds(240));
   BOOST_TEST(component_pid(cluster.plane(), component) != victim); // it was started again
 
   auto vm = r.value("/status/vmHyperconvergence"_json_pointer, json::object());
