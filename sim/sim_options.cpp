@@ -468,6 +468,11 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     if (auto err = it->second(name, *value))
       return *err;
   }
+  // scenario_pods.cpp place(): with csi-topology a pod may run only inside its volumes' PV
+  // node affinity, their replica nodes, so no pod can start off them.
+  if (given.count("--pods-misplaced") && o.scenario.pods_misplaced > 0 && o.scenario.driver == "csi-topology")
+    return flag_error("--pods-misplaced does not apply to --driver csi-topology: a pod runs only where its "
+                      "volumes' PV node affinity lets it, on their replicas, so none starts misplaced");
   if (attach)
     return check_attach(cmd, given);
   if (given.count("--kubeconfig") || given.count("--kwok"))

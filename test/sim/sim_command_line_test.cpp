@@ -1,0 +1,66 @@
+// schedopt-sim's command line: attach's flags and refusals, and scenario flags that
+// cannot apply, refused with a message rather than ignored.
+#include <boost/test/unit_test.hpp>
+
+#include "sim/sim_options.hpp"
+
+using namespace schedopt::sim;
+
+namespace {
+
+std::string refusal(const std::vector<std::string>& args) {
+  auto cmd = parse_sim_command_line(args);
+  return cmd ? std::string() : cmd.err().message;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(sim_command_line)
+
+BOOST_AUTO_TEST_CASE(attach_takes_a_kubeconfig_kwok_and_the_scenario) {
+  auto cmd = parse_sim_command_line({"attach", "--kubeconfig", "/k", "--kwok", "/cache", "--vmis", "12", "--driver",
+                                     "longhorn", "--sdk-endpoint-out", "/sdk", "--failover-after", "2s"});
+  BOOST_REQUIRE(cmd);
+  BOOST_TEST((cmd->what == sim_command::kind::attach));
+  BOOST_TEST(cmd->attach_kubeconfig == "/k");
+  BOOST_TEST(cmd->kwok_dir == "/cache");
+  BOOST_TEST(cmd->serve.scenario.vmis == 12);
+  BOOST_TEST(cmd->serve.scenario.driver == "longhorn");
+  BOOST_TEST(cmd->serve.failover_after.count() == 2000);
+  auto help = parse_sim_command_line({"attach", "--help"});
+  BOOST_REQUIRE(help);
+  BOOST_TEST((help->what == sim_command::kind::attach_help));
+  BOOST_TEST(attach_usage().find("--kwok DIR") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(attach_refuses_what_it_cannot_do_and_says_why) {
+  BOOST_TEST(refusal({"attach", "--vmis", "3"}).find("--kubeconfig PATH is required") != std::string::npos);
+  for (auto flag : {"--listen", "--token", "--fault-5xx-rate", "--partition-user-agent", "--crd-dir"}) {
+    std::string value = std::string(flag) == "--listen" ? "127.0.0.1:0" : std::string(flag) == "--fault-5xx-rate" ? "0.1" : "x";
+    auto message = refusal({"attach", "--kubeconfig", "/k", flag, value});
+    BOOST_TEST(message.find(std::string(flag) + " does not apply to attach") != std::string::npos, message);
+  }
+  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--pods", "10"}).find("does not build stateful pods yet")
+             != std::string::npos);
+  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--drain-node", "node-01"}).find("does not drain")
+             != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(serve_refuses_attachs_flags) {
+  BOOST_TEST(refusal({"serve", "--kubeconfig-out", "/k", "--kubeconfig", "/x"}).find("is attach's") != std::string::npos);
+  BOOST_TEST(refusal({"serve", "--kubeconfig-out", "/k", "--kwok", "/x"}).find("--kwok is attach's") != std::string::npos);
+}
+
+// With csi-topology a pod runs only on its volumes' replicas: --pods-misplaced could not
+// misplace any, and is refused rather than silently doing nothing.
+BOOST_AUTO_TEST_CASE(pods_misplaced_is_refused_with_csi_topology) {
+  auto message = refusal({"serve", "--kubeconfig-out", "/k", "--driver", "csi-topology", "--pods", "10",
+                          "--pods-misplaced", "0.5"});
+  BOOST_TEST(message.find("--pods-misplaced does not apply to --driver csi-topology") != std::string::npos, message);
+  BOOST_TEST(refusal({"serve", "--kubeconfig-out", "/k", "--driver", "portworx", "--pods", "10", "--pods-misplaced",
+                      "0.5"})
+             == "");
+  BOOST_TEST(refusal({"serve", "--kubeconfig-out", "/k", "--driver", "csi-topology", "--pods", "10"}) == "");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
