@@ -4,12 +4,9 @@
 // created, so the world's parts see the server's objects and everyone's changes.
 #include "sim/attached_world.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <spdlog/spdlog.h>
-#include <yaml-cpp/yaml.h>
 
 #include "sim/admission_webhooks.hpp"
 #include "sim/crd_loader.hpp"
@@ -18,7 +15,6 @@
 #include "sim/kubevirt_admission.hpp"
 #include "sim/kubevirt_config.hpp"
 #include "sim/kubevirt_names.hpp"
-#include "sim/kubevirt_version.hpp"
 #include "sim/object_store.hpp"
 #include "sim/tls.hpp"
 #include "sim/upstream_client.hpp"
@@ -83,6 +79,7 @@ struct attached_world::impl {
   std::shared_ptr<upstream_client> client;
   std::unique_ptr<upstream_mirror> mirror;
   std::unique_ptr<admission_webhooks> webhooks;
+  std::vector<std::string> webhook_paths; // the configurations applied, deleted at stop
   std::unique_ptr<world> simulated;
 };
 
@@ -111,20 +108,18 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
   for (auto& crd : *crds) {
     auto name = metadata_text(crd.manifest, "name");
     impl_->store.register_type(crd.resource.type);
+    json manifest = crd.manifest;
+    manifest.erase("status");
     if (name == "schedulingoptimizations.stork.libopenstorage.org") {
       if (client.call("GET", crd_collection + "/" + name))
         continue;
       auto own = crd_manifest(schedopt_crd_dir, name);
       if (!own)
         return own.err();
-      if (auto applied = client.apply(crd_collection + "/" + name, *own, "schedopt-sim", true); !applied)
-        return make_error(applied.err().code, "CRD " + name + ": " + applied.err().message);
-    } else {
-      json manifest = crd.manifest;
-      manifest.erase("status");
-      if (auto applied = client.apply(crd_collection + "/" + name, manifest, "schedopt-sim", true); !applied)
-        return make_error(applied.err().code, "CRD " + name + ": " + applied.err().message);
+      manifest = std::move(*own);
     }
+    if (auto applied = client.apply(crd_collection + "/" + name, manifest, "schedopt-sim", true); !applied)
+      return make_error(applied.err().code, "CRD " + name + ": " + applied.err().message);
   }
   for (auto& crd : *crds)
     if (auto ready = wait_established(client, metadata_text(crd.manifest, "name"), std::chrono::seconds(60)); !ready)
@@ -149,11 +144,12 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
     return port.err();
   for (auto& [collection, configuration] :
        {std::pair{webhook_configurations[0], impl_->webhooks->validating_configuration(*webhook_tls)},
-        std::pair{webhook_configurations[1], impl_->webhooks->mutating_configuration(*webhook_tls)}})
-    if (auto applied = client.apply(collection + "/" + metadata_text(configuration, "name"), configuration,
-                                    "schedopt-sim", true);
-        !applied)
+        std::pair{webhook_configurations[1], impl_->webhooks->mutating_configuration(*webhook_tls)}}) {
+    auto path = collection + "/" + metadata_text(configuration, "name");
+    if (auto applied = client.apply(path, configuration, "schedopt-sim", true); !applied)
       return make_error(applied.err().code, "webhook configuration: " + applied.err().message);
+    impl_->webhook_paths.push_back(path);
+  }
 
   auto scenario = options.scenario;
   scenario.attached = true;
@@ -181,9 +177,10 @@ void attached_world::stop() {
     impl_->mirror->stop();
   // As virt-operator's deletion of a KubeVirt install does: no webhook left pointing
   // at a server that is gone, which would refuse every VMIM (failurePolicy Fail).
+  for (const auto& path : impl_->webhook_paths)
+    impl_->client->call("DELETE", path);
+  impl_->webhook_paths.clear();
   if (impl_->webhooks) {
-    impl_->client->call("DELETE", webhook_configurations[0] + "/virt-api-validator");
-    impl_->client->call("DELETE", webhook_configurations[1] + "/virt-api-mutator");
     impl_->webhooks->stop();
     impl_->webhooks.reset();
   }

@@ -155,6 +155,14 @@ private:
   std::thread thread_;
 };
 
+/// --failover-after: a pool failover that long after ready, as `serve` and `attach` run it.
+delayed_action timed_failover(const serve_options& o, world& sim_world) {
+  return delayed_action(o.failover_after.count() > 0, o.failover_after, [&o, &sim_world] {
+    if (auto request = sim_world.failover(); !request)
+      std::cerr << "schedopt-sim: failover failed: " << request.err().message << std::endl;
+  });
+}
+
 int serve(const serve_options& o) {
   object_store store(o.watch_history);
   auto crd_dir = o.crd_dir.empty() ? std::string(SCHEDOPT_DEPLOY_DIR) + "/../sim/crds" : o.crd_dir;
@@ -232,10 +240,7 @@ int serve(const serve_options& o) {
   if (!o.sdk_endpoint_out.empty() && !write_file(o.sdk_endpoint_out, sim_world.sdk_url() + "\n"))
     return fail("cannot write \"" + o.sdk_endpoint_out + "\"");
 
-  delayed_action failover_timer(o.failover_after.count() > 0, o.failover_after, [&] {
-    if (auto request = sim_world.failover(); !request)
-      std::cerr << "schedopt-sim: failover failed: " << request.err().message << std::endl;
-  });
+  auto failover_timer = timed_failover(o, sim_world);
   server.set_drain_handler([&](const std::string& node) { return sim_world.drain(node); });
   delayed_action drain_timer(!o.drain_node.empty(), o.drain_after, [&] {
     if (auto drained = sim_world.drain(o.drain_node); !drained)
@@ -270,10 +275,7 @@ int attach(const sim_command& cmd) {
   if (!o.sdk_endpoint_out.empty() && !write_file(o.sdk_endpoint_out, sim_world.sdk_url() + "\n"))
     return fail("cannot write \"" + o.sdk_endpoint_out + "\"");
 
-  delayed_action failover_timer(o.failover_after.count() > 0, o.failover_after, [&] {
-    if (auto request = sim_world.failover(); !request)
-      std::cerr << "schedopt-sim: failover failed: " << request.err().message << std::endl;
-  });
+  auto failover_timer = timed_failover(o, sim_world);
   std::cout << "ready" << std::endl;
   wait_for_stop_signal();
   failover_timer.stop();

@@ -365,10 +365,13 @@ struct object_store::impl {
       apply_mirrored(*te, event_type, std::move(obj));
   }
 
-  std::optional<resource_type> type_of(const std::string& key) {
+  /// The registered type, or the API server's 404 for an unknown resource (as locate()).
+  expected<resource_type> type_of(const std::string& key) {
     std::lock_guard<std::mutex> guard(mtx);
     auto* te = find(key);
-    return te ? std::optional<resource_type>(te->type) : std::nullopt;
+    if (te == nullptr)
+      return make_error(ec::not_found, "the server could not find the requested resource", 404);
+    return te->type;
   }
 
   /// The object as stored, for a read-modify-write through the upstream.
@@ -515,7 +518,7 @@ expected<json> object_store::replace(const std::string& key, json object, bool s
   if (impl_->upstream) {
     auto type = impl_->type_of(key);
     if (!type)
-      return make_error(ec::not_found, "the server could not find the requested resource", 404);
+      return type.err();
     auto answer = impl_->upstream->update(*type, object, status_only);
     if (answer)
       impl_->mirror_one(key, "MODIFIED", *answer);
@@ -694,11 +697,6 @@ void object_store::mirror_upstream(std::shared_ptr<upstream_api> upstream) {
   impl_->upstream = std::move(upstream);
 }
 
-bool object_store::mirrors_upstream() const {
-  std::lock_guard<std::mutex> guard(impl_->mtx);
-  return impl_->upstream != nullptr;
-}
-
 void object_store::mirror(const std::string& key, const std::string& type, json object) {
   impl_->mirror_one(key, type, std::move(object));
 }
@@ -725,7 +723,7 @@ void object_store::mirror_list(const std::string& key, const std::vector<json>& 
 expected<json> object_store::create_upstream(const std::string& key, json object) {
   auto type = impl_->type_of(key);
   if (!type)
-    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+    return type.err();
   if (!object.is_object())
     return make_error(ec::invalid_request, "object must be a JSON object", 400);
   if (!object.contains("metadata") || !object["metadata"].is_object())
@@ -758,7 +756,7 @@ expected<json> object_store::modify_upstream(const std::string& key, const std::
                                              const std::function<bool(json&)>& mutate, bool status_only) {
   auto type = impl_->type_of(key);
   if (!type)
-    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+    return type.err();
   for (int attempt = 0;; ++attempt) {
     auto current = impl_->current(key, ns, name);
     if (!current)
@@ -792,7 +790,7 @@ expected<json> object_store::remove_upstream(const std::string& key, const std::
                                              const std::string& name, int64_t grace_seconds) {
   auto type = impl_->type_of(key);
   if (!type)
-    return make_error(ec::not_found, "the server could not find the requested resource", 404);
+    return type.err();
   auto before = impl_->current(key, ns, name);
   auto answer = impl_->upstream->remove(*type, ns, name, grace_seconds);
   if (!answer)

@@ -174,10 +174,9 @@ public:
   /// Mirror mode (schedopt-sim attach): create, replace, modify and the removes go to
   /// `upstream`, a real API server, and the store keeps what it answers; watches bring
   /// everyone else's changes through mirror(). The store then hands out no uid, name or
-  /// resourceVersion of its own, and runs no validator: the real server does. Set before
-  /// anything is stored.
+  /// resourceVersion of its own, and runs no admission hook or validator: the real
+  /// server does (admission through sim/admission_webhooks). Set before anything is stored.
   void mirror_upstream(std::shared_ptr<upstream_api> upstream);
-  bool mirrors_upstream() const;
 
   /// An object as the upstream reported it (ADDED, MODIFIED, DELETED), stored as is
   /// unless the stored version is newer; observers see it as any other change.
