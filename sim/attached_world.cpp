@@ -16,6 +16,7 @@
 #include "sim/kubevirt_config.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/object_store.hpp"
+#include "sim/pod_facts.hpp"
 #include "sim/tls.hpp"
 #include "sim/upstream_client.hpp"
 #include "sim/upstream_mirror.hpp"
@@ -81,6 +82,7 @@ struct attached_world::impl {
   std::unique_ptr<admission_webhooks> webhooks;
   std::vector<std::string> webhook_paths; // the configurations applied, deleted at stop
   std::unique_ptr<world> simulated;
+  scenario_options scenario;
 };
 
 attached_world::attached_world() : impl_(std::make_unique<impl>()) {}
@@ -153,6 +155,7 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
 
   auto scenario = options.scenario;
   scenario.attached = true;
+  impl_->scenario = scenario;
   impl_->simulated = std::make_unique<world>(impl_->store, scenario);
   spdlog::info("attach: scenario created");
   // populate() logs and goes on past a refused object; attach says so and stops.
@@ -168,6 +171,27 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
         !made)
       return make_error(made.err().code, "cannot create the KubeVirt CR: " + made.err().message);
   return true;
+}
+
+expected<bool> attached_world::wait_pods_running(std::chrono::seconds timeout) {
+  auto wanted = static_cast<std::size_t>(std::max(0, impl_->scenario.pods));
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::size_t running = 0;
+  for (;;) {
+    running = 0;
+    for (const auto& stored : impl_->store.list_stored(pods_key).items) {
+      auto pod = stored->parsed();
+      running += !is_terminating(*pod) && (is_pod_ready(*pod) || is_pod_terminal(*pod));
+    }
+    if (running >= wanted)
+      return true;
+    if (std::chrono::steady_clock::now() > deadline)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return make_error(ec::timeout, std::to_string(running) + " of the scenario's " + std::to_string(wanted)
+                                   + " pods run after " + std::to_string(timeout.count())
+                                   + "s: is there a kubelet for them (--kwok DIR, or kwok in the cluster)?");
 }
 
 void attached_world::stop() {

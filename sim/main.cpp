@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/api_server.hpp"
+#include "sim/attach_admin.hpp"
 #include "sim/attached_world.hpp"
 #include "sim/crd_loader.hpp"
 #include "sim/kubevirt_config.hpp"
@@ -272,13 +273,24 @@ int attach(const sim_command& cmd) {
     return fail(sdk_tls.err().message);
   if (auto started = sim_world.start(o.sdk_port, o.sdk_token, std::move(*sdk_tls)); !started)
     return fail("cannot start the simulated world: " + started.err().message);
+  if (auto running = attached.wait_pods_running(std::chrono::seconds(180)); !running)
+    return fail(running.err().message);
   if (!o.sdk_endpoint_out.empty() && !write_file(o.sdk_endpoint_out, sim_world.sdk_url() + "\n"))
     return fail("cannot write \"" + o.sdk_endpoint_out + "\"");
+  attach_admin admin{sim_world};
+  if (!cmd.admin_endpoint_out.empty()) {
+    auto url = admin.start();
+    if (!url)
+      return fail(url.err().message);
+    if (!write_file(cmd.admin_endpoint_out, *url + "\n"))
+      return fail("cannot write \"" + cmd.admin_endpoint_out + "\"");
+  }
 
   auto failover_timer = timed_failover(o, sim_world);
   std::cout << "ready" << std::endl;
   wait_for_stop_signal();
   failover_timer.stop();
+  admin.stop();
   attached.stop();
   kubelets.stop();
   return 0;

@@ -804,6 +804,17 @@ expected<json> object_store::remove_upstream(const std::string& key, const std::
   return before ? *before : json::object();
 }
 
+expected<json> object_store::post_subresource(const std::string& key, const std::string& ns,
+                                              const std::string& name, const std::string& subresource,
+                                              const json& body) {
+  if (!impl_->upstream)
+    return make_error(ec::invalid_request, subresource + " is served only attached to an API server", 404);
+  auto type = impl_->type_of(key);
+  if (!type)
+    return type.err();
+  return impl_->upstream->post_subresource(*type, ns, name, subresource, body);
+}
+
 void object_store::notify_all() const {
   impl_->changed.notify_all();
 }

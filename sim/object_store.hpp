@@ -178,6 +178,11 @@ public:
   /// server does (admission through sim/admission_webhooks). Set before anything is stored.
   void mirror_upstream(std::shared_ptr<upstream_api> upstream);
 
+  /// Mirror mode: POSTs `body` to an action subresource of an object (pods/binding) on
+  /// the upstream, whose answer the watch brings back. Not served otherwise.
+  expected<json> post_subresource(const std::string& key, const std::string& ns, const std::string& name,
+                                  const std::string& subresource, const json& body);
+
   /// An object as the upstream reported it (ADDED, MODIFIED, DELETED), stored as is
   /// unless the stored version is newer; observers see it as any other change.
   void mirror(const std::string& key, const std::string& type, json object);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "model/timestamp.hpp"
 #include "sim/audit_log.hpp"
@@ -43,10 +44,34 @@ std::string scheduler_of(const json& pod) {
 
 } // namespace
 
-pod_scheduler::pod_scheduler(object_store& store, const storage_backend& storage, std::chrono::milliseconds retry)
-  : store_(store), storage_(storage), retry_(retry) {}
+pod_scheduler::pod_scheduler(object_store& store, const storage_backend& storage, pod_scheduler_options options)
+  : store_(store), storage_(storage), options_(std::move(options)) {}
 
 pod_scheduler::~pod_scheduler() = default;
+
+bool pod_scheduler::bind(const json& pod, const std::string& node, const std::string& stamp) {
+  if (options_.bind) {
+    auto bound = options_.bind(pod, node);
+    if (!bound)
+      spdlog::warn("{}: cannot bind {}/{} to {}: {}", scheduler_of(pod), namespace_of(pod), name_of(pod), node,
+                   bound.err().message);
+    return bound.has_value();
+  }
+  auto ns = namespace_of(pod);
+  auto name = name_of(pod);
+  auto uid = uid_of(pod);
+  auto bound = store_.modify(pods_key, ns, name, [&](json& p) {
+    if (uid_of(p) != uid || !text_at(p, "/spec/nodeName"_json_pointer).empty())
+      return false;
+    p["spec"]["nodeName"] = node;
+    return true;
+  });
+  if (!bound || text_at(*bound, "/spec/nodeName"_json_pointer) != node)
+    return false;
+  store_.modify(pods_key, ns, name, [&](json& p) { return set_pod_condition(p, "PodScheduled", "True", stamp); },
+                true);
+  return true;
+}
 
 void pod_scheduler::tick(std::chrono::system_clock::time_point now) {
   auto stored = store_.list_stored(pods_key).items;
@@ -54,7 +79,7 @@ void pod_scheduler::tick(std::chrono::system_clock::time_point now) {
   std::set<std::string> live;
   for (const auto& s : stored) {
     auto pod = s->parsed();
-    if (pending(*pod)) {
+    if (pending(*pod) && (options_.only_scheduler.empty() || scheduler_of(*pod) == options_.only_scheduler)) {
       waiting.push_back(pod);
       live.insert(uid_of(*pod));
     }
@@ -97,7 +122,7 @@ void pod_scheduler::tick(std::chrono::system_clock::time_point now) {
   for (const auto& pod : waiting) {
     auto uid = uid_of(*pod);
     auto tried = unschedulable_.find(uid);
-    if (tried != unschedulable_.end() && now - tried->second.at < retry_)
+    if (tried != unschedulable_.end() && now - tried->second.at < options_.retry)
       continue;
     auto ns = namespace_of(*pod);
     auto name = name_of(*pod);
@@ -130,7 +155,9 @@ void pod_scheduler::tick(std::chrono::system_clock::time_point now) {
         request.replica_nodes.emplace_back(volume->replica_nodes.begin(), volume->replica_nodes.end());
     }
     placement_decision decision;
-    if (volume_problem.empty())
+    if (auto planned = options_.planned_node ? options_.planned_node(*pod) : std::string{}; !planned.empty())
+      decision.node = planned;
+    else if (volume_problem.empty())
       decision = place_pod(request);
     else
       decision.message = "0/" + std::to_string(nodes.size()) + " nodes are available: " + volume_problem + ".";
@@ -146,16 +173,8 @@ void pod_scheduler::tick(std::chrono::system_clock::time_point now) {
       continue;
     }
     unschedulable_.erase(uid);
-    auto bound = store_.modify(pods_key, ns, name, [&](json& p) {
-      if (uid_of(p) != uid || !text_at(p, "/spec/nodeName"_json_pointer).empty())
-        return false;
-      p["spec"]["nodeName"] = decision.node;
-      return true;
-    });
-    if (!bound || text_at(*bound, "/spec/nodeName"_json_pointer) != decision.node)
+    if (!bind(*pod, decision.node, stamp))
       continue;
-    store_.modify(pods_key, ns, name, [&](json& p) { return set_pod_condition(p, "PodScheduled", "True", stamp); },
-                  true);
     auto r = pod_requests(*pod);
     used[decision.node].cpu_millis += r.cpu_millis;
     used[decision.node].memory_bytes += r.memory_bytes;

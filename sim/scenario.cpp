@@ -171,7 +171,7 @@ expected<bool> validate(const scenario_options& o) {
   return true;
 }
 
-void populate(object_store& store, storage_backend& storage, const scenario_options& requested) {
+first_placements populate(object_store& store, storage_backend& storage, const scenario_options& requested) {
   if (auto ok = validate(requested); !ok)
     spdlog::warn("{}; clamping", ok.err().message);
   auto o = clamped(requested);
@@ -243,8 +243,11 @@ void populate(object_store& store, storage_backend& storage, const scenario_opti
       tainted.push_back(planner.constraints().tainted(static_cast<int>(i)));
     pod_scenario_planner pods{o, node_identities, tainted};
     auto workloads = pods.plan();
+    if (o.attached)
+      return create_pod_workloads(store, storage, workloads, planner.longhorn());
     store_pod_workloads(store, storage, workloads, node_ips, planner.longhorn());
   }
+  return {};
 }
 
 } // namespace schedopt::sim

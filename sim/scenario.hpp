@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,13 @@ struct scenario_options {
 /// unknown driver); populate() clamps whatever it is given.
 expected<bool> validate(const scenario_options& options);
 
+/// Where an attached scenario's pods should first run, by `ns/name` of the pod's
+/// controller, or of the pod for a StatefulSet's or a bare pod (first_placement_key).
+using first_placements = std::map<std::string, std::string>;
+
 /// Fills `store` (and the replica placement in `storage`) with the scenario's objects.
-void populate(object_store& store, storage_backend& storage, const scenario_options& options);
+/// Attached, the pods are their controllers' to make and a scheduler's to bind: their
+/// planned nodes are returned (empty otherwise).
+first_placements populate(object_store& store, storage_backend& storage, const scenario_options& options);
 
 } // namespace schedopt::sim

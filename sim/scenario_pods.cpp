@@ -317,6 +317,45 @@ std::vector<planned_workload> pod_scenario_planner::plan() {
   return out;
 }
 
+namespace {
+
+const char* owner_key(const std::string& kind) {
+  return kind == "StatefulSet"  ? statefulsets_key
+         : kind == "ReplicaSet" ? replicasets_key
+         : kind == "DaemonSet"  ? daemonsets_key
+                                : jobs_key;
+}
+
+/// A workload's claims and their volumes, bound to each other; the volumes join `storage`.
+void store_volumes(object_store& store, storage_backend& storage, planned_workload& w, bool longhorn) {
+  for (auto& v : w.volumes) {
+    auto pvc = store.create("persistentvolumeclaims", v.pvc);
+    if (!created("PVC", pvc))
+      continue;
+    bind_claim(v.pv, *pvc);
+    if (longhorn)
+      if (auto made = create_longhorn_volume(store, v.backing, {}); !made)
+        spdlog::warn("scenario: {}", made.err().message);
+    created("PV", store.create("persistentvolumes", v.pv));
+    storage.add_volume(v.backing);
+  }
+}
+
+void store_budgets(object_store& store, const planned_workload& w) {
+  for (const auto& b : w.budgets)
+    created("PodDisruptionBudget", store.create(pdbs_key, b));
+}
+
+} // namespace
+
+std::string first_placement_key(const json& pod) {
+  auto ns = namespace_of(pod);
+  for (const auto& ref : pod.value("/metadata/ownerReferences"_json_pointer, json::array()))
+    if (ref.value("controller", false) && ref.value("kind", "") != "StatefulSet")
+      return ns + "/" + ref.value("name", "");
+  return ns + "/" + name_of(pod);
+}
+
 void store_pod_workloads(object_store& store, storage_backend& storage, std::vector<planned_workload>& workloads,
                          const std::map<std::string, std::string>& node_ips, bool longhorn) {
   auto now = format_rfc3339(std::chrono::system_clock::now());
@@ -325,31 +364,17 @@ void store_pod_workloads(object_store& store, storage_backend& storage, std::vec
   for (auto& w : workloads) {
     json owner;
     if (!w.owner.is_null()) {
-      const char* key = w.kind == "StatefulSet" ? statefulsets_key
-                        : w.kind == "ReplicaSet" ? replicasets_key
-                        : w.kind == "DaemonSet"  ? daemonsets_key
-                                                 : jobs_key;
       if (w.kind == "DaemonSet")
         w.owner["status"] = {{"currentNumberScheduled", 1}, {"desiredNumberScheduled", 1}, {"numberReady", 1},
                              {"numberAvailable", 1}, {"numberMisscheduled", 0}, {"observedGeneration", 1}};
       if (w.kind == "Job")
         w.owner["status"] = {{"active", 1}, {"ready", 1}, {"startTime", now}};
-      auto made = store.create(key, w.owner);
+      auto made = store.create(owner_key(w.kind), w.owner);
       if (!created(w.kind.c_str(), made))
         continue;
       owner = std::move(*made);
     }
-    for (auto& v : w.volumes) {
-      auto pvc = store.create("persistentvolumeclaims", v.pvc);
-      if (!created("PVC", pvc))
-        continue;
-      bind_claim(v.pv, *pvc);
-      if (longhorn)
-        if (auto made = create_longhorn_volume(store, v.backing, {}); !made)
-          spdlog::warn("scenario: {}", made.err().message);
-      created("PV", store.create("persistentvolumes", v.pv));
-      storage.add_volume(v.backing);
-    }
+    store_volumes(store, storage, w, longhorn);
     for (const auto& p : w.pods) {
       json pod;
       if (w.kind == "StatefulSet") {
@@ -386,9 +411,39 @@ void store_pod_workloads(object_store& store, storage_backend& storage, std::vec
         },
         true);
     }
-    for (auto& b : w.budgets)
-      created("PodDisruptionBudget", store.create(pdbs_key, b));
+    store_budgets(store, w);
   }
+}
+
+first_placements create_pod_workloads(object_store& store, storage_backend& storage,
+                                      std::vector<planned_workload>& workloads, bool longhorn) {
+  first_placements placements;
+  for (const auto& ns : pod_namespaces())
+    created("namespace", store.create("namespaces", namespace_object(ns)));
+  for (auto& w : workloads) {
+    // Claims before their StatefulSet, or its controller makes them from the templates
+    // (unbound); budgets before the pods, so none runs uncovered.
+    store_volumes(store, storage, w, longhorn);
+    store_budgets(store, w);
+    if (w.kind == "DaemonSet") // one node's daemon, as the scenario's one pod
+      w.owner["spec"]["template"]["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", w.pods.front().node}};
+    if (!w.owner.is_null()) {
+      if (!created(w.kind.c_str(), store.create(owner_key(w.kind), w.owner)))
+        continue;
+      // The controller names a ReplicaSet's, DaemonSet's or Job's pod; a StatefulSet's
+      // carry their ordinal names.
+      for (const auto& p : w.pods)
+        placements[w.ns + "/" + (w.kind == "StatefulSet" ? p.name : name_of(w.owner))] = p.node;
+      continue;
+    }
+    for (const auto& p : w.pods) {
+      auto pod = pod_from_template(w.bare_template, p.name, {});
+      pod["metadata"].erase("ownerReferences");
+      if (created("pod", store.create(pods_key, pod)))
+        placements[w.ns + "/" + p.name] = p.node;
+    }
+  }
+  return placements;
 }
 
 } // namespace schedopt::sim

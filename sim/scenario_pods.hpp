@@ -5,6 +5,7 @@
 // seed's VMIs are the same with or without pods.
 #pragma once
 
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -66,9 +67,19 @@ private:
   bool topology_;
 };
 
+/// `ns/name` of the pod's controller (its ReplicaSet, DaemonSet or Job names the pod),
+/// or of the pod itself (a StatefulSet's pod, a bare pod).
+std::string first_placement_key(const nlohmann::json& pod);
+
 /// Stores `workloads`: owners, claims and volumes (added to `storage`), running pods
 /// owned by their stored owners, budgets. `node_ips` maps node names to addresses.
 void store_pod_workloads(object_store& store, storage_backend& storage, std::vector<planned_workload>& workloads,
                          const std::map<std::string, std::string>& node_ips, bool longhorn);
+
+/// Attached to a real API server: creates claims and volumes, budgets and owners, whose
+/// controllers there make the pods, and the bare pods unbound; where each should first
+/// run is returned for the scheduler that binds it (Stork's pods), not written.
+first_placements create_pod_workloads(object_store& store, storage_backend& storage,
+                                      std::vector<planned_workload>& workloads, bool longhorn);
 
 } // namespace schedopt::sim

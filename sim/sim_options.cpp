@@ -60,14 +60,12 @@ expected<sim_command> check_attach(sim_command cmd, const std::set<std::string>&
       return flag_error(std::string(flag) + " does not apply to attach: it configures the simulator's own API "
                         "server, and attach uses the one --kubeconfig names (put a fault proxy in front of it "
                         "for faults)");
-  static const char* pod_flags[] = {"--pods", "--volumes-per-pod", "--pods-in-statefulsets", "--pods-uncontrolled",
-                                    "--pods-default-scheduler", "--pods-misplaced", "--pdb-blocked",
-                                    "--pdb-overlap", "--pod-recreate-delay", "--pod-start-delay",
-                                    "--pod-termination-delay"};
-  for (const char* flag : pod_flags)
+  // There the real controllers and kubelets (kwok) move pods, at their own pace.
+  static const char* pod_timing_flags[] = {"--pod-recreate-delay", "--pod-start-delay", "--pod-termination-delay"};
+  for (const char* flag : pod_timing_flags)
     if (given.count(flag))
-      return flag_error(std::string(flag) + ": attach does not build stateful pods yet (docs/simulator.md, "
-                        "\"Attached to a real API server\")");
+      return flag_error(std::string(flag) + " does not apply to attach: the API server's StatefulSet and "
+                        "ReplicaSet controllers and its kubelets (kwok) time the pods there");
   if (given.count("--drain-node"))
     return flag_error("--drain-node: attach does not drain nodes yet (docs/simulator.md, \"Attached to a real API "
                       "server\"); drain with kubectl");
@@ -107,15 +105,22 @@ std::string attach_usage() {
          "CRD if absent, creates the scenario's nodes, volumes, VMs and the KubeVirt CR through\n"
          "the API, and runs as that server's clients what has no real counterpart there:\n"
          "KubeVirt's migration and evacuation controllers, virt-handler's VMI updates, the\n"
-         "storage backend with its Portworx SDK gateway, pool failovers. Kubelets are kwok's\n"
+         "storage backend with its Portworx SDK gateway, Stork's scheduler (the pods naming\n"
+         "`stork`, bound through pods/binding), pool failovers. --pods creates StatefulSets,\n"
+         "ReplicaSets, DaemonSets, Jobs, bare pods and budgets, whose pods the server's\n"
+         "controllers make; `ready` waits until they run. Kubelets are kwok's\n"
          "(--kwok DIR starts it: DIR holds bin/kwok and kwok-stages/, as the folder\n"
          "test/controlplane/build.sh prints does); the control plane's controllers are its own.\n"
          "Prints one line `ready` once the world is in the API server; stops on SIGTERM/SIGINT.\n"
          "\n"
-         "Flags: --kubeconfig PATH (required), --kwok DIR, the scenario, KubeVirt, storage and failover\n"
+         "POST /admin/failover[?node=NAME] fails a pool over, as serve's does, on a loopback\n"
+         "listener whose URL --admin-endpoint-out FILE writes.\n"
+         "\n"
+         "Flags: --kubeconfig PATH (required), --kwok DIR, --admin-endpoint-out FILE, the scenario, KubeVirt, storage and failover\n"
          "flags of `schedopt-sim serve --help`, and --sdk-endpoint-out, --sdk-token,\n"
          "--sdk-ca-out, --sdk-port. The API server's own flags are refused, and so are the\n"
-         "stateful-pod and drain flags, which attach does not build yet.\n";
+         "pod timing flags (kwok and the controllers time pods) and the drain flags, which\n"
+         "attach does not build yet.\n";
 }
 
 std::string serve_usage() {
@@ -282,6 +287,7 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
   std::map<std::string, setter> flags = {
     {"--kubeconfig", str_flag(cmd.attach_kubeconfig)},
     {"--kwok", str_flag(cmd.kwok_dir)},
+    {"--admin-endpoint-out", str_flag(cmd.admin_endpoint_out)},
     {"--kubeconfig-out", str_flag(o.kubeconfig_out)},
     {"--token", str_flag(o.token)},
     {"--sdk-endpoint-out", str_flag(o.sdk_endpoint_out)},
@@ -475,9 +481,9 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
                       "volumes' PV node affinity lets it, on their replicas, so none starts misplaced");
   if (attach)
     return check_attach(cmd, given);
-  if (given.count("--kubeconfig") || given.count("--kwok"))
-    return flag_error(std::string(given.count("--kwok") ? "--kwok" : "--kubeconfig")
-                      + " is attach's: serve is its own API server, kubelets included");
+  for (const char* flag : {"--kubeconfig", "--kwok", "--admin-endpoint-out"})
+    if (given.count(flag))
+      return flag_error(std::string(flag) + " is attach's: serve is its own API server, kubelets and /admin included");
   if (o.kubeconfig_out.empty())
     return flag_error("--kubeconfig-out PATH is required");
   for (auto& sa : o.service_accounts)

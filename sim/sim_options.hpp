@@ -60,6 +60,8 @@ struct sim_command {
   std::string attach_kubeconfig;
   /// attach --kwok DIR: start kwok from DIR (bin/kwok, kwok-stages/) as the kubelets.
   std::string kwok_dir;
+  /// attach --admin-endpoint-out FILE: where the URL of its /admin endpoint goes.
+  std::string admin_endpoint_out;
 };
 
 /// Parses argv (without argv[0]); errors are one-line config_error messages.

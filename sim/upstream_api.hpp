@@ -28,6 +28,10 @@ public:
                                        const std::string& name) = 0;
   /// DELETE with `grace_seconds` (negative: the type's default). The object when it is
   /// still stored (finalizers, or a graceful pod deletion), nullopt when it is gone.
+  /// POST to a subresource that is an action, not a state (pods/binding): the answer.
+  virtual expected<nlohmann::json> post_subresource(const resource_type& type, const std::string& ns,
+                                                    const std::string& name, const std::string& subresource,
+                                                    const nlohmann::json& body) = 0;
   virtual expected<std::optional<nlohmann::json>> remove(const resource_type& type, const std::string& ns,
                                                          const std::string& name, int64_t grace_seconds) = 0;
 };

@@ -221,6 +221,12 @@ expected<json> upstream_client::get(const resource_type& type, const std::string
   return call("GET", object_path(type, ns, name));
 }
 
+expected<json> upstream_client::post_subresource(const resource_type& type, const std::string& ns,
+                                                 const std::string& name, const std::string& subresource,
+                                                 const json& body) {
+  return call("POST", object_path(type, ns, name) + "/" + subresource, body.dump());
+}
+
 expected<std::optional<json>> upstream_client::remove(const resource_type& type, const std::string& ns,
                                                       const std::string& name, int64_t grace_seconds) {
   std::string body;

@@ -43,6 +43,8 @@ public:
                                   bool status_only) override;
   expected<nlohmann::json> get(const resource_type& type, const std::string& ns,
                                const std::string& name) override;
+  expected<nlohmann::json> post_subresource(const resource_type& type, const std::string& ns, const std::string& name,
+                                            const std::string& subresource, const nlohmann::json& body) override;
   expected<std::optional<nlohmann::json>> remove(const resource_type& type, const std::string& ns,
                                                  const std::string& name, int64_t grace_seconds) override;
 

@@ -14,6 +14,7 @@
 #include "sim/pod_workloads.hpp"
 #include "sim/portworx_gateway.hpp"
 #include "sim/storage_backend.hpp"
+#include "sim/stork_scheduler.hpp"
 #include "sim/vmi_churn.hpp"
 #include "sim/world_types.hpp"
 
@@ -55,6 +56,7 @@ struct world::impl {
   node_drain drainer;
   vmi_churn churn;
   pod_workloads pods;
+  std::unique_ptr<stork_scheduler> stork; // attached with pods: Stork beside kube-scheduler
   std::mutex failover_mutex;
   std::mt19937_64 failover_rng;
 
@@ -72,7 +74,9 @@ world::world(object_store& store, scenario_options options)
   : impl_(std::make_unique<impl>(store, std::move(options))) {
   register_world_types(store);
   store.set_admission(kubevirt::vmim_key, make_migration_admission(store));
-  populate(store, impl_->storage, impl_->options);
+  auto planned = populate(store, impl_->storage, impl_->options);
+  if (impl_->options.attached && impl_->options.pods > 0)
+    impl_->stork = std::make_unique<stork_scheduler>(store, impl_->storage, std::move(planned));
 }
 
 world::~world() {
@@ -88,13 +92,18 @@ expected<bool> world::start(int sdk_port, const std::string& sdk_token,
   impl_->evacuation.start();
   impl_->drainer.start();
   impl_->churn.start();
-  // Attached, the control plane runs the pod controllers and the scheduler, kwok the kubelets.
+  // Attached, the control plane runs the pod controllers and kube-scheduler, kwok the
+  // kubelets: Stork's scheduler is what remains.
   if (!impl_->options.attached)
     impl_->pods.start();
+  if (impl_->stork)
+    impl_->stork->start();
   return true;
 }
 
 void world::stop() {
+  if (impl_->stork)
+    impl_->stork->stop();
   impl_->pods.stop();
   impl_->churn.stop();
   impl_->drainer.stop();

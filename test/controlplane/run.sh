@@ -174,7 +174,7 @@ supervise kube-controller-manager "$bin/kube-controller-manager" --kubeconfig "$
   --secure-port 0 --use-service-account-credentials \
   --root-ca-file "$pki/ca.crt" --service-account-private-key-file "$pki/sa.key" \
   --node-monitor-grace-period "$grace" \
-  --controllers node-lifecycle-controller,garbage-collector-controller,namespace-controller,disruption-controller,replicaset-controller,statefulset-controller,serviceaccount-controller,serviceaccount-token-controller,persistentvolume-binder-controller,pod-garbage-collector-controller,taint-eviction-controller,clusterrole-aggregation-controller,root-ca-certificate-publisher-controller
+  --controllers node-lifecycle-controller,garbage-collector-controller,namespace-controller,disruption-controller,replicaset-controller,statefulset-controller,serviceaccount-controller,serviceaccount-token-controller,persistentvolume-binder-controller,daemonset-controller,job-controller,pod-garbage-collector-controller,taint-eviction-controller,clusterrole-aggregation-controller,root-ca-certificate-publisher-controller
 supervise kube-scheduler "$bin/kube-scheduler" --kubeconfig "$pki/scheduler.kubeconfig" --leader-elect=false \
   --secure-port 0
 if ((with_kwok)); then

@@ -1,9 +1,11 @@
 // kube-apiserver's JSON audit log read into the shape of the simulator's GET /admin/audit
-// ({"vmims": [...], "writes": [...]}), so a test judged by the simulator's audit is judged
-// the same way on the real control plane: the writes as the log has them (identity = the
-// User-Agent), and each VMIM from its create (logged with the created object, so
-// generated names and uids are known), the simulated virt-controller's status writes
-// (phase, nodes, when it left Pending, when it ended) and its delete.
+// ({"vmims": [...], "writes": [...], "evictions": [...]}), so a test judged by the
+// simulator's audit is judged the same way on the real control plane: the writes as the
+// log has them (identity = the User-Agent), each VMIM from its create (logged with the
+// created object, so generated names and uids are known), the simulated virt-controller's
+// status writes (phase, nodes, when it left Pending, when it ended) and its delete, and
+// each eviction with the server's answer. The log does not say what a budget allowed
+// when it answered: those fields of the simulator's eviction records are absent.
 #pragma once
 
 #include <fstream>
@@ -16,7 +18,7 @@ namespace schedopt::realcp {
 
 inline nlohmann::json kube_audit_document(const std::string& path) {
   using nlohmann::json;
-  json vmims = json::array(), writes = json::array();
+  json vmims = json::array(), writes = json::array(), evictions = json::array();
   std::map<std::string, std::size_t> by_key; // ns/name -> index in vmims
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
@@ -36,6 +38,12 @@ inline nlohmann::json kube_audit_document(const std::string& path) {
               {"identity", e.value("userAgent", "")},
               {"code", e.value("/responseStatus/code"_json_pointer, 0)}};
     int code = w["code"];
+    if (w["resource"] == "pods" && w["subresource"] == "eviction" && verb == "create")
+      evictions.push_back({{"time", w["time"]},
+                           {"namespace", w["namespace"]},
+                           {"pod", w["name"]},
+                           {"identity", w["identity"]},
+                           {"code", code}});
     if (w["resource"] == "virtualmachineinstancemigrations" && code >= 200 && code < 300) {
       std::string key = w["namespace"].get<std::string>() + "/" + w["name"].get<std::string>();
       if (verb == "create" && w["subresource"] == "") {
@@ -74,7 +82,7 @@ inline nlohmann::json kube_audit_document(const std::string& path) {
     }
     writes.push_back(std::move(w));
   }
-  return {{"vmims", vmims}, {"writes", writes}};
+  return {{"vmims", vmims}, {"writes", writes}, {"evictions", evictions}};
 }
 
 } // namespace schedopt::realcp

@@ -40,8 +40,11 @@ BOOST_AUTO_TEST_CASE(attach_refuses_what_it_cannot_do_and_says_why) {
     auto message = refusal({"attach", "--kubeconfig", "/k", flag, value});
     BOOST_TEST(message.find(std::string(flag) + " does not apply to attach") != std::string::npos, message);
   }
-  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--pods", "10"}).find("does not build stateful pods yet")
-             != std::string::npos);
+  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--pods", "10", "--pods-misplaced", "0.3"}) == "");
+  for (auto flag : {"--pod-start-delay", "--pod-termination-delay", "--pod-recreate-delay"}) {
+    auto message = refusal({"attach", "--kubeconfig", "/k", "--pods", "10", flag, "1s"});
+    BOOST_TEST(message.find(std::string(flag) + " does not apply to attach") != std::string::npos, message);
+  }
   BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--drain-node", "node-01"}).find("does not drain")
              != std::string::npos);
 }

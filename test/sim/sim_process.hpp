@@ -77,7 +77,7 @@ public:
     ca_file_ = target.ca_file;
     audit_log_ = target.audit_log;
     std::vector<std::string> args = {binary(), "attach", "--kubeconfig", kubeconfig_, "--sdk-endpoint-out",
-                                     sdk_url_file_};
+                                     sdk_url_file_, "--admin-endpoint-out", dir_ + "/admin-url"};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
     sdk_token_ = value_of(extra_args, "--sdk-token");
     sdk_ca_file_ = value_of(extra_args, "--sdk-ca-out");
@@ -129,6 +129,16 @@ public:
   std::string ca_file() const { return ca_file_.empty() ? dir_ + "/ca.crt" : ca_file_; }
   /// Attached to a real API server rather than serving one.
   bool attached() const { return !ca_file_.empty(); }
+  /// Where a request for `path` goes: attached, /admin/... to attach's own admin
+  /// endpoint (plain HTTP, --admin-endpoint-out), everything else to url().
+  std::string url_for(const std::string& path) const {
+    if (!attached() || path.rfind("/admin/", 0) != 0)
+      return url_;
+    std::ifstream in(dir_ + "/admin-url");
+    std::string line;
+    std::getline(in, line);
+    return line;
+  }
   /// Attached: the API server's audit log.
   const std::string& audit_log() const { return audit_log_; }
   const std::string& dir() const { return dir_; }

@@ -38,6 +38,13 @@ inline std::string url_encode(const std::string& s) {
   return out;
 }
 
+/// The base URL a request for `path` goes to.
+template <class Endpoint>
+std::string base_url_for(const Endpoint& e, const std::string&) {
+  return e.url();
+}
+inline std::string base_url_for(const sim_process& sim, const std::string& path) { return sim.url_for(path); }
+
 /// One request against an API server: the simulator, or any endpoint with the same
 /// url(), ca_file() and token() (test/realcp's control plane); `token_override` empty
 /// sends no Authorization header.
@@ -49,7 +56,7 @@ http_reply http_request(const Endpoint& sim, const std::string& method,
                                const std::vector<std::string>& extra_headers = {}) {
   http_reply reply;
   CURL* curl = curl_easy_init();
-  std::string url = sim.url() + path;
+  std::string url = base_url_for(sim, path) + path;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_CAINFO, sim.ca_file().c_str());
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
