@@ -13,6 +13,7 @@
 #include "sim/access_reviews.hpp"
 #include "sim/answer_fault_responses.hpp"
 #include "sim/api_server_handlers.hpp"
+#include "sim/admin_fault_rules.hpp"
 #include "sim/api_server_status.hpp"
 #include "sim/audit_log.hpp"
 #include "sim/request_attributes.hpp"
@@ -294,7 +295,7 @@ struct api_server::impl {
     if (segs.size() == 2 && segs[1] == "audit" && req.method == "GET")
       return serve_audit(req, res);
     if (segs.size() == 2 && segs[1] == "answer-faults")
-      return serve_answer_faults(req, res);
+      return serve_answer_fault_rules(options.broken_answers.get(), req, res);
     if (segs.size() == 2 && segs[1] == "compact" && req.method == "POST") {
       // What `etcdctl compact <current revision>` does to a real cluster's storage.
       auto revision = store.resource_version();
@@ -302,7 +303,7 @@ struct api_server::impl {
       return send(res, 200, {{"compactedRevision", std::to_string(revision)}});
     }
     if (segs.size() == 2 && segs[1] == "partitions")
-      return serve_partitions(req, res);
+      return serve_partition_rules(options.partitions.get(), req, res);
     if (segs.size() == 2 && segs[1] == "failover" && req.method == "POST") {
       failover_handler handler;
       {
@@ -342,55 +343,6 @@ struct api_server::impl {
                                  status_reason(status_code_of(result.err()), result.err().code),
                                  result.err().message));
     return send(res, 200, {{"node", node}, {"draining", true}});
-  }
-
-  /// POST adds a rule (its JSON answered with its id), GET lists the rules with how often
-  /// each fired, DELETE removes them all.
-  void serve_answer_faults(const httplib::Request& req, httplib::Response& res) {
-    if (!options.broken_answers)
-      return send(res, 503, status_failure(503, "ServiceUnavailable", "answer faults are not available"));
-    if (req.method == "POST") {
-      auto rule = answer_fault_from_json(json::parse(req.body, nullptr, false));
-      if (!rule)
-        return send(res, 400, status_failure(400, "BadRequest", rule.err().message));
-      return send(res, 201, to_json(options.broken_answers->add(*rule)));
-    }
-    if (req.method == "GET") {
-      json rules = json::array();
-      for (const auto& r : options.broken_answers->list())
-        rules.push_back(to_json(r));
-      return send(res, 200, {{"rules", rules}});
-    }
-    if (req.method == "DELETE") {
-      options.broken_answers->clear();
-      return send(res, 200, {{"rules", json::array()}});
-    }
-    send(res, 405, status_failure(405, "MethodNotAllowed", "GET, POST or DELETE"));
-  }
-
-  /// POST adds a partition ({"userAgent":"S","after":"0s","for":"10s"}, answered with its
-  /// id), GET lists them with how many requests each held, DELETE heals them all.
-  void serve_partitions(const httplib::Request& req, httplib::Response& res) {
-    if (!options.partitions)
-      return send(res, 503, status_failure(503, "ServiceUnavailable", "partitions are not available"));
-    auto now = std::chrono::steady_clock::now();
-    if (req.method == "POST") {
-      auto rule = partition_rule_from_json(json::parse(req.body, nullptr, false), now);
-      if (!rule)
-        return send(res, 400, status_failure(400, "BadRequest", rule.err().message));
-      return send(res, 201, to_json(options.partitions->add(*rule), now));
-    }
-    if (req.method == "GET") {
-      json rules = json::array();
-      for (const auto& r : options.partitions->list())
-        rules.push_back(to_json(r, now));
-      return send(res, 200, {{"partitions", rules}});
-    }
-    if (req.method == "DELETE") {
-      options.partitions->clear();
-      return send(res, 200, {{"partitions", json::array()}});
-    }
-    send(res, 405, status_failure(405, "MethodNotAllowed", "GET, POST or DELETE"));
   }
 
   /// A request from a cut-off client never reaches the server: it is held unanswered

@@ -1,5 +1,6 @@
-// POST /admin/failover[?node=NAME] as serve's (sim/api_server.cpp): {"request": name}.
-// POST /admin/drain is refused in words: drains on a real API server are kubectl's.
+// POST /admin/failover[?node=NAME] and /admin/drain?node=NAME, answered as serve's
+// (sim/api_server.cpp): {"request": name}, {"node": name, "draining": true}; the rule
+// lists as sim/admin_fault_rules serves them.
 #include "sim/attach_admin.hpp"
 
 #include <thread>
@@ -7,6 +8,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/admin_fault_rules.hpp"
 #include "sim/api_server_status.hpp"
 #include "sim/world.hpp"
 
@@ -16,28 +18,53 @@ using json = nlohmann::json;
 
 struct attach_admin::impl {
   world& simulated;
+  std::shared_ptr<answer_faults> answers;
+  std::shared_ptr<network_partitions> partitions;
   httplib::Server server;
   std::thread thread;
 
-  explicit impl(world& w) : simulated(w) {}
+  impl(world& w, std::shared_ptr<answer_faults> a, std::shared_ptr<network_partitions> p)
+    : simulated(w), answers(std::move(a)), partitions(std::move(p)) {}
 
   static void send(httplib::Response& res, int code, const json& body) {
     res.status = code;
     res.set_content(body.dump(), "application/json");
   }
 
+  static void failed(httplib::Response& res, const error& err) {
+    int code = status_code_of(err);
+    send(res, code, status_failure(code, status_reason(code, err.code), err.message));
+  }
+
   void routes() {
     server.Post("/admin/failover", [this](const httplib::Request& req, httplib::Response& res) {
       auto result = simulated.failover(req.has_param("node") ? req.get_param_value("node") : std::string{});
-      if (!result) {
-        int code = status_code_of(result.err());
-        return send(res, code, status_failure(code, status_reason(code, result.err().code), result.err().message));
-      }
+      if (!result)
+        return failed(res, result.err());
       send(res, 200, {{"request", *result}});
     });
-    server.Post("/admin/drain", [](const httplib::Request&, httplib::Response& res) {
-      send(res, 501, status_failure(501, "NotImplemented", "attach does not drain nodes: drain with kubectl"));
+    server.Post("/admin/drain", [this](const httplib::Request& req, httplib::Response& res) {
+      auto node = req.has_param("node") ? req.get_param_value("node") : std::string{};
+      if (node.empty())
+        return send(res, 400, status_failure(400, "BadRequest", "POST /admin/drain needs ?node=NAME"));
+      auto result = simulated.drain(node);
+      if (!result)
+        return failed(res, result.err());
+      send(res, 200, {{"node", node}, {"draining", true}});
     });
+    auto answer_rules = [this](const httplib::Request& req, httplib::Response& res) {
+      serve_answer_fault_rules(answers.get(), req, res);
+    };
+    auto partition_rules = [this](const httplib::Request& req, httplib::Response& res) {
+      serve_partition_rules(partitions.get(), req, res);
+    };
+    for (auto* route : {"/admin/answer-faults", "/admin/partitions"}) {
+      auto handler = std::string{route} == "/admin/partitions" ? httplib::Server::Handler{partition_rules}
+                                                                : httplib::Server::Handler{answer_rules};
+      server.Get(route, handler);
+      server.Post(route, handler);
+      server.Delete(route, handler);
+    }
     server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
       if (res.status == 404)
         send(res, 404, status_failure(404, "NotFound", "no such admin endpoint"));
@@ -45,7 +72,9 @@ struct attach_admin::impl {
   }
 };
 
-attach_admin::attach_admin(world& w) : impl_(std::make_unique<impl>(w)) {}
+attach_admin::attach_admin(world& w, std::shared_ptr<answer_faults> answers,
+                           std::shared_ptr<network_partitions> partitions)
+  : impl_(std::make_unique<impl>(w, std::move(answers), std::move(partitions))) {}
 
 attach_admin::~attach_admin() { stop(); }
 

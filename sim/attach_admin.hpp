@@ -1,6 +1,7 @@
 // What `schedopt-sim serve` answers under /admin and a real API server cannot: attached,
-// the world's own actions on a loopback HTTP listener of their own (--admin-endpoint-out
-// names it), in the same shapes, so a test asks for a pool failover either way.
+// the world's own actions (a pool failover, a drain) and the fault proxy's rules
+// (answer faults, partitions) on a loopback HTTP listener of their own
+// (--admin-endpoint-out names it), in the same shapes, so a test asks either way.
 #pragma once
 
 #include <memory>
@@ -11,10 +12,13 @@
 namespace schedopt::sim {
 
 class world;
+class answer_faults;
+class network_partitions;
 
 class attach_admin {
 public:
-  explicit attach_admin(world& w);
+  /// `answers` and `partitions`: the rules the fault proxy and the SDK gateway apply.
+  attach_admin(world& w, std::shared_ptr<answer_faults> answers, std::shared_ptr<network_partitions> partitions);
   ~attach_admin();
 
   /// Listens on 127.0.0.1 (any port); the URL, http://127.0.0.1:<port>.

@@ -174,23 +174,29 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
 }
 
 expected<bool> attached_world::wait_pods_running(std::chrono::seconds timeout) {
-  auto wanted = static_cast<std::size_t>(std::max(0, impl_->scenario.pods));
+  if (impl_->scenario.pods <= 0)
+    return true;
+  auto wanted = static_cast<std::size_t>(impl_->scenario.pods);
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::size_t running = 0;
+  std::size_t running = 0, launchers = 0, vms = 0;
   for (;;) {
-    running = 0;
+    running = launchers = vms = 0;
     for (const auto& stored : impl_->store.list_stored(pods_key).items) {
       auto pod = stored->parsed();
-      running += !is_terminating(*pod) && (is_pod_ready(*pod) || is_pod_terminal(*pod));
+      bool up = !is_terminating(*pod) && (is_pod_ready(*pod) || is_pod_terminal(*pod));
+      (is_virt_launcher(*pod) ? launchers : running) += up;
     }
-    if (running >= wanted)
+    for (const auto& stored : impl_->store.list_stored(kubevirt::vmi_key).items)
+      vms += text_at(*stored->parsed(), "/status/phase"_json_pointer) == "Running";
+    if (running >= wanted && launchers >= vms)
       return true;
     if (std::chrono::steady_clock::now() > deadline)
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  return make_error(ec::timeout, std::to_string(running) + " of the scenario's " + std::to_string(wanted)
-                                   + " pods run after " + std::to_string(timeout.count())
+  return make_error(ec::timeout, std::to_string(running) + " of the scenario's " + std::to_string(wanted) + " pods and "
+                                   + std::to_string(launchers) + " of " + std::to_string(vms)
+                                   + " virt-launcher pods run after " + std::to_string(timeout.count())
                                    + "s: is there a kubelet for them (--kwok DIR, or kwok in the cluster)?");
 }
 

@@ -24,8 +24,9 @@ public:
   /// storage drivers') CRDs; `schedopt_crd_dir` schedopt's own, installed when absent.
   expected<bool> start(const std::string& kubeconfig, const serve_options& options, const std::string& crd_dir,
                        const std::string& schedopt_crd_dir);
-  /// After the world starts: until every pod of the scenario runs (Ready) or, a Job's,
-  /// has completed; the server's controllers make them, a kubelet must run them.
+  /// After the world starts, with --pods: until every pod of the scenario runs (Ready)
+  /// or, a Job's, has completed, and every running VMI's virt-launcher pod runs; the
+  /// server's controllers make them, a kubelet must run them.
   expected<bool> wait_pods_running(std::chrono::seconds timeout);
   void stop();
 

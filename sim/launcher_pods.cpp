@@ -90,8 +90,9 @@ json launcher_pod_for(const json& vmi, const std::string& node) {
   return pod;
 }
 
-launcher_pods::launcher_pods(object_store& store)
-  : store_(store), vmis_(std::make_shared<vmi_usage_index>()), flag_(std::make_shared<launcher_dirty>()) {
+launcher_pods::launcher_pods(object_store& store, bool kubelet_status)
+  : store_(store), vmis_(std::make_shared<vmi_usage_index>()), flag_(std::make_shared<launcher_dirty>()),
+    kubelet_status_(kubelet_status) {
   vmis_->attach(store_);
   for (const char* key : {kubevirt::vmi_key, pods_key})
     store_.add_observer(key, [flag = flag_](const object_store::change&) { flag->set.store(true); });
@@ -176,12 +177,14 @@ void launcher_pods::tick(std::chrono::system_clock::time_point now) {
       spdlog::warn("{}: virt-launcher pod of {}: {}", virt_controller_name, key, made.err().message);
       continue;
     }
+    had_pod_.insert(seen);
+    if (!kubelet_status_)
+      continue;
     auto ip = node_ip(store_, v.node);
     store_.modify(pods_key, ns, name_of(*made), [&](json& p) {
       report_pod_started(p, ip, stamp);
       return true;
     }, true);
-    had_pod_.insert(seen);
   }
 }
 

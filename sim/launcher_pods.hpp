@@ -26,8 +26,9 @@ nlohmann::json launcher_pod_for(const nlohmann::json& vmi, const std::string& no
 
 class launcher_pods {
 public:
-  /// Observes VMIs and pods of `store` from now on.
-  explicit launcher_pods(object_store& store);
+  /// Observes VMIs and pods of `store` from now on. `kubelet_status`: the pods it makes
+  /// are reported running as a kubelet reports them; false where real kubelets (kwok) do.
+  explicit launcher_pods(object_store& store, bool kubelet_status = true);
   ~launcher_pods();
 
   /// Brings the launcher pods in line with the VMIs when either changed, at most every
@@ -43,6 +44,7 @@ private:
   std::chrono::system_clock::time_point next_pass_{};
   /// VMIs ("ns/name@node") whose pod on that node this component has seen running.
   std::set<std::string> had_pod_;
+  bool kubelet_status_;
 };
 
 } // namespace schedopt::sim

@@ -14,20 +14,24 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "sim/answer_faults.hpp"
 #include "sim/api_server.hpp"
 #include "sim/attach_admin.hpp"
 #include "sim/attached_world.hpp"
+#include "sim/fault_proxy.hpp"
 #include "sim/crd_loader.hpp"
 #include "sim/kubevirt_config.hpp"
 #include "sim/kubevirt_version.hpp"
 #include "sim/kubeconfig_writer.hpp"
 #include "sim/kwok_kubelets.hpp"
 #include "sim/object_store.hpp"
+#include "sim/partitions.hpp"
 #include "sim/scenario_objects.hpp"
 #include "sim/service_accounts.hpp"
 #include "sim/sim_options.hpp"
 #include "sim/structural_schema.hpp"
 #include "sim/tls.hpp"
+#include "sim/upstream_client.hpp"
 #include "sim/world.hpp"
 #include "schedopt_version.hpp"
 
@@ -164,6 +168,48 @@ delayed_action timed_failover(const serve_options& o, world& sim_world) {
   });
 }
 
+/// The partition --partition-user-agent and its companions ask for, counted from now,
+/// when the server is about to serve: the flags' "after" is time since the simulator
+/// started.
+std::shared_ptr<network_partitions> partitions_from_flags(const serve_options& o) {
+  auto partitions = std::make_shared<network_partitions>();
+  if (!o.partition.user_agent.empty()) {
+    partition_rule cut;
+    cut.user_agent = o.partition.user_agent;
+    cut.start = std::chrono::steady_clock::now()
+                + std::chrono::duration_cast<std::chrono::steady_clock::duration>(o.partition.after);
+    cut.end = cut.start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(o.partition.length);
+    partitions->add(cut);
+  }
+  return partitions;
+}
+
+/// attach --kubeconfig-out: the fault proxy in front of the API server, and a kubeconfig
+/// for the clients under test naming it, with the attach kubeconfig's token.
+expected<std::unique_ptr<fault_proxy>> start_fault_proxy(const sim_command& cmd, fault_proxy_options options) {
+  auto upstream = read_kubeconfig(cmd.attach_kubeconfig);
+  if (!upstream)
+    return upstream.err();
+  options.upstream = *upstream;
+  auto tls = make_tls_material("schedopt-sim-fault-proxy-ca");
+  if (!tls)
+    return tls.err();
+  auto proxy = std::make_unique<fault_proxy>(std::move(options));
+  auto url = proxy->start(*tls);
+  if (!url)
+    return url.err();
+  if (auto written = write_kubeconfig(cmd.serve.kubeconfig_out, *url, tls->ca_cert_pem, upstream->token); !written)
+    return written.err();
+  return proxy;
+}
+
+delayed_action timed_drain(const serve_options& o, world& sim_world) {
+  return delayed_action(!o.drain_node.empty(), o.drain_after, [&o, &sim_world] {
+    if (auto drained = sim_world.drain(o.drain_node); !drained)
+      std::cerr << "schedopt-sim: drain failed: " << drained.err().message << std::endl;
+  });
+}
+
 int serve(const serve_options& o) {
   object_store store(o.watch_history);
   auto crd_dir = o.crd_dir.empty() ? std::string(SCHEDOPT_DEPLOY_DIR) + "/../sim/crds" : o.crd_dir;
@@ -200,18 +246,7 @@ int serve(const serve_options& o) {
   server_options.faults = o.faults;
   server_options.faults.seed = o.scenario.seed;
   server_options.broken_answers = broken_answers;
-  server_options.partitions = std::make_shared<network_partitions>();
-  if (!o.partition.user_agent.empty()) {
-    // Counted from now, when the server is about to serve: the flags' "after" is time
-    // since the simulator started.
-    partition_rule cut;
-    cut.user_agent = o.partition.user_agent;
-    cut.start = std::chrono::steady_clock::now()
-                + std::chrono::duration_cast<std::chrono::steady_clock::duration>(o.partition.after);
-    cut.end = cut.start
-              + std::chrono::duration_cast<std::chrono::steady_clock::duration>(o.partition.length);
-    server_options.partitions->add(cut);
-  }
+  server_options.partitions = partitions_from_flags(o);
   server_options.authorization = o.authorization;
   server_options.compaction_interval = o.compaction_interval;
   server_options.bookmark_interval = o.bookmark_interval;
@@ -243,10 +278,7 @@ int serve(const serve_options& o) {
 
   auto failover_timer = timed_failover(o, sim_world);
   server.set_drain_handler([&](const std::string& node) { return sim_world.drain(node); });
-  delayed_action drain_timer(!o.drain_node.empty(), o.drain_after, [&] {
-    if (auto drained = sim_world.drain(o.drain_node); !drained)
-      std::cerr << "schedopt-sim: drain failed: " << drained.err().message << std::endl;
-  });
+  auto drain_timer = timed_drain(o, sim_world);
   std::cout << "ready " << server.url() << std::endl;
   wait_for_stop_signal();
   failover_timer.stop();
@@ -268,16 +300,30 @@ int attach(const sim_command& cmd) {
       !started)
     return fail(started.err().message);
   auto& sim_world = attached.simulated();
+  auto broken_answers = std::make_shared<answer_faults>();
+  sim_world.set_answer_faults(broken_answers);
   auto sdk_tls = sdk_gateway_tls(o);
   if (!sdk_tls)
     return fail(sdk_tls.err().message);
   if (auto started = sim_world.start(o.sdk_port, o.sdk_token, std::move(*sdk_tls)); !started)
     return fail("cannot start the simulated world: " + started.err().message);
-  if (auto running = attached.wait_pods_running(std::chrono::seconds(180)); !running)
+  auto faults = o.faults;
+  faults.seed = o.scenario.seed;
+  auto partitions = partitions_from_flags(o);
+  std::unique_ptr<fault_proxy> proxy;
+  if (!o.kubeconfig_out.empty()) {
+    auto started = start_fault_proxy(cmd, {{}, faults, broken_answers, partitions});
+    if (!started)
+      return fail("cannot start the fault proxy: " + started.err().message);
+    proxy = std::move(*started);
+  }
+  // The server's controllers make the pods at its pace: a bound that grows with them.
+  auto pods_bound = std::chrono::seconds(120 + (std::max(0, o.scenario.pods) + std::max(0, o.scenario.vmis)) / 10);
+  if (auto running = attached.wait_pods_running(pods_bound); !running)
     return fail(running.err().message);
   if (!o.sdk_endpoint_out.empty() && !write_file(o.sdk_endpoint_out, sim_world.sdk_url() + "\n"))
     return fail("cannot write \"" + o.sdk_endpoint_out + "\"");
-  attach_admin admin{sim_world};
+  attach_admin admin{sim_world, broken_answers, partitions};
   if (!cmd.admin_endpoint_out.empty()) {
     auto url = admin.start();
     if (!url)
@@ -287,10 +333,14 @@ int attach(const sim_command& cmd) {
   }
 
   auto failover_timer = timed_failover(o, sim_world);
+  auto drain_timer = timed_drain(o, sim_world);
   std::cout << "ready" << std::endl;
   wait_for_stop_signal();
   failover_timer.stop();
+  drain_timer.stop();
   admin.stop();
+  if (proxy)
+    proxy->stop();
   attached.stop();
   kubelets.stop();
   return 0;

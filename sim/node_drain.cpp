@@ -68,16 +68,17 @@ struct node_drain::impl {
     spdlog::info("drain: node/{} cordoned", node);
     // node_lifecycle_controller.go doNoScheduleTaintingPass: a node with
     // spec.unschedulable gets UnschedulableTaintTemplate (NoSchedule, no timeAdded).
-    store.modify("nodes", "", node, [](json& n) {
-      auto& taints = n["spec"]["taints"];
-      if (!taints.is_array())
-        taints = json::array();
-      for (const auto& t : taints)
-        if (t.value("key", "") == unschedulable_taint && t.value("effect", "") == "NoSchedule")
-          return false;
-      taints.push_back({{"key", unschedulable_taint}, {"effect", "NoSchedule"}});
-      return true;
-    });
+    if (options.taint_cordoned)
+      store.modify("nodes", "", node, [](json& n) {
+        auto& taints = n["spec"]["taints"];
+        if (!taints.is_array())
+          taints = json::array();
+        for (const auto& t : taints)
+          if (t.value("key", "") == unschedulable_taint && t.value("effect", "") == "NoSchedule")
+            return false;
+        taints.push_back({{"key", unschedulable_taint}, {"effect", "NoSchedule"}});
+        return true;
+      });
     auto& state = drains[node];
     vmis->for_each([&](const std::string& key, const vmi_usage& v) {
       if (v.node != node || v.phase == "Succeeded" || v.phase == "Failed")

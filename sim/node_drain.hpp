@@ -20,6 +20,9 @@ struct node_drain_options {
   std::chrono::milliseconds tick_interval{100};
   /// The eviction strategy when the store holds no KubeVirt CR.
   kubevirt_cr_settings fallback;
+  /// Taint the cordoned node as the node lifecycle controller would; false where a real
+  /// one runs (attached).
+  bool taint_cordoned = true;
 };
 
 class node_drain {

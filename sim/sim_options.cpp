@@ -44,38 +44,54 @@ expected<std::chrono::milliseconds> parse_dur(const std::string& flag, const std
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
+/// What serve and attach both refuse: flags that need another, or a world that cannot be.
+std::optional<error> check_world(const serve_options& o) {
+  // libopenstorage/operator drivers/storage/portworx/util/util.go, IsTLSEnabledOnCluster:
+  // TLS is on only when spec.security.enabled is too, so a TLS gateway always wants a token.
+  if (!o.sdk_ca_out.empty() && o.sdk_token.empty())
+    return flag_error("--sdk-ca-out (an HTTPS SDK gateway) needs --sdk-token T: Portworx "
+                      "serves TLS only with PX-Security on");
+  if (o.drain_node.empty() && o.drain_after.count() > 0)
+    return flag_error("--drain-after needs --drain-node NAME");
+  if (o.scenario.nodes_without_virt_handler >= o.scenario.nodes)
+    return flag_error("--nodes-without-virt-handler must be below --nodes (VMIs need a virt-handler node)");
+  if (!o.partition.user_agent.empty() && o.partition.length.count() <= 0)
+    return flag_error("--partition-user-agent needs --partition-for DUR above 0");
+  if (o.partition.user_agent.empty() && (o.partition.length.count() > 0 || o.partition.after.count() > 0))
+    return flag_error("--partition-after and --partition-for need --partition-user-agent S");
+  if (o.faults.rate_5xx + o.faults.rate_429 > 1.0)
+    return flag_error("--fault-5xx-rate plus --fault-429-rate must not exceed 1");
+  return std::nullopt;
+}
+
 /// attach takes the scenario's flags; those of the simulator's own API server have no
 /// meaning against a real one, and a scenario it cannot build there is refused, never
 /// ignored.
 expected<sim_command> check_attach(sim_command cmd, const std::set<std::string>& given) {
   if (cmd.attach_kubeconfig.empty())
     return flag_error("--kubeconfig PATH is required: the API server to attach to");
-  static const char* server_flags[] = {
-    "--kubeconfig-out", "--listen", "--token", "--crd-dir", "--watch-history", "--compaction-interval",
-    "--bookmark-interval", "--authorization", "--service-account", "--service-account-dir",
-    "--fault-5xx-rate", "--fault-429-rate", "--watch-drop-after", "--latency", "--partition-user-agent",
-    "--partition-after", "--partition-for"};
+  static const char* server_flags[] = {"--listen", "--token", "--crd-dir", "--watch-history", "--compaction-interval",
+                                       "--bookmark-interval", "--authorization", "--service-account",
+                                       "--service-account-dir"};
   for (const char* flag : server_flags)
     if (given.count(flag))
       return flag_error(std::string(flag) + " does not apply to attach: it configures the simulator's own API "
-                        "server, and attach uses the one --kubeconfig names (put a fault proxy in front of it "
-                        "for faults)");
+                        "server, and attach uses the one --kubeconfig names");
+  // The faults are the fault proxy's, which clients reach through --kubeconfig-out.
+  static const char* proxy_flags[] = {"--fault-5xx-rate", "--fault-429-rate", "--watch-drop-after", "--latency",
+                                      "--partition-user-agent", "--partition-after", "--partition-for"};
+  for (const char* flag : proxy_flags)
+    if (given.count(flag) && cmd.serve.kubeconfig_out.empty())
+      return flag_error(std::string(flag) + " needs --kubeconfig-out PATH: attach's faults are its fault proxy's, "
+                        "in front of the API server, and reach the clients that use that kubeconfig");
   // There the real controllers and kubelets (kwok) move pods, at their own pace.
   static const char* pod_timing_flags[] = {"--pod-recreate-delay", "--pod-start-delay", "--pod-termination-delay"};
   for (const char* flag : pod_timing_flags)
     if (given.count(flag))
       return flag_error(std::string(flag) + " does not apply to attach: the API server's StatefulSet and "
                         "ReplicaSet controllers and its kubelets (kwok) time the pods there");
-  if (given.count("--drain-node"))
-    return flag_error("--drain-node: attach does not drain nodes yet (docs/simulator.md, \"Attached to a real API "
-                      "server\"); drain with kubectl");
-  if (cmd.serve.drain_after.count() > 0)
-    return flag_error("--drain-after needs --drain-node NAME");
-  if (cmd.serve.scenario.nodes_without_virt_handler >= cmd.serve.scenario.nodes)
-    return flag_error("--nodes-without-virt-handler must be below --nodes (VMIs need a virt-handler node)");
-  if (!cmd.serve.sdk_ca_out.empty() && cmd.serve.sdk_token.empty())
-    return flag_error("--sdk-ca-out (an HTTPS SDK gateway) needs --sdk-token T: Portworx "
-                      "serves TLS only with PX-Security on");
+  if (auto bad = check_world(cmd.serve))
+    return *bad;
   return cmd;
 }
 
@@ -113,14 +129,17 @@ std::string attach_usage() {
          "test/controlplane/build.sh prints does); the control plane's controllers are its own.\n"
          "Prints one line `ready` once the world is in the API server; stops on SIGTERM/SIGINT.\n"
          "\n"
-         "POST /admin/failover[?node=NAME] fails a pool over, as serve's does, on a loopback\n"
-         "listener whose URL --admin-endpoint-out FILE writes.\n"
+         "POST /admin/failover[?node=NAME] and /admin/drain?node=NAME, as serve's, are served\n"
+         "on a loopback listener whose URL --admin-endpoint-out FILE writes.\n"
+         "\n"
+         "--kubeconfig-out PATH starts a fault proxy in front of the API server and writes a\n"
+         "kubeconfig naming it for the clients under test; serve's fault and partition flags\n"
+         "and its /admin/answer-faults and /admin/partitions (on the admin listener) act there.\n"
          "\n"
          "Flags: --kubeconfig PATH (required), --kwok DIR, --admin-endpoint-out FILE, the scenario, KubeVirt, storage and failover\n"
          "flags of `schedopt-sim serve --help`, and --sdk-endpoint-out, --sdk-token,\n"
          "--sdk-ca-out, --sdk-port. The API server's own flags are refused, and so are the\n"
-         "pod timing flags (kwok and the controllers time pods) and the drain flags, which\n"
-         "attach does not build yet.\n";
+         "pod timing flags: kwok and the controllers time pods there.\n";
 }
 
 std::string serve_usage() {
@@ -490,22 +509,8 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     if (sa.dir.empty())
       return flag_error("--service-account " + sa.ns + "/" + sa.name
                         + " needs a --service-account-dir DIR after it");
-  if (!o.partition.user_agent.empty() && o.partition.length.count() <= 0)
-    return flag_error("--partition-user-agent needs --partition-for DUR above 0");
-  if (o.partition.user_agent.empty()
-      && (o.partition.length.count() > 0 || o.partition.after.count() > 0))
-    return flag_error("--partition-after and --partition-for need --partition-user-agent S");
-  // libopenstorage/operator drivers/storage/portworx/util/util.go, IsTLSEnabledOnCluster:
-  // TLS is on only when spec.security.enabled is too, so a TLS gateway always wants a token.
-  if (!o.sdk_ca_out.empty() && o.sdk_token.empty())
-    return flag_error("--sdk-ca-out (an HTTPS SDK gateway) needs --sdk-token T: Portworx "
-                      "serves TLS only with PX-Security on");
-  if (o.drain_node.empty() && o.drain_after.count() > 0)
-    return flag_error("--drain-after needs --drain-node NAME");
-  if (o.scenario.nodes_without_virt_handler >= o.scenario.nodes)
-    return flag_error("--nodes-without-virt-handler must be below --nodes (VMIs need a virt-handler node)");
-  if (o.faults.rate_5xx + o.faults.rate_429 > 1.0)
-    return flag_error("--fault-5xx-rate plus --fault-429-rate must not exceed 1");
+  if (auto bad = check_world(o))
+    return *bad;
   return cmd;
 }
 

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <random>
 
+#include "sim/attached_pods.hpp"
 #include "sim/evacuation_controller.hpp"
 #include "sim/failover.hpp"
 #include "sim/kubevirt_admission.hpp"
@@ -14,7 +15,6 @@
 #include "sim/pod_workloads.hpp"
 #include "sim/portworx_gateway.hpp"
 #include "sim/storage_backend.hpp"
-#include "sim/stork_scheduler.hpp"
 #include "sim/vmi_churn.hpp"
 #include "sim/world_types.hpp"
 
@@ -56,14 +56,14 @@ struct world::impl {
   node_drain drainer;
   vmi_churn churn;
   pod_workloads pods;
-  std::unique_ptr<stork_scheduler> stork; // attached with pods: Stork beside kube-scheduler
+  std::unique_ptr<attached_pods> attached_pods_; // attached with --pods: launcher pods, Stork
   std::mutex failover_mutex;
   std::mt19937_64 failover_rng;
 
   impl(object_store& s, scenario_options o)
     : store(s), options(std::move(o)), controller(s, controller_options(options)),
       evacuation(s, {std::chrono::milliseconds{100}, std::chrono::seconds{5}, std::chrono::minutes{1}, cr_fallback(options)}),
-      drainer(s, {std::chrono::seconds{5}, std::chrono::milliseconds{100}, cr_fallback(options)}),
+      drainer(s, {std::chrono::seconds{5}, std::chrono::milliseconds{100}, cr_fallback(options), !options.attached}),
       churn(s, {options.vmi_churn_per_second, std::chrono::milliseconds{100}, options.seed}),
       pods(s, storage, {options.pod_recreate_delay, options.pod_start_delay, options.pod_termination_delay,
                         std::chrono::milliseconds{50}, options.pods > 0}),
@@ -76,7 +76,7 @@ world::world(object_store& store, scenario_options options)
   store.set_admission(kubevirt::vmim_key, make_migration_admission(store));
   auto planned = populate(store, impl_->storage, impl_->options);
   if (impl_->options.attached && impl_->options.pods > 0)
-    impl_->stork = std::make_unique<stork_scheduler>(store, impl_->storage, std::move(planned));
+    impl_->attached_pods_ = std::make_unique<attached_pods>(store, impl_->storage, std::move(planned));
 }
 
 world::~world() {
@@ -93,17 +93,17 @@ expected<bool> world::start(int sdk_port, const std::string& sdk_token,
   impl_->drainer.start();
   impl_->churn.start();
   // Attached, the control plane runs the pod controllers and kube-scheduler, kwok the
-  // kubelets: Stork's scheduler is what remains.
+  // kubelets: KubeVirt's launcher pods and Stork's scheduler are what remain.
   if (!impl_->options.attached)
     impl_->pods.start();
-  if (impl_->stork)
-    impl_->stork->start();
+  if (impl_->attached_pods_)
+    impl_->attached_pods_->start();
   return true;
 }
 
 void world::stop() {
-  if (impl_->stork)
-    impl_->stork->stop();
+  if (impl_->attached_pods_)
+    impl_->attached_pods_->stop();
   impl_->pods.stop();
   impl_->churn.stop();
   impl_->drainer.stop();

@@ -450,6 +450,28 @@ inline std::string stages_text(const sim_process& sim, const std::vector<tracked
   return out;
 }
 
+/// Attached: whether kube-apiserver's audit log, read on from `offset` (moved to its end),
+/// records a write by a schedopt process other than its Lease's.
+inline bool schedopt_wrote_since(const std::string& audit_log, std::streamoff& offset) {
+  std::ifstream in(audit_log);
+  in.seekg(offset);
+  bool wrote = false;
+  for (std::string line; std::getline(in, line);) {
+    if (in.eof())
+      break; // a line still being written: read again next time
+    offset += static_cast<std::streamoff>(line.size()) + 1;
+    auto e = json::parse(line, nullptr, false);
+    if (!e.is_object() || e.value("stage", "") != "ResponseComplete")
+      continue;
+    auto verb = e.value("verb", "");
+    bool write = verb == "create" || verb == "update" || verb == "patch" || verb == "delete";
+    if (write && e.value("userAgent", "").rfind("schedopt/", 0) == 0
+        && e.value("/objectRef/resource"_json_pointer, std::string()) != "leases")
+      wrote = true;
+  }
+  return wrote;
+}
+
 /// Waits until every request not deleted by the test is Final; "" when that happened,
 /// else the stages seen last. Gives up early when no controller made a non-Lease write
 /// for `stall` (a heartbeat is due every 30 s while a run is in progress), so a stuck
@@ -457,6 +479,7 @@ inline std::string stages_text(const sim_process& sim, const std::vector<tracked
 inline std::string wait_all_final(const sim_process& sim, const std::vector<tracked_request>& requests,
                                   std::chrono::seconds timeout, std::chrono::seconds stall = 45s) {
   std::string since = "0";
+  std::streamoff audit_offset = 0; // attached: how far kube-apiserver's audit log was read
   auto last_write = std::chrono::steady_clock::now();
   bool stalled = false;
   bool done = schedopt::e2e::eventually(
@@ -467,6 +490,12 @@ inline std::string wait_all_final(const sim_process& sim, const std::vector<trac
           all = false;
       if (all)
         return true;
+      if (sim.attached()) {
+        if (schedopt_wrote_since(sim.audit_log(), audit_offset))
+          last_write = std::chrono::steady_clock::now();
+        stalled = std::chrono::steady_clock::now() - last_write > stall;
+        return stalled;
+      }
       auto reply = api(sim, "GET", "/admin/audit?since=" + since);
       if (reply.status == 200) {
         for (auto& w : reply.json().value("writes", json::array()))

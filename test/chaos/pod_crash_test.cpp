@@ -24,7 +24,7 @@ namespace {
 /// Evictions the simulator accepted (201), per "<ns>/<pod>".
 std::map<std::string, int> accepted_evictions(const sim_process& sim) {
   std::map<std::string, int> out;
-  for (auto& e : get_json(sim, "/admin/audit").value("evictions", json::array()))
+  for (auto& e : schedopt::e2e::audit(sim).value("evictions", json::array()))
     if (e.value("code", 0) == 201)
       ++out[e.value("namespace", "") + "/" + e.value("pod", "")];
   return out;

@@ -149,7 +149,11 @@ supervise etcd "$bin/etcd" --name test --data-dir "$dir/etcd-data" \
   --listen-peer-urls "http://127.0.0.1:$etcd_peer" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
   --initial-cluster "test=http://127.0.0.1:$etcd_peer" --unsafe-no-fsync
 
+# MutablePVNodeAffinity (alpha, KEP-5381) lets a replicated local-storage CSI driver
+# move a PV's node affinity with its replicas, as the simulated csi-topology driver's
+# pool failover does.
 supervise kube-apiserver "$bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
+  --feature-gates MutablePVNodeAffinity=true \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
   --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
   --client-ca-file "$pki/ca.crt" --token-auth-file "$pki/tokens.csv" \
@@ -169,13 +173,18 @@ done
 curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $admin_token" "$server/readyz" >/dev/null \
   || { tail -20 "$log/kube-apiserver.log" >&2; echo "run.sh: kube-apiserver not ready after 60s" >&2; exit 1; }
 
-# The controllers a cluster runs for the objects the tests create.
+# The controllers a cluster runs for the objects the tests create. Client rate limits
+# off, as kwokctl's --disable-qps-limits sets them: thousands of pods are made in seconds,
+# not at the default 20 requests a second.
+qps=(--kube-api-qps 5000 --kube-api-burst 10000)
 supervise kube-controller-manager "$bin/kube-controller-manager" --kubeconfig "$pki/kcm.kubeconfig" --leader-elect=false \
+  "${qps[@]}" \
   --secure-port 0 --use-service-account-credentials \
   --root-ca-file "$pki/ca.crt" --service-account-private-key-file "$pki/sa.key" \
   --node-monitor-grace-period "$grace" \
   --controllers node-lifecycle-controller,garbage-collector-controller,namespace-controller,disruption-controller,replicaset-controller,statefulset-controller,serviceaccount-controller,serviceaccount-token-controller,persistentvolume-binder-controller,daemonset-controller,job-controller,pod-garbage-collector-controller,taint-eviction-controller,clusterrole-aggregation-controller,root-ca-certificate-publisher-controller
 supervise kube-scheduler "$bin/kube-scheduler" --kubeconfig "$pki/scheduler.kubeconfig" --leader-elect=false \
+  "${qps[@]}" \
   --secure-port 0
 if ((with_kwok)); then
   supervise kwok "$bin/kwok" --kubeconfig "$pki/kwok.kubeconfig" --manage-all-nodes=true \

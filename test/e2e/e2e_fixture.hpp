@@ -42,7 +42,7 @@ public:
   /// `sim_args` are schedopt-sim scenario flags; --driver is added from `driver`.
   scenario(std::string driver, std::vector<std::string> sim_args) : driver_(std::move(driver)) {
     if (on_real_control_plane()) {
-      cluster_ = std::make_unique<realcp::attached_cluster>(with_driver(without_pod_timing(sim_args), driver_));
+      cluster_ = std::make_unique<realcp::attached_cluster>(with_driver(for_attach(sim_args), driver_));
       BOOST_REQUIRE_MESSAGE(cluster_->nodes_ready(std::chrono::seconds(60)), "kwok did not make the nodes Ready");
     } else {
       served_ = std::make_unique<sim_process>(with_driver(sim_args, driver_));
@@ -139,12 +139,15 @@ public:
   }
 
 private:
-  /// The pod timing flags pace the simulator's own pod controllers and kubelets; on the
-  /// real control plane its controllers and kwok move pods, and attach refuses them.
-  static std::vector<std::string> without_pod_timing(std::vector<std::string> args) {
+  /// What only the simulator's own server has: the pod timing flags pace its pod
+  /// controllers and kubelets (on the real control plane its controllers and kwok move
+  /// pods) and --watch-history its compaction (there etcd's and the watch cache's); attach
+  /// refuses them.
+  static std::vector<std::string> for_attach(std::vector<std::string> args) {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == "--pod-start-delay" || args[i] == "--pod-termination-delay" || args[i] == "--pod-recreate-delay")
+      if (args[i] == "--pod-start-delay" || args[i] == "--pod-termination-delay" || args[i] == "--pod-recreate-delay"
+          || args[i] == "--watch-history")
         ++i;
       else
         out.push_back(args[i]);

@@ -30,7 +30,7 @@ public:
     sim_ = std::make_unique<schedopt::test::sim_process>(
       schedopt::test::attach_target{cp_.value("ADMIN_KUBECONFIG"), cp_.url(), cp_.ca_file(), cp_.token(),
                                     cp_.value("AUDIT_LOG")},
-      std::move(sim_args));
+      std::move(sim_args), std::chrono::seconds(600));
     BOOST_REQUIRE_MESSAGE(sim_->ok(), "schedopt-sim attach: " + sim_->error());
   }
 

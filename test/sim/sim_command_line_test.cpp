@@ -35,17 +35,25 @@ BOOST_AUTO_TEST_CASE(attach_takes_a_kubeconfig_kwok_and_the_scenario) {
 
 BOOST_AUTO_TEST_CASE(attach_refuses_what_it_cannot_do_and_says_why) {
   BOOST_TEST(refusal({"attach", "--vmis", "3"}).find("--kubeconfig PATH is required") != std::string::npos);
-  for (auto flag : {"--listen", "--token", "--fault-5xx-rate", "--partition-user-agent", "--crd-dir"}) {
-    std::string value = std::string(flag) == "--listen" ? "127.0.0.1:0" : std::string(flag) == "--fault-5xx-rate" ? "0.1" : "x";
+  for (auto flag : {"--listen", "--token", "--watch-history", "--crd-dir"}) {
+    std::string value = std::string(flag) == "--listen" ? "127.0.0.1:0" : std::string(flag) == "--watch-history" ? "50" : "x";
     auto message = refusal({"attach", "--kubeconfig", "/k", flag, value});
     BOOST_TEST(message.find(std::string(flag) + " does not apply to attach") != std::string::npos, message);
   }
+  // Faults are the fault proxy's: they need the kubeconfig that names it.
+  auto message = refusal({"attach", "--kubeconfig", "/k", "--fault-5xx-rate", "0.1"});
+  BOOST_TEST(message.find("--fault-5xx-rate needs --kubeconfig-out PATH") != std::string::npos, message);
+  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--kubeconfig-out", "/p", "--fault-5xx-rate", "0.1",
+                      "--partition-user-agent", "schedopt", "--partition-for", "5s"}) == "");
+  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--kubeconfig-out", "/p", "--partition-for", "5s"})
+               .find("need --partition-user-agent") != std::string::npos);
   BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--pods", "10", "--pods-misplaced", "0.3"}) == "");
   for (auto flag : {"--pod-start-delay", "--pod-termination-delay", "--pod-recreate-delay"}) {
     auto message = refusal({"attach", "--kubeconfig", "/k", "--pods", "10", flag, "1s"});
     BOOST_TEST(message.find(std::string(flag) + " does not apply to attach") != std::string::npos, message);
   }
-  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--drain-node", "node-01"}).find("does not drain")
+  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--drain-node", "node-01"}) == "");
+  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--drain-after", "3s"}).find("--drain-after needs --drain-node")
              != std::string::npos);
 }
 

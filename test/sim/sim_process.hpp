@@ -59,9 +59,10 @@ public:
     start(args, ready_timeout);
   }
 
-  /// Starts `schedopt-sim attach --kubeconfig <target> --sdk-endpoint-out <dir>/sdk-url`
-  /// with `extra_args`: the same world, in a real API server, which url(), token() and
-  /// ca_file() then name.
+  /// Starts `schedopt-sim attach --kubeconfig <target>` with `extra_args`: the same world,
+  /// in a real API server, which url(), token() and ca_file() then name; kubeconfig()
+  /// names attach's fault proxy in front of it (--kubeconfig-out), for the clients under
+  /// test, and /admin/... calls go to attach's admin endpoint.
   sim_process(const attach_target& target, std::vector<std::string> extra_args,
               std::chrono::seconds ready_timeout = std::chrono::seconds(180))
     : token_(target.token) {
@@ -71,13 +72,17 @@ public:
       return;
     }
     dir_ = tmpl;
-    kubeconfig_ = target.kubeconfig;
+    // The clients under test go through attach's fault proxy (faults only when asked);
+    // the test's own calls go to the server directly.
+    kubeconfig_ = dir_ + "/proxied.kubeconfig";
     sdk_url_file_ = dir_ + "/sdk-url";
     url_ = target.url;
     ca_file_ = target.ca_file;
     audit_log_ = target.audit_log;
-    std::vector<std::string> args = {binary(), "attach", "--kubeconfig", kubeconfig_, "--sdk-endpoint-out",
-                                     sdk_url_file_, "--admin-endpoint-out", dir_ + "/admin-url"};
+    std::vector<std::string> args = {binary(),           "attach",          "--kubeconfig",
+                                     target.kubeconfig,  "--kubeconfig-out", kubeconfig_,
+                                     "--sdk-endpoint-out", sdk_url_file_,   "--admin-endpoint-out",
+                                     dir_ + "/admin-url"};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
     sdk_token_ = value_of(extra_args, "--sdk-token");
     sdk_ca_file_ = value_of(extra_args, "--sdk-ca-out");

@@ -1,11 +1,12 @@
 // A second scheduler's binding, as kubernetes pkg/scheduler/framework/plugins/
 // defaultbinder's Bind: POST pods/<name>/binding with the pod's uid, which
 // pkg/registry/core/pod/storage BindingREST turns into spec.nodeName and PodScheduled.
-#include "sim/stork_scheduler.hpp"
+#include "sim/attached_pods.hpp"
 
 #include <mutex>
 
 #include "sim/json_fields.hpp"
+#include "sim/launcher_pods.hpp"
 #include "sim/object_store.hpp"
 #include "sim/pod_facts.hpp"
 #include "sim/pod_placement.hpp"
@@ -32,13 +33,14 @@ expected<bool> bind_through_api(object_store& store, const json& pod, const std:
 
 } // namespace
 
-struct stork_scheduler::impl {
+struct attached_pods::impl {
   first_placements planned; // consumed as each pod is first bound
+  launcher_pods launchers;
   pod_scheduler scheduler;
-  tick_thread ticker;
+  tick_thread launcher_ticker, scheduler_ticker; // apart: thousands of launcher pods take a while
 
   impl(object_store& store, const storage_backend& storage, first_placements p)
-    : planned(std::move(p)),
+    : planned(std::move(p)), launchers(store, false),
       scheduler(store, storage,
                 {std::chrono::seconds{1}, stork_scheduler_name,
                  [&store](const json& pod, const std::string& node) { return bind_through_api(store, pod, node); },
@@ -52,16 +54,21 @@ struct stork_scheduler::impl {
                  }}) {}
 };
 
-stork_scheduler::stork_scheduler(object_store& store, const storage_backend& storage, first_placements planned)
+attached_pods::attached_pods(object_store& store, const storage_backend& storage, first_placements planned)
   : impl_(std::make_unique<impl>(store, storage, std::move(planned))) {}
 
-stork_scheduler::~stork_scheduler() { stop(); }
+attached_pods::~attached_pods() { stop(); }
 
-void stork_scheduler::start() {
-  impl_->ticker.start(std::chrono::milliseconds{100},
-                      [this](std::chrono::system_clock::time_point now) { impl_->scheduler.tick(now); });
+void attached_pods::start() {
+  impl_->launcher_ticker.start(std::chrono::milliseconds{100},
+                               [this](std::chrono::system_clock::time_point now) { impl_->launchers.tick(now); });
+  impl_->scheduler_ticker.start(std::chrono::milliseconds{100},
+                                [this](std::chrono::system_clock::time_point now) { impl_->scheduler.tick(now); });
 }
 
-void stork_scheduler::stop() { impl_->ticker.stop(); }
+void attached_pods::stop() {
+  impl_->scheduler_ticker.stop();
+  impl_->launcher_ticker.stop();
+}
 
 } // namespace schedopt::sim
