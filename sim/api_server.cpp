@@ -455,23 +455,8 @@ expected<bool> api_server::start(const tls_material& tls) {
     return server.err();
   impl_->server = std::move(*server);
   auto& svr = *impl_->server;
-  int threads = impl_->options.threads;
-  svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  // httplib writes a response's headers and body separately; with Nagle on, the body
-  // waits for the client's delayed ACK of the headers (40 ms a request on a kept-alive
-  // connection), as kube-apiserver (Go sets TCP_NODELAY) never does.
-  svr.set_tcp_nodelay(true);
-  svr.set_keep_alive_max_count(1000);
-  svr.set_keep_alive_timeout(30);
-  svr.set_read_timeout(30, 0);
-  svr.set_write_timeout(30, 0);
-  svr.set_payload_max_length(64 * 1024 * 1024);
-  auto handler = [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); };
-  svr.Get(".*", handler);
-  svr.Post(".*", handler);
-  svr.Put(".*", handler);
-  svr.Patch(".*", handler);
-  svr.Delete(".*", handler);
+  serve_like_an_api_server(svr, static_cast<std::size_t>(impl_->options.threads),
+                           [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); });
   int port = impl_->options.port;
   if (port == 0)
     port = svr.bind_to_any_port(impl_->options.host);

@@ -299,19 +299,8 @@ expected<std::string> fault_proxy::start(const tls_material& tls) {
   impl_->server = std::move(*server);
   auto& svr = *impl_->server;
   // A thread per open watch: a fleet of controllers holds a dozen watches each.
-  svr.new_task_queue = [] { return new httplib::ThreadPool(256); };
-  svr.set_tcp_nodelay(true);
-  svr.set_keep_alive_max_count(1000);
-  svr.set_keep_alive_timeout(30);
-  svr.set_read_timeout(30, 0);
-  svr.set_write_timeout(30, 0);
-  svr.set_payload_max_length(64 * 1024 * 1024);
-  auto handler = [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); };
-  svr.Get(".*", handler);
-  svr.Post(".*", handler);
-  svr.Put(".*", handler);
-  svr.Patch(".*", handler);
-  svr.Delete(".*", handler);
+  serve_like_an_api_server(svr, 256,
+                           [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); });
   int port = svr.bind_to_any_port("127.0.0.1");
   if (port <= 0)
     return make_error(ec::transport_error, "the fault proxy cannot listen on 127.0.0.1");

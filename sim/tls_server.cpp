@@ -25,4 +25,22 @@ expected<std::unique_ptr<httplib::SSLServer>> make_tls_server(const tls_material
   return server;
 }
 
+void serve_like_an_api_server(httplib::SSLServer& server, std::size_t threads, const httplib::Server::Handler& handler) {
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // httplib writes a response's headers and body separately; with Nagle on, the body
+  // waits for the client's delayed ACK of the headers (40 ms a request on a kept-alive
+  // connection), as kube-apiserver (Go sets TCP_NODELAY) never does.
+  server.set_tcp_nodelay(true);
+  server.set_keep_alive_max_count(1000);
+  server.set_keep_alive_timeout(30);
+  server.set_read_timeout(30, 0);
+  server.set_write_timeout(30, 0);
+  server.set_payload_max_length(64 * 1024 * 1024);
+  server.Get(".*", handler);
+  server.Post(".*", handler);
+  server.Put(".*", handler);
+  server.Patch(".*", handler);
+  server.Delete(".*", handler);
+}
+
 } // namespace schedopt::sim

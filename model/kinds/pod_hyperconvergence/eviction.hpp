@@ -117,12 +117,19 @@ pod_detail unevicted_outcome(const std::string& namespace_, const std::string& n
 /// `settle_grace` after the last one settled (the disruption controller recounts, a
 /// slow pod turns Ready); past that nothing this run does will change the budget's
 /// answer. It never stays open past the run's deadline (maxRunDuration).
+///
+/// The grace outlasts kubernetes' disruption controller: a StatefulSet's replacement
+/// carries its pod's name, and a name the budget recorded as disrupted is not counted
+/// healthy until DeletionTimeout (2 minutes, pkg/controller/disruption
+/// buildDisruptedPodMap) after its eviction, so a budget allowing one disruption refuses
+/// a sibling until then; a retry, its backoff capped at a minute, must still find the
+/// window open.
 class eviction_window {
 public:
   eviction_window(timestamp opened, timestamp run_deadline,
                   duration settle_grace = default_settle_grace);
 
-  static constexpr duration default_settle_grace = std::chrono::minutes(2);
+  static constexpr duration default_settle_grace = std::chrono::minutes(3);
 
   /// An eviction was accepted (evicted or gone) or a replacement settled (Ready, or
   /// judged failed): the grace runs from here.
