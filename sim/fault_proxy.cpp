@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 #include <openssl/ssl.h>
 #include <poll.h>
 
@@ -26,6 +27,7 @@ namespace schedopt::sim {
 
 namespace {
 
+using json = nlohmann::json;
 using proxy_clock = std::chrono::steady_clock;
 
 bool watch_requested(const httplib::Request& req) {
