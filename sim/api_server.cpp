@@ -14,6 +14,7 @@
 #include "sim/answer_fault_responses.hpp"
 #include "sim/api_server_handlers.hpp"
 #include "sim/admin_fault_rules.hpp"
+#include "sim/admin_world_actions.hpp"
 #include "sim/api_server_status.hpp"
 #include "sim/audit_log.hpp"
 #include "sim/request_attributes.hpp"
@@ -310,39 +311,17 @@ struct api_server::impl {
         std::lock_guard<std::mutex> guard(failover_mtx);
         handler = failover;
       }
-      if (!handler)
-        return send(res, 503, status_failure(503, "ServiceUnavailable", "failover is not available"));
-      auto result = handler(req.has_param("node") ? req.get_param_value("node") : std::string{});
-      if (!result)
-        return send(res, status_code_of(result.err()),
-                    status_failure(status_code_of(result.err()),
-                                   status_reason(status_code_of(result.err()), result.err().code),
-                                   result.err().message));
-      return send(res, 200, {{"request", *result}});
+      return serve_failover(handler, req, res);
     }
-    if (segs.size() == 2 && segs[1] == "drain" && req.method == "POST")
-      return serve_drain(req, res);
+    if (segs.size() == 2 && segs[1] == "drain" && req.method == "POST") {
+      drain_handler handler;
+      {
+        std::lock_guard<std::mutex> guard(failover_mtx);
+        handler = drain;
+      }
+      return serve_drain(handler, req, res);
+    }
     send(res, 404, status_failure(404, "NotFound", "no such admin endpoint"));
-  }
-
-  void serve_drain(const httplib::Request& req, httplib::Response& res) {
-    drain_handler handler;
-    {
-      std::lock_guard<std::mutex> guard(failover_mtx);
-      handler = drain;
-    }
-    if (!handler)
-      return send(res, 503, status_failure(503, "ServiceUnavailable", "drain is not available"));
-    auto node = req.has_param("node") ? req.get_param_value("node") : std::string{};
-    if (node.empty())
-      return send(res, 400, status_failure(400, "BadRequest", "POST /admin/drain needs ?node=NAME"));
-    auto result = handler(node);
-    if (!result)
-      return send(res, status_code_of(result.err()),
-                  status_failure(status_code_of(result.err()),
-                                 status_reason(status_code_of(result.err()), result.err().code),
-                                 result.err().message));
-    return send(res, 200, {{"node", node}, {"draining", true}});
   }
 
   /// A request from a cut-off client never reaches the server: it is held unanswered

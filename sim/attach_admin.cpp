@@ -1,6 +1,5 @@
-// POST /admin/failover[?node=NAME] and /admin/drain?node=NAME, answered as serve's
-// (sim/api_server.cpp): {"request": name}, {"node": name, "draining": true}; the rule
-// lists as sim/admin_fault_rules serves them.
+// The world's actions (sim/admin_world_actions) and the rule lists
+// (sim/admin_fault_rules), answered as serve's API server answers them.
 #include "sim/attach_admin.hpp"
 
 #include <thread>
@@ -9,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/admin_fault_rules.hpp"
+#include "sim/admin_world_actions.hpp"
 #include "sim/api_server_status.hpp"
 #include "sim/world.hpp"
 
@@ -26,31 +26,12 @@ struct attach_admin::impl {
   impl(world& w, std::shared_ptr<answer_faults> a, std::shared_ptr<network_partitions> p)
     : simulated(w), answers(std::move(a)), partitions(std::move(p)) {}
 
-  static void send(httplib::Response& res, int code, const json& body) {
-    res.status = code;
-    res.set_content(body.dump(), "application/json");
-  }
-
-  static void failed(httplib::Response& res, const error& err) {
-    int code = status_code_of(err);
-    send(res, code, status_failure(code, status_reason(code, err.code), err.message));
-  }
-
   void routes() {
     server.Post("/admin/failover", [this](const httplib::Request& req, httplib::Response& res) {
-      auto result = simulated.failover(req.has_param("node") ? req.get_param_value("node") : std::string{});
-      if (!result)
-        return failed(res, result.err());
-      send(res, 200, {{"request", *result}});
+      serve_failover([this](const std::string& node) { return simulated.failover(node); }, req, res);
     });
     server.Post("/admin/drain", [this](const httplib::Request& req, httplib::Response& res) {
-      auto node = req.has_param("node") ? req.get_param_value("node") : std::string{};
-      if (node.empty())
-        return send(res, 400, status_failure(400, "BadRequest", "POST /admin/drain needs ?node=NAME"));
-      auto result = simulated.drain(node);
-      if (!result)
-        return failed(res, result.err());
-      send(res, 200, {{"node", node}, {"draining", true}});
+      serve_drain([this](const std::string& node) { return simulated.drain(node); }, req, res);
     });
     auto answer_rules = [this](const httplib::Request& req, httplib::Response& res) {
       serve_answer_fault_rules(answers.get(), req, res);
@@ -67,7 +48,7 @@ struct attach_admin::impl {
     }
     server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
       if (res.status == 404)
-        send(res, 404, status_failure(404, "NotFound", "no such admin endpoint"));
+        res.set_content(status_failure(404, "NotFound", "no such admin endpoint").dump(), "application/json");
     });
   }
 };

@@ -421,8 +421,9 @@ first_placements create_pod_workloads(object_store& store, storage_backend& stor
   for (const auto& ns : pod_namespaces())
     created("namespace", store.create("namespaces", namespace_object(ns)));
   for (auto& w : workloads) {
-    // Claims before their StatefulSet, or its controller makes them from the templates
-    // (unbound); budgets before the pods, so none runs uncovered.
+    // Claims before their StatefulSet, or its controller makes them from the templates,
+    // unbound (pkg/controller/statefulset stateful_pod_control.go
+    // createMissingPersistentVolumeClaims); budgets before the pods, so none runs uncovered.
     store_volumes(store, storage, w, longhorn);
     store_budgets(store, w);
     if (w.kind == "DaemonSet") // one node's daemon, as the scenario's one pod
