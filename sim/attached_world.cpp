@@ -115,10 +115,13 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
     if (name == "schedulingoptimizations.stork.libopenstorage.org") {
       if (client.call("GET", crd_collection + "/" + name))
         continue;
-      auto own = crd_manifest(schedopt_crd_dir, name);
-      if (!own)
-        return own.err();
-      manifest = std::move(*own);
+      // Absent there: deploy/'s, as an operator installs it, unless --crd-dir named its own.
+      if (!schedopt_crd_dir.empty()) {
+        auto own = crd_manifest(schedopt_crd_dir, name);
+        if (!own)
+          return own.err();
+        manifest = std::move(*own);
+      }
     }
     if (auto applied = client.apply(crd_collection + "/" + name, manifest, "schedopt-sim", true); !applied)
       return make_error(applied.err().code, "CRD " + name + ": " + applied.err().message);

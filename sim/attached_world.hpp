@@ -21,7 +21,8 @@ public:
 
   /// Everything up to `ready`: CRDs established, objects mirrored, the scenario created,
   /// the controllers and the SDK gateway running. `crd_dir` holds KubeVirt's (and the
-  /// storage drivers') CRDs; `schedopt_crd_dir` schedopt's own, installed when absent.
+  /// storage drivers') CRDs; `schedopt_crd_dir` schedopt's own, installed when absent (empty: the
+  /// one in `crd_dir`).
   expected<bool> start(const std::string& kubeconfig, const serve_options& options, const std::string& crd_dir,
                        const std::string& schedopt_crd_dir);
   /// After the world starts, with --pods: until every pod of the scenario runs (Ready)

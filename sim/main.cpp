@@ -295,9 +295,10 @@ int attach(const sim_command& cmd) {
     if (auto started = kubelets.start(cmd.kwok_dir, cmd.attach_kubeconfig); !started)
       return fail(started.err().message);
   attached_world attached;
-  if (auto started = attached.start(cmd.attach_kubeconfig, o, std::string(SCHEDOPT_DEPLOY_DIR) + "/../sim/crds",
-                                    std::string(SCHEDOPT_DEPLOY_DIR) + "/crd");
-      !started)
+  // --crd-dir replaces sim/crds and deploy/crd's SchedulingOptimization CRD both.
+  auto crd_dir = o.crd_dir.empty() ? std::string(SCHEDOPT_DEPLOY_DIR) + "/../sim/crds" : o.crd_dir;
+  auto schedopt_crd_dir = o.crd_dir.empty() ? std::string(SCHEDOPT_DEPLOY_DIR) + "/crd" : std::string();
+  if (auto started = attached.start(cmd.attach_kubeconfig, o, crd_dir, schedopt_crd_dir); !started)
     return fail(started.err().message);
   auto& sim_world = attached.simulated();
   auto broken_answers = std::make_shared<answer_faults>();

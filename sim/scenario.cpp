@@ -244,7 +244,7 @@ first_placements populate(object_store& store, storage_backend& storage, const s
     pod_scenario_planner pods{o, node_identities, tainted};
     auto workloads = pods.plan();
     if (o.attached)
-      return create_pod_workloads(store, storage, workloads, planner.longhorn());
+      return create_pod_workloads(store, storage, workloads, planner.longhorn(), o.pod_termination_delay);
     store_pod_workloads(store, storage, workloads, node_ips, planner.longhorn());
   }
   return {};

@@ -415,8 +415,22 @@ void store_pod_workloads(object_store& store, storage_backend& storage, std::vec
   }
 }
 
+namespace {
+
+/// kwok's per-pod termination delay (kustomize/stage/pod/general pod-delete.yaml reads
+/// this annotation; test/controlplane/kwok-stages/pod-delete.yaml too).
+constexpr const char* kwok_delete_delay = "pod-delete.stage.kwok.x-k8s.io/delay";
+
+void annotate_termination(json& pod_meta, std::chrono::milliseconds delay) {
+  if (delay.count() > 0)
+    pod_meta["annotations"][kwok_delete_delay] = std::to_string(delay.count()) + "ms";
+}
+
+} // namespace
+
 first_placements create_pod_workloads(object_store& store, storage_backend& storage,
-                                      std::vector<planned_workload>& workloads, bool longhorn) {
+                                      std::vector<planned_workload>& workloads, bool longhorn,
+                                      std::chrono::milliseconds termination_delay) {
   first_placements placements;
   for (const auto& ns : pod_namespaces())
     created("namespace", store.create("namespaces", namespace_object(ns)));
@@ -429,6 +443,7 @@ first_placements create_pod_workloads(object_store& store, storage_backend& stor
     if (w.kind == "DaemonSet") // one node's daemon, as the scenario's one pod
       w.owner["spec"]["template"]["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", w.pods.front().node}};
     if (!w.owner.is_null()) {
+      annotate_termination(w.owner["spec"]["template"]["metadata"], termination_delay);
       if (!created(w.kind.c_str(), store.create(owner_key(w.kind), w.owner)))
         continue;
       // The controller names a ReplicaSet's, DaemonSet's or Job's pod; a StatefulSet's
@@ -440,6 +455,7 @@ first_placements create_pod_workloads(object_store& store, storage_backend& stor
     for (const auto& p : w.pods) {
       auto pod = pod_from_template(w.bare_template, p.name, {});
       pod["metadata"].erase("ownerReferences");
+      annotate_termination(pod["metadata"], termination_delay);
       if (created("pod", store.create(pods_key, pod)))
         placements[w.ns + "/" + p.name] = p.node;
     }

@@ -5,6 +5,7 @@
 // seed's VMIs are the same with or without pods.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <random>
 #include <string>
@@ -78,8 +79,10 @@ void store_pod_workloads(object_store& store, storage_backend& storage, std::vec
 
 /// Attached to a real API server: creates claims and volumes, budgets and owners, whose
 /// controllers there make the pods, and the bare pods unbound; where each should first
-/// run is returned for the scheduler that binds it (Stork's pods), not written.
+/// run is returned for the scheduler that binds it (Stork's pods), not written. A
+/// non-zero `termination_delay` is kwok's delay annotation on every pod.
 first_placements create_pod_workloads(object_store& store, storage_backend& storage,
-                                      std::vector<planned_workload>& workloads, bool longhorn);
+                                      std::vector<planned_workload>& workloads, bool longhorn,
+                                      std::chrono::milliseconds termination_delay);
 
 } // namespace schedopt::sim

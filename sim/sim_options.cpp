@@ -70,7 +70,7 @@ std::optional<error> check_world(const serve_options& o) {
 expected<sim_command> check_attach(sim_command cmd, const std::set<std::string>& given) {
   if (cmd.attach_kubeconfig.empty())
     return flag_error("--kubeconfig PATH is required: the API server to attach to");
-  static const char* server_flags[] = {"--listen", "--token", "--crd-dir", "--watch-history", "--compaction-interval",
+  static const char* server_flags[] = {"--listen", "--token", "--watch-history", "--compaction-interval",
                                        "--bookmark-interval", "--authorization", "--service-account",
                                        "--service-account-dir"};
   for (const char* flag : server_flags)
@@ -85,11 +85,15 @@ expected<sim_command> check_attach(sim_command cmd, const std::set<std::string>&
       return flag_error(std::string(flag) + " needs --kubeconfig-out PATH: attach's faults are its fault proxy's, "
                         "in front of the API server, and reach the clients that use that kubeconfig");
   // There the real controllers and kubelets (kwok) move pods, at their own pace.
-  static const char* pod_timing_flags[] = {"--pod-recreate-delay", "--pod-start-delay", "--pod-termination-delay"};
+  static const char* pod_timing_flags[] = {"--pod-recreate-delay", "--pod-start-delay"};
   for (const char* flag : pod_timing_flags)
     if (given.count(flag))
       return flag_error(std::string(flag) + " does not apply to attach: the API server's StatefulSet and "
                         "ReplicaSet controllers and its kubelets (kwok) time the pods there");
+  // A slow termination is kwok's per-pod delay annotation (test/controlplane/kwok-stages);
+  // without the flag kwok ends a deleted pod at once.
+  if (!given.count("--pod-termination-delay"))
+    cmd.serve.scenario.pod_termination_delay = std::chrono::milliseconds(0);
   if (auto bad = check_world(cmd.serve))
     return *bad;
   return cmd;
@@ -135,6 +139,12 @@ std::string attach_usage() {
          "--kubeconfig-out PATH starts a fault proxy in front of the API server and writes a\n"
          "kubeconfig naming it for the clients under test; serve's fault and partition flags\n"
          "and its /admin/answer-faults and /admin/partitions (on the admin listener) act there.\n"
+         "\n"
+         "--pod-termination-delay D annotates the scenario's pods so that kwok's pod-delete\n"
+         "stage (as build.sh installs it) holds each deleted pod D before it is gone.\n"
+         "\n"
+         "--crd-dir DIR installs the CRDs there instead of sim/crds and deploy/crd's\n"
+         "SchedulingOptimization CRD (a CRD the server already has is kept as it is).\n"
          "\n"
          "Flags: --kubeconfig PATH (required), --kwok DIR, --admin-endpoint-out FILE, the scenario, KubeVirt, storage and failover\n"
          "flags of `schedopt-sim serve --help`, and --sdk-endpoint-out, --sdk-token,\n"

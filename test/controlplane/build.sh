@@ -58,6 +58,8 @@ install_kwok_stages() {
   for stage in node/fast node/heartbeat-with-lease pod/fast; do
     cp "$kwok_dir/kustomize/stage/$stage/"[a-z]*-*.yaml "$out/kwok-stages/"
   done
+  # The project's own stages replace the module's of the same name (kwok-stages/).
+  cp "$here"/kwok-stages/*.yaml "$out/kwok-stages/"
   chmod -R u+w "$out/kwok-stages"
 }
 

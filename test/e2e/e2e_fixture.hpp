@@ -139,15 +139,14 @@ public:
   }
 
 private:
-  /// What only the simulator's own server has: the pod timing flags pace its pod
-  /// controllers and kubelets (on the real control plane its controllers and kwok move
-  /// pods) and --watch-history its compaction (there etcd's and the watch cache's); attach
-  /// refuses them.
+  /// What only the simulator's own server has: the pod start and recreate delays pace
+  /// its kubelets and pod controllers (on the real control plane kwok and its controllers
+  /// move pods) and --watch-history its compaction (there etcd's and the watch cache's);
+  /// attach refuses them. A termination delay stays: attach makes it kwok's.
   static std::vector<std::string> for_attach(std::vector<std::string> args) {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == "--pod-start-delay" || args[i] == "--pod-termination-delay" || args[i] == "--pod-recreate-delay"
-          || args[i] == "--watch-history")
+      if (args[i] == "--pod-start-delay" || args[i] == "--pod-recreate-delay" || args[i] == "--watch-history")
         ++i;
       else
         out.push_back(args[i]);

@@ -35,7 +35,7 @@ BOOST_AUTO_TEST_CASE(attach_takes_a_kubeconfig_kwok_and_the_scenario) {
 
 BOOST_AUTO_TEST_CASE(attach_refuses_what_it_cannot_do_and_says_why) {
   BOOST_TEST(refusal({"attach", "--vmis", "3"}).find("--kubeconfig PATH is required") != std::string::npos);
-  for (auto flag : {"--listen", "--token", "--watch-history", "--crd-dir"}) {
+  for (auto flag : {"--listen", "--token", "--watch-history"}) {
     std::string value = std::string(flag) == "--listen" ? "127.0.0.1:0" : std::string(flag) == "--watch-history" ? "50" : "x";
     auto message = refusal({"attach", "--kubeconfig", "/k", flag, value});
     BOOST_TEST(message.find(std::string(flag) + " does not apply to attach") != std::string::npos, message);
@@ -48,11 +48,20 @@ BOOST_AUTO_TEST_CASE(attach_refuses_what_it_cannot_do_and_says_why) {
   BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--kubeconfig-out", "/p", "--partition-for", "5s"})
                .find("need --partition-user-agent") != std::string::npos);
   BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--pods", "10", "--pods-misplaced", "0.3"}) == "");
-  for (auto flag : {"--pod-start-delay", "--pod-termination-delay", "--pod-recreate-delay"}) {
+  for (auto flag : {"--pod-start-delay", "--pod-recreate-delay"}) {
     auto message = refusal({"attach", "--kubeconfig", "/k", "--pods", "10", flag, "1s"});
     BOOST_TEST(message.find(std::string(flag) + " does not apply to attach") != std::string::npos, message);
   }
   BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--drain-node", "node-01"}) == "");
+  // A slow termination is kwok's per-pod delay; without the flag, none.
+  auto slow = parse_sim_command_line({"attach", "--kubeconfig", "/k", "--pods", "10", "--pod-termination-delay", "4s"});
+  BOOST_REQUIRE(slow);
+  BOOST_TEST(slow->serve.scenario.pod_termination_delay.count() == 4000);
+  auto fast = parse_sim_command_line({"attach", "--kubeconfig", "/k", "--pods", "10"});
+  BOOST_REQUIRE(fast);
+  BOOST_TEST(fast->serve.scenario.pod_termination_delay.count() == 0);
+  // The CRDs it installs may be the caller's (a lax SchedulingOptimization CRD, say).
+  BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--crd-dir", "/crds"}) == "");
   BOOST_TEST(refusal({"attach", "--kubeconfig", "/k", "--drain-after", "3s"}).find("--drain-after needs --drain-node")
              != std::string::npos);
 }
