@@ -410,6 +410,21 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     });
 }
 
+namespace {
+
+/// A BOOKMARK event at `rv`: an empty object of the resource's kind; the one that ends a
+/// WatchList's initial events carries the annotation client-go waits for.
+std::string bookmark_line(const served_resource& resource, uint64_t rv, bool initial_events_end) {
+  json meta = {{"resourceVersion", std::to_string(rv)}};
+  if (initial_events_end)
+    meta["annotations"] = {{"k8s.io/initial-events-end", "true"}};
+  json bookmark = {{"type", "BOOKMARK"},
+                   {"object", {{"kind", resource.type.kind}, {"apiVersion", resource.type.api_version()}, {"metadata", meta}}}};
+  return bookmark.dump() + "\n";
+}
+
+} // namespace
+
 void resource_handlers::watch(const httplib::Request& req, httplib::Response& res,
                               const resource_target& t) {
   auto sel = parse_selectors(req);
@@ -426,6 +441,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     std::string key;
     std::string ns;
     bool initial = false;
+    bool initial_events_end = false; // a WatchList: one annotated BOOKMARK after the initial events
     bool started = false;
     bool partitioned = false; // a partition cut this stream
     std::vector<stored_ptr> pending_initial;
@@ -444,9 +460,21 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
   st->bookmarks = truthy(param(req, "allowWatchBookmarks"));
   st->table = wants_table(req.get_header_value("Accept"));
   auto rv_text = param(req, "resourceVersion");
-  if (rv_text.empty() || rv_text == "0") {
+  // sendInitialEvents (WatchList, client-go's default): the current state as ADDED events
+  // whatever the resourceVersion, then, with bookmarks allowed, a BOOKMARK annotated
+  // k8s.io/initial-events-end. Follows kubernetes v1.37.2 staging/src/k8s.io/apiserver/
+  // pkg/storage/cacher/cacher.go (getWatchCacheResourceVersion,
+  // setInitialEventsEndBookmarkIfRequested) and cache_watcher.go convertToWatchEvent.
+  auto send_initial = param(req, "sendInitialEvents");
+  if (send_initial == "true") {
     st->initial = true;
-  } else {
+    st->initial_events_end = st->bookmarks;
+  } else if (send_initial == "false" && rv_text.empty()) {
+    st->synced = store_.resource_version(); // from now, no initial events
+  } else if (rv_text.empty() || rv_text == "0") {
+    st->initial = true;
+  }
+  if (!st->initial && !rv_text.empty() && rv_text != "0") {
     try {
       std::size_t used = 0;
       st->synced = std::stoull(rv_text, &used);
@@ -532,15 +560,20 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
           st->synced = snap.resource_version;
         }
       }
-      if (st->next_initial < st->pending_initial.size()) {
+      if (st->next_initial < st->pending_initial.size() || st->initial_events_end) {
         // The synthetic ADDED events of the current state, written in batches.
         while (st->next_initial < st->pending_initial.size() && out.size() < 256 * 1024) {
           const auto& item = st->pending_initial[st->next_initial++];
           if (st->sel.matches(*item))
             out += encode("ADDED", *item);
         }
-        if (st->next_initial == st->pending_initial.size())
+        if (st->next_initial == st->pending_initial.size()) {
           st->pending_initial = {};
+          if (st->initial_events_end) {
+            out += bookmark_line(*resource, st->synced, true);
+            st->initial_events_end = false;
+          }
+        }
         if (out.empty())
           return true;
         st->last_write = now;
@@ -575,12 +608,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
       }
       st->synced = std::max(st->synced, global);
       if (now >= st->next_bookmark) {
-        json bookmark = {{"type", "BOOKMARK"},
-                         {"object",
-                          {{"kind", resource->type.kind},
-                           {"apiVersion", resource->type.api_version()},
-                           {"metadata", {{"resourceVersion", std::to_string(st->synced)}}}}}};
-        out += bookmark.dump() + "\n";
+        out += bookmark_line(*resource, st->synced, false);
         st->next_bookmark = next_bookmark_after(now);
       }
       if (!out.empty()) {

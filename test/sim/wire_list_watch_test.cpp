@@ -189,6 +189,50 @@ BOOST_AUTO_TEST_CASE(watch_without_version_starts_with_current_state) {
   BOOST_TEST(lines[1]["object"]["metadata"]["name"] == "y");
 }
 
+// client-go's informers (WatchList on by default) wait for this bookmark before they call
+// themselves synced; without it they never do.
+BOOST_AUTO_TEST_CASE(a_watchlist_ends_its_initial_events_with_an_annotated_bookmark) {
+  auto& sim = shared_sim();
+  BOOST_REQUIRE(sim.ok());
+  auto ns = create_namespace(sim, unique_name("watchlist"));
+  auto base = "/api/v1/namespaces/" + ns + "/configmaps";
+  http_request(sim, "POST", base, configmap_body("x"));
+  http_request(sim, "POST", base, configmap_body("y"));
+  watch_reader watch(sim, base + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                                 "&allowWatchBookmarks=true");
+  BOOST_REQUIRE(watch.wait_for([](const std::vector<json>& lines) { return lines.size() >= 3; }));
+  auto lines = watch.lines();
+  BOOST_TEST(lines[0]["type"] == "ADDED");
+  BOOST_TEST(lines[1]["type"] == "ADDED");
+  BOOST_TEST(lines[2]["type"] == "BOOKMARK");
+  BOOST_TEST(lines[2].value("/object/metadata/annotations/k8s.io~1initial-events-end"_json_pointer, "") == "true");
+  BOOST_TEST(lines[2]["object"]["kind"] == "ConfigMap");
+  // A change after it is a plain event.
+  http_request(sim, "POST", base, configmap_body("z"));
+  BOOST_REQUIRE(watch.wait_for([](const std::vector<json>& lines) { return lines.size() >= 4; }));
+  BOOST_TEST(watch.lines()[3]["type"] == "ADDED");
+  BOOST_TEST(watch.lines()[3]["object"]["metadata"]["name"] == "z");
+}
+
+// sendInitialEvents=false with no resourceVersion: from now on, no initial events.
+BOOST_AUTO_TEST_CASE(send_initial_events_false_starts_from_now) {
+  auto& sim = shared_sim();
+  BOOST_REQUIRE(sim.ok());
+  auto ns = create_namespace(sim, unique_name("from-now"));
+  auto base = "/api/v1/namespaces/" + ns + "/configmaps";
+  http_request(sim, "POST", base, configmap_body("before"));
+  watch_reader watch(sim, base + "?watch=1&sendInitialEvents=false");
+  // Until the watch (connecting on its own thread) sees one: whichever it sees first is
+  // a later one, never "before".
+  bool seen = false;
+  for (int i = 0; i < 50 && !seen; ++i) {
+    http_request(sim, "POST", base, configmap_body("after-" + std::to_string(i)));
+    seen = watch.wait_for([](const std::vector<json>& lines) { return !lines.empty(); }, std::chrono::seconds(1));
+  }
+  BOOST_REQUIRE(seen);
+  BOOST_TEST(watch.lines()[0]["object"]["metadata"]["name"].get<std::string>().rfind("after-", 0) == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(watch_timeout_ends_the_stream) {
   auto& sim = shared_sim();
   BOOST_REQUIRE(sim.ok());
