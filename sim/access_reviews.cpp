@@ -1,8 +1,13 @@
 // Follows kubernetes v1.36.3 pkg/registry/authentication/tokenreview/storage.go
 // (REST.Create) and pkg/registry/authorization/subjectaccessreview/rest.go (REST.Create),
-// with pkg/apis/authorization/validation ValidateSubjectAccessReviewSpec; the
-// authorizer chain is the API server's own (sim/authorization.hpp).
+// with pkg/apis/authorization/validation ValidateSubjectAccessReviewSpec; v1.37.2
+// pkg/registry/authorization/selfsubjectaccessreview/rest.go (REST.Create, with
+// ValidateSelfSubjectAccessReviewSpec) and pkg/registry/authentication/selfsubjectreview
+// /rest.go (REST.Create). The authorizer chain is the API server's own
+// (sim/authorization.hpp).
 #include "sim/access_reviews.hpp"
+
+#include <algorithm>
 
 #include "sim/api_server_status.hpp"
 #include "sim/field_errors.hpp"
@@ -19,9 +24,10 @@ using json = nlohmann::json;
 const char* default_audience = "https://kubernetes.default.svc.cluster.local";
 
 json answered(const json& review, const char* api_version, const char* kind, json status) {
+  // The review is never stored: no name, uid or creationTimestamp.
   json out = {{"kind", kind},
               {"apiVersion", api_version},
-              {"metadata", {{"creationTimestamp", nullptr}}},
+              {"metadata", json::object()},
               {"spec", review.value("spec", json::object())},
               {"status", std::move(status)}};
   return out;
@@ -49,7 +55,11 @@ std::pair<int, json> review_token(const access_review_context& ctx, const json& 
   json status = {{"user", json::object()}};
   auto user = ctx.authenticate(token);
   if (!user) {
-    status["error"] = "[invalid bearer token, service account token has been invalidated]";
+    // The token authenticator's word; the service-account one adds its own only for a
+    // token that is a JWT (pkg/serviceaccount jwt.go: not a JWT is not its to refuse).
+    bool jwt = std::count(token.begin(), token.end(), '.') == 2;
+    status["error"] = jwt ? "[invalid bearer token, service account token has been invalidated]"
+                          : "invalid bearer token";
   } else {
     status["authenticated"] = true;
     json u = {{"username", user->name}, {"groups", user->groups}};
@@ -115,6 +125,44 @@ std::pair<int, json> review_access(const access_review_context& ctx, const json&
   // which, so the reason is left out rather than made up.
   json status = {{"allowed", authorizes(ctx.mode, ctx.store, user, attrs)}};
   return {201, answered(review, "authorization.k8s.io/v1", "SubjectAccessReview", std::move(status))};
+}
+
+std::pair<int, json> review_own_access(const access_review_context& ctx, const json& review,
+                                       const user_info& requester) {
+  if (!review.is_object() || !review.value("spec", json::object()).is_object())
+    return {400, status_failure(400, "BadRequest", "SelfSubjectAccessReview body must be an object")};
+  auto spec = review.value("spec", json::object());
+  bool res_attrs = spec.contains("resourceAttributes") && spec["resourceAttributes"].is_object();
+  bool non_res = spec.contains("nonResourceAttributes") && spec["nonResourceAttributes"].is_object();
+  if (res_attrs == non_res) {
+    // ValidateSelfSubjectAccessReviewSpec names the whole spec, its value printed as null.
+    auto err = invalid_object_error(review_type("authorization.k8s.io", ""), "",
+                                    {make_field_error(field_error_type::invalid, "spec", "null",
+                                                      "exactly one of nonResourceAttributes or resourceAttributes "
+                                                      "must be specified")});
+    return {422, status_for_error(err, nullptr, {})};
+  }
+  // The same question asked as a SubjectAccessReview about the requester.
+  json asked = review;
+  asked["spec"]["user"] = requester.name;
+  asked["spec"]["groups"] = requester.groups;
+  if (!requester.uid.empty())
+    asked["spec"]["uid"] = requester.uid;
+  auto [code, answer] = review_access(ctx, asked);
+  if (code != 201)
+    return {code, answer};
+  return {201, answered(review, "authorization.k8s.io/v1", "SelfSubjectAccessReview", answer["status"])};
+}
+
+std::pair<int, json> review_self(const user_info& requester, const std::string& now) {
+  json user = {{"username", requester.name}};
+  if (!requester.uid.empty())
+    user["uid"] = requester.uid;
+  user["groups"] = requester.groups;
+  return {201, {{"kind", "SelfSubjectReview"},
+                {"apiVersion", "authentication.k8s.io/v1"},
+                {"metadata", {{"creationTimestamp", now}}},
+                {"status", {{"userInfo", user}}}}};
 }
 
 } // namespace schedopt::sim

@@ -29,4 +29,11 @@ std::pair<int, nlohmann::json> review_token(const access_review_context& ctx, co
 /// The answer to POST subjectaccessreviews (authorization.k8s.io/v1): HTTP code and body.
 std::pair<int, nlohmann::json> review_access(const access_review_context& ctx, const nlohmann::json& review);
 
+/// The answer to POST selfsubjectaccessreviews: `review` asked about `requester`.
+std::pair<int, nlohmann::json> review_own_access(const access_review_context& ctx, const nlohmann::json& review,
+                                                 const user_info& requester);
+
+/// The answer to POST selfsubjectreviews (authentication.k8s.io/v1): who `requester` is.
+std::pair<int, nlohmann::json> review_self(const user_info& requester, const std::string& now);
+
 } // namespace schedopt::sim

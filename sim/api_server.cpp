@@ -10,6 +10,7 @@
 
 #include <httplib.h>
 
+#include "model/timestamp.hpp"
 #include "sim/access_reviews.hpp"
 #include "sim/answer_fault_responses.hpp"
 #include "sim/api_server_handlers.hpp"
@@ -166,14 +167,17 @@ struct api_server::impl {
     return std::nullopt;
   }
 
-  /// POST tokenreviews / subjectaccessreviews; false when `segs` names neither.
-  bool serve_review(const httplib::Request& req, httplib::Response& res,
-                    const std::vector<std::string>& segs) {
+  /// POST tokenreviews, subjectaccessreviews and the self reviews of `requester`; false
+  /// when `segs` names none.
+  bool serve_review(const httplib::Request& req, httplib::Response& res, const std::vector<std::string>& segs,
+                    const user_info& requester) {
     if (segs.size() != 4 || segs[0] != "apis" || segs[2] != "v1")
       return false;
     bool token_review = segs[1] == "authentication.k8s.io" && segs[3] == "tokenreviews";
     bool access_review = segs[1] == "authorization.k8s.io" && segs[3] == "subjectaccessreviews";
-    if (!token_review && !access_review)
+    bool own_access_review = segs[1] == "authorization.k8s.io" && segs[3] == "selfsubjectaccessreviews";
+    bool self_review = segs[1] == "authentication.k8s.io" && segs[3] == "selfsubjectreviews";
+    if (!token_review && !access_review && !own_access_review && !self_review)
       return false;
     if (req.method != "POST") {
       send(res, 405, status_failure(405, "MethodNotAllowed",
@@ -191,7 +195,13 @@ struct api_server::impl {
       send(res, 400, status_failure(400, "BadRequest", "the request body is not valid JSON"));
       return true;
     }
-    auto [code, answer] = token_review ? review_token(ctx, body) : review_access(ctx, body);
+    // The kubeconfig's admin token names no user; the reviews name it as above.
+    auto who = requester.name.empty() ? user_info{"system:admin", {"system:masters", "system:authenticated"}, {}}
+                                      : requester;
+    auto [code, answer] = token_review       ? review_token(ctx, body)
+                          : access_review    ? review_access(ctx, body)
+                          : own_access_review ? review_own_access(ctx, body, who)
+                                              : review_self(who, format_rfc3339(std::chrono::system_clock::now()));
     send(res, code, answer);
     return true;
   }
@@ -260,7 +270,7 @@ struct api_server::impl {
       handle_admin(req, res, segs);
       return;
     }
-    if (serve_review(req, res, segs))
+    if (serve_review(req, res, segs, *user))
       return;
     if (segs[0] == "api") {
       if (segs.size() == 1 && req.method == "GET")

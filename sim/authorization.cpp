@@ -1,4 +1,5 @@
-// Authorizer chain: admin-only simulator endpoints, bootstrap discovery grants, RBAC.
+// Authorizer chain: admin-only simulator endpoints, bootstrap discovery and basic-user
+// grants, RBAC.
 #include "sim/authorization.hpp"
 
 #include <algorithm>
@@ -19,6 +20,18 @@ const nlohmann::json& discovery_rule() {
      {"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*",
       "/readyz", "/version", "/version/"}}};
   return rule;
+}
+
+/// The rules of system:basic-user, bound to system:authenticated: anyone may ask who they
+/// are and what they may do (kubernetes v1.37.2 plugin/pkg/auth/authorizer/rbac/
+/// bootstrappolicy/policy.go, ClusterRoles).
+const nlohmann::json& basic_user_rules() {
+  static const nlohmann::json rules = nlohmann::json::array(
+    {{{"verbs", {"create"}},
+      {"apiGroups", {"authorization.k8s.io"}},
+      {"resources", {"selfsubjectaccessreviews", "selfsubjectrulesreviews"}}},
+     {{"verbs", {"create"}}, {"apiGroups", {"authentication.k8s.io"}}, {"resources", {"selfsubjectreviews"}}}});
+  return rules;
 }
 
 bool admin_only(const request_attributes& a) {
@@ -46,6 +59,10 @@ bool authorizes(authorization_mode mode, const object_store& store, const user_i
     return true;
   if (!attrs.resource_request && rule_allows(discovery_rule(), attrs))
     return true;
+  if (attrs.resource_request)
+    for (const auto& rule : basic_user_rules())
+      if (rule_allows(rule, attrs))
+        return true;
   return rbac_allows(store, user, attrs);
 }
 

@@ -119,6 +119,9 @@ std::vector<served_resource> builtin_resources() {
     review("authentication.k8s.io", "TokenReview", "tokenreviews", "tokenreview"),
     review("authorization.k8s.io", "SubjectAccessReview", "subjectaccessreviews",
            "subjectaccessreview"),
+    review("authorization.k8s.io", "SelfSubjectAccessReview", "selfsubjectaccessreviews",
+           "selfsubjectaccessreview"),
+    review("authentication.k8s.io", "SelfSubjectReview", "selfsubjectreviews", "selfsubjectreview"),
   };
 }
 

@@ -107,7 +107,8 @@ BOOST_AUTO_TEST_CASE(the_simulators_api_server_answers_as_kube_apiserver, *boost
   realcp::control_plane cp;
   BOOST_REQUIRE_MESSAGE(cp.ok(), cp.error());
   install_crds(cp);
-  test::sim_process sim({"--nodes", "1", "--vmis", "0"});
+  // RBAC on, as on the real server (test/controlplane/run.sh).
+  test::sim_process sim({"--nodes", "1", "--vmis", "0", "--authorization", "rbac"});
   BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
   auto files = corpus_files();
   auto kubectl = cp.value("BIN") + "/kubectl";

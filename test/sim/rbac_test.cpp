@@ -23,7 +23,7 @@ namespace {
 /// between cases; their directories live under one temp dir.
 const char* const accounts[] = {"schedopt/schedopt", "rbac/ns-user",     "rbac/status-user",
                                 "rbac/watch-user",   "rbac/files-user",  "rbac/metrics-reader",
-                                "rbac/auth-delegator"};
+                                "rbac/auth-delegator", "rbac/self-asker"};
 
 /// Static, so it is removed at exit after the simulator writing into it (constructed
 /// later) is gone.
@@ -440,5 +440,34 @@ BOOST_AUTO_TEST_CASE(reviews_need_their_own_grant_as_system_auth_delegator_gives
   BOOST_TEST(discovery["resources"][0]["verbs"] == json::array({"create"}));
 }
 
-BOOST_AUTO_TEST_SUITE_END()
+// kubectl auth whoami and auth can-i: every authenticated user may ask about itself
+// (system:basic-user), whatever else it is granted.
+BOOST_AUTO_TEST_CASE(anyone_may_ask_who_it_is_and_what_it_may_do) {
+  auto& sim = rbac_sim();
+  BOOST_REQUIRE_MESSAGE(sim.ok(), sim.error());
+  const std::string account = "rbac/self-asker";
+  auto who = as(account, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})");
+  BOOST_TEST(who.status == 201);
+  BOOST_TEST(who.json()["kind"] == "SelfSubjectReview");
+  BOOST_TEST(who.json()["status"]["userInfo"]["username"] == user_of(account));
+  BOOST_TEST(who.json()["status"]["userInfo"]["groups"]
+             == json::array({"system:serviceaccounts", "system:serviceaccounts:rbac", "system:authenticated"}));
 
+  const std::string own = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+  const std::string list_nodes = R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview",)"
+                                 R"("spec":{"resourceAttributes":{"verb":"list","resource":"nodes"}}})";
+  auto may = as(account, "POST", own, list_nodes);
+  BOOST_TEST(may.status == 201);
+  BOOST_TEST(may.json()["kind"] == "SelfSubjectAccessReview");
+  BOOST_TEST(may.json()["status"]["allowed"] == false);
+  BOOST_TEST(!may.json()["spec"].contains("user")); // the question as asked
+  BOOST_TEST(as_admin("POST", own, list_nodes).json()["status"]["allowed"] == true);
+  auto neither = as(account, "POST", own, R"({"kind":"SelfSubjectAccessReview","spec":{}})");
+  BOOST_TEST(neither.status == 422);
+  BOOST_TEST(neither.json()["message"]
+             == ".authorization.k8s.io \"\" is invalid: spec: Invalid value: null: exactly one of "
+                "nonResourceAttributes or resourceAttributes must be specified");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
