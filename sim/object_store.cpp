@@ -28,6 +28,25 @@ std::string now_rfc3339() {
   return buf;
 }
 
+/// Whether objects of `type` have a metadata.generation: custom resources do, and the
+/// built-in types whose registry strategy's PrepareForCreate sets Generation = 1
+/// (kubernetes v1.37.2 pkg/registry/*/*/strategy.go; apiextensions-apiserver for CRDs
+/// and custom resources). A ConfigMap, Namespace, Node or Lease never has one.
+bool tracks_generation(const resource_type& type) {
+  static const std::set<std::string> with_generation = {
+    "pods", "podtemplates", "replicationcontrollers", "deployments.apps", "daemonsets.apps", "replicasets.apps",
+    "statefulsets.apps", "jobs.batch", "cronjobs.batch", "horizontalpodautoscalers.autoscaling",
+    "poddisruptionbudgets.policy", "ingresses.networking.k8s.io", "ingressclasses.networking.k8s.io",
+    "networkpolicies.networking.k8s.io", "endpointslices.discovery.k8s.io",
+    "priorityclasses.scheduling.k8s.io", "validatingwebhookconfigurations.admissionregistration.k8s.io",
+    "mutatingwebhookconfigurations.admissionregistration.k8s.io",
+    "customresourcedefinitions.apiextensions.k8s.io"};
+  const auto& g = type.group;
+  bool builtin = g.empty() || g == "apps" || g == "batch" || g == "policy" || g == "autoscaling"
+                 || (g.size() > 7 && g.compare(g.size() - 7, 7, ".k8s.io") == 0);
+  return !builtin || with_generation.count(type.key()) > 0;
+}
+
 /// Everything but metadata and status: what metadata.generation tracks.
 json spec_part(const json& obj) {
   json copy = json::object();
@@ -326,7 +345,7 @@ struct object_store::impl {
         else
           meta.erase(field);
       }
-      if (spec_part(next) != spec_part(cur))
+      if (tracks_generation(te.type) && spec_part(next) != spec_part(cur))
         meta["generation"] = cur_meta.value("generation", 1) + 1;
     }
     next["metadata"]["resourceVersion"] = cur["metadata"].value("resourceVersion", "");
@@ -463,7 +482,8 @@ expected<json> object_store::create(const std::string& key, json object) {
     return make_error(ec::already_exists, quoted_name(key, name) + " already exists", 409);
   m["uid"] = impl_->uuid();
   m["creationTimestamp"] = now_rfc3339();
-  m["generation"] = 1;
+  if (tracks_generation(te->type))
+    m["generation"] = 1;
   m.erase("deletionTimestamp");
   if (!object.contains("apiVersion"))
     object["apiVersion"] = te->type.api_version();
