@@ -227,6 +227,14 @@ struct api_server::impl {
         return;
       }
     }
+    // kube-apiserver reads at most this much of a write's body (apiserver
+    // pkg/endpoints/handlers/rest.go limitedReadBody, MaxRequestBodyBytes).
+    constexpr std::size_t max_request_body = 3 * 1024 * 1024;
+    if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") && req.body.size() > max_request_body) {
+      send(res, 413, status_failure(413, "RequestEntityTooLarge",
+                                    "Request entity too large: limit is " + std::to_string(max_request_body)));
+      return;
+    }
     if (fault_injector::applies_to(req.path)) {
       if (options.faults.latency.count() > 0)
         std::this_thread::sleep_for(options.faults.latency);

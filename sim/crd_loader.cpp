@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/field_errors.hpp"
+#include "sim/object_store.hpp"
 #include "sim/patch.hpp"
 #include "sim/structural_schema.hpp"
 
@@ -126,6 +128,25 @@ expected<std::vector<loaded_crd>> load_crd_dir(const std::string& dir,
     }
   }
   return out;
+}
+
+// Follows apiextensions-apiserver pkg/apis/apiextensions/validation
+// ValidateCustomResourceDefinitionVersion: in apiextensions.k8s.io/v1 schemas are required.
+std::optional<error> validate_crd_schemas(nlohmann::json& crd, const nlohmann::json*, bool status_only) {
+  if (status_only)
+    return std::nullopt;
+  std::vector<field_error> errs;
+  auto versions = crd.value("/spec/versions"_json_pointer, nlohmann::json::array());
+  for (std::size_t i = 0; versions.is_array() && i < versions.size(); ++i)
+    if (!versions[i].is_object() || !versions[i].value("/schema/openAPIV3Schema"_json_pointer, nlohmann::json()).is_object())
+      errs.push_back(make_field_error(field_error_type::required,
+                                      "spec.versions[" + std::to_string(i) + "].schema.openAPIV3Schema", "", ""));
+  if (errs.empty())
+    return std::nullopt;
+  resource_type crd_type;
+  crd_type.group = "apiextensions.k8s.io";
+  crd_type.kind = "CustomResourceDefinition";
+  return invalid_object_error(crd_type, crd.value("/metadata/name"_json_pointer, std::string()), errs);
 }
 
 } // namespace schedopt::sim

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,9 @@ expected<loaded_crd> crd_from_json(const nlohmann::json& crd);
 /// `shape`, when set, edits each CRD before it is read (the release being answered as).
 expected<std::vector<loaded_crd>> load_crd_dir(
   const std::string& dir, const std::function<void(nlohmann::json&)>& shape = {});
+
+/// The store's write validator for CRD objects: a v1 CRD names a schema for every
+/// version, or the write is refused as kube-apiserver refuses it (422).
+std::optional<error> validate_crd_schemas(nlohmann::json& crd, const nlohmann::json* old, bool status_only);
 
 } // namespace schedopt::sim

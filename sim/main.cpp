@@ -85,6 +85,7 @@ expected<resource_registry> load_registry(object_store& store, const std::string
                           [schema](nlohmann::json& object, const nlohmann::json* old, bool status_only) {
                             return enforce_schema(*schema, object, old, status_only);
                           });
+  store.set_validator("customresourcedefinitions.apiextensions.k8s.io", validate_crd_schemas);
   for (auto& crd : *crds)
     store.create("customresourcedefinitions.apiextensions.k8s.io", crd.manifest);
   return registry;

@@ -97,6 +97,12 @@ void print_table(const std::vector<row_result>& results) {
               << " |\n";
   }
   std::cout << std::endl;
+  // SCHEDOPT_DIFFERENTIAL_VERBOSE=1: both whole answers of each differing row.
+  if (std::getenv("SCHEDOPT_DIFFERENTIAL_VERBOSE") != nullptr)
+    for (auto& r : results)
+      if (!r.differences.empty())
+        std::cout << "---- " << r.label << "\nkube-apiserver: " << r.real.compared.dump() << "\nsimulator:      "
+                  << r.simulated.compared.dump() << "\n";
 }
 
 } // namespace

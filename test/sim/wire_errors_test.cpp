@@ -228,4 +228,36 @@ BOOST_AUTO_TEST_CASE(discovery_documents) {
   BOOST_TEST(openapi.body.empty());
 }
 
+// kube-apiserver's limits, as the differential suite measured them: annotations over
+// 256 KiB (422), a body over 3 MiB (413), a v1 CRD without a schema (422).
+BOOST_AUTO_TEST_CASE(what_kube_apiserver_refuses_for_its_size_or_shape) {
+  auto& sim = shared_sim();
+  BOOST_REQUIRE(sim.ok());
+  json annotated = {{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+                    {"metadata", {{"name", "annotated"}, {"annotations", {{"big", std::string(270000, 'x')}}}}}};
+  auto big = http_request(sim, "POST", "/api/v1/namespaces/default/configmaps", annotated.dump());
+  BOOST_TEST(big.status == 422);
+  BOOST_TEST(big.json()["message"]
+             == "ConfigMap \"annotated\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes");
+  BOOST_TEST(big.json()["details"]["causes"][0]["reason"] == "FieldValueTooLong");
+
+  json huge = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "huge"}}},
+               {"data", {{"big", std::string(3300000, 'y')}}}};
+  auto too_large = http_request(sim, "POST", "/api/v1/namespaces/default/configmaps", huge.dump());
+  BOOST_TEST(too_large.status == 413);
+  BOOST_TEST(too_large.json()["message"] == "Request entity too large: limit is 3145728");
+  BOOST_TEST(http_request(sim, "GET", "/api/v1/namespaces/default/configmaps/huge").status == 404);
+
+  json schemaless = {{"apiVersion", "apiextensions.k8s.io/v1"}, {"kind", "CustomResourceDefinition"},
+                     {"metadata", {{"name", "widgets.example.com"}}},
+                     {"spec", {{"group", "example.com"}, {"scope", "Namespaced"},
+                               {"names", {{"plural", "widgets"}, {"singular", "widget"}, {"kind", "Widget"}, {"listKind", "WidgetList"}}},
+                               {"versions", json::array({{{"name", "v1"}, {"served", true}, {"storage", true}}})}}}};
+  auto refused = http_request(sim, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", schemaless.dump());
+  BOOST_TEST(refused.status == 422);
+  BOOST_TEST(refused.json()["message"]
+             == "CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: "
+                "spec.versions[0].schema.openAPIV3Schema: Required value");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
