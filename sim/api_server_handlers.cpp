@@ -2,6 +2,7 @@
 #include "sim/api_server_handlers.hpp"
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 #include <httplib.h>
@@ -834,7 +835,30 @@ void resource_handlers::remove(const httplib::Request& req, httplib::Response& r
   auto removed = key == pods_key ? delete_pod(store_, t.ns, t.name, options) : store_.remove(key, t.ns, t.name);
   if (!removed)
     return send_error(res, removed.err(), t.resource, t.name);
-  send_json(res, 200, *removed);
+  send_json(res, 200, delete_answer(t, *removed));
+}
+
+// Follows kubernetes v1.37.2 staging/src/k8s.io/apiserver/pkg/registry/generic/registry/
+// store.go (Delete, finalizeDelete): an object still kept (finalizers, a grace period) comes
+// back as stored; one gone comes back too where the type's store sets ReturnDeletedObject
+// (pkg/registry/*/storage/storage.go), else a Success Status names it.
+json resource_handlers::delete_answer(const resource_target& t, const json& removed) const {
+  static const std::set<std::string> returns_deleted_object = {
+    "pods", "namespaces", "persistentvolumes", "persistentvolumeclaims", "services", "serviceaccounts",
+    "podtemplates", "resourcequotas", "storageclasses.storage.k8s.io", "csidrivers.storage.k8s.io",
+    "csinodes.storage.k8s.io", "volumeattachments.storage.k8s.io"};
+  const auto& type = t.resource->type;
+  auto uid = metadata_text(removed, "uid");
+  auto still = store_.get(type.key(), t.ns, t.name);
+  if ((still && metadata_text(*still, "uid") == uid) || returns_deleted_object.count(type.key()))
+    return removed;
+  json details = {{"name", t.name}};
+  if (!type.group.empty())
+    details["group"] = type.group;
+  details["kind"] = type.plural;
+  details["uid"] = uid;
+  return {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()}, {"status", "Success"},
+          {"details", details}};
 }
 
 // Follows kubernetes pkg/registry/core/pod/storage/eviction.go EvictionREST.Create through

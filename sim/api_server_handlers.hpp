@@ -61,6 +61,8 @@ private:
   void patch(const httplib::Request& req, httplib::Response& res, const resource_target& t,
              const std::string& version);
   void remove(const httplib::Request& req, httplib::Response& res, const resource_target& t);
+  /// What a DELETE answers: the object, or a Success Status naming it.
+  nlohmann::json delete_answer(const resource_target& t, const nlohmann::json& removed) const;
   void remove_collection(const httplib::Request& req, httplib::Response& res,
                          const resource_target& t);
   void evict(const httplib::Request& req, httplib::Response& res, const resource_target& t,
