@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "sim/builtin_strategies.hpp"
 #include "sim/field_errors.hpp"
 #include "sim/json_fields.hpp"
 
@@ -218,36 +219,18 @@ struct object_store::impl {
     return obj;
   }
 
-  /// What every object's metadata must hold, then the type's write_validator, if any;
-  /// nullopt when the write may go ahead.
+  /// kube-apiserver's preparation and validation of every write of the type
+  /// (sim/builtin_strategies.hpp), then the type's write_validator, if any; nullopt when
+  /// the write may go ahead.
   std::optional<error> validate(const std::string& key, json& obj, const json* old,
                                 bool status_only) {
-    if (auto err = validate_annotations(key, obj))
-      return err;
+    if (auto* te = find(key); te != nullptr && !status_only)
+      if (auto err = prepare_and_validate(te->type, obj))
+        return err;
     auto it = validators.find(key);
     if (it == validators.end())
       return std::nullopt;
     return it->second(obj, old, status_only);
-  }
-
-  /// The annotations' keys and values together stay within 256 KiB (apimachinery
-  /// pkg/api/validation/objectmeta.go ValidateAnnotationsSize, TotalAnnotationSizeLimitB).
-  std::optional<error> validate_annotations(const std::string& key, const json& obj) {
-    constexpr std::size_t limit = 256 * 1024;
-    const auto* meta = obj.contains("metadata") ? &obj["metadata"] : nullptr;
-    if (meta == nullptr || !meta->is_object() || !meta->contains("annotations") || !(*meta)["annotations"].is_object())
-      return std::nullopt;
-    std::size_t total = 0;
-    for (auto it = (*meta)["annotations"].begin(); it != (*meta)["annotations"].end(); ++it)
-      total += it.key().size() + (it.value().is_string() ? it.value().get_ref<const std::string&>().size() : 0);
-    if (total <= limit)
-      return std::nullopt;
-    auto* te = find(key);
-    if (te == nullptr)
-      return std::nullopt;
-    return invalid_object_error(te->type, meta->value("name", ""),
-                                {make_field_error(field_error_type::too_long, "metadata.annotations", "",
-                                                  "may not be more than " + std::to_string(limit) + " bytes")});
   }
 
   using peek_function = std::function<std::shared_ptr<const json>(

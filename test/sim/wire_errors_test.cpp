@@ -260,4 +260,27 @@ BOOST_AUTO_TEST_CASE(what_kube_apiserver_refuses_for_its_size_or_shape) {
                 "spec.versions[0].schema.openAPIV3Schema: Required value");
 }
 
+// kube-apiserver's strategies: a namespace carries its name as a label; a core/v1 Event
+// about a cluster-scoped object lives in default (or nowhere), never elsewhere.
+BOOST_AUTO_TEST_CASE(namespaces_are_labelled_and_events_agree_with_their_object) {
+  auto& sim = shared_sim();
+  BOOST_REQUIRE(sim.ok());
+  auto ns = http_request(sim, "POST", "/api/v1/namespaces",
+                         R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"labelled"}})");
+  BOOST_TEST(ns.status == 201);
+  BOOST_TEST(ns.json()["metadata"]["labels"]["kubernetes.io/metadata.name"] == "labelled");
+  BOOST_TEST(!ns.json()["metadata"].contains("generation"));
+
+  json event = {{"apiVersion", "v1"}, {"kind", "Event"}, {"metadata", {{"name", "req.1"}}},
+                {"involvedObject", {{"apiVersion", "stork.libopenstorage.org/v1alpha1"},
+                                    {"kind", "SchedulingOptimization"}, {"name", "req"}}},
+                {"reason", "Started"}, {"message", "started"}, {"type", "Normal"}};
+  BOOST_TEST(http_request(sim, "POST", "/api/v1/namespaces/default/events", event.dump()).status == 201);
+  event["metadata"]["name"] = "req.2";
+  auto elsewhere = http_request(sim, "POST", "/api/v1/namespaces/labelled/events", event.dump());
+  BOOST_TEST(elsewhere.status == 422);
+  BOOST_TEST(elsewhere.json()["message"]
+             == "Event \"req.2\" is invalid: involvedObject.namespace: Invalid value: \"\": does not match event.namespace");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
