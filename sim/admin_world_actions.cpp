@@ -11,37 +11,32 @@ namespace {
 
 using json = nlohmann::json;
 
-void send_action_answer(httplib::Response& res, int code, const json& body) {
-  res.status = code;
-  res.set_content(body.dump(), "application/json");
-}
-
 void send_action_error(httplib::Response& res, const error& err) {
   int code = status_code_of(err);
-  send_action_answer(res, code, status_failure(code, status_reason(code, err.code), err.message));
+  send_json(res, code, status_failure(code, status_reason(code, err.code), err.message));
 }
 
 } // namespace
 
 void serve_failover(const failover_action& failover, const httplib::Request& req, httplib::Response& res) {
   if (!failover)
-    return send_action_answer(res, 503, status_failure(503, "ServiceUnavailable", "failover is not available"));
+    return send_json(res, 503, status_failure(503, "ServiceUnavailable", "failover is not available"));
   auto result = failover(req.has_param("node") ? req.get_param_value("node") : std::string{});
   if (!result)
     return send_action_error(res, result.err());
-  send_action_answer(res, 200, {{"request", *result}});
+  send_json(res, 200, {{"request", *result}});
 }
 
 void serve_drain(const drain_action& drain, const httplib::Request& req, httplib::Response& res) {
   if (!drain)
-    return send_action_answer(res, 503, status_failure(503, "ServiceUnavailable", "drain is not available"));
+    return send_json(res, 503, status_failure(503, "ServiceUnavailable", "drain is not available"));
   auto node = req.has_param("node") ? req.get_param_value("node") : std::string{};
   if (node.empty())
-    return send_action_answer(res, 400, status_failure(400, "BadRequest", "POST /admin/drain needs ?node=NAME"));
+    return send_json(res, 400, status_failure(400, "BadRequest", "POST /admin/drain needs ?node=NAME"));
   auto result = drain(node);
   if (!result)
     return send_action_error(res, result.err());
-  send_action_answer(res, 200, {{"node", node}, {"draining", true}});
+  send_json(res, 200, {{"node", node}, {"draining", true}});
 }
 
 } // namespace schedopt::sim

@@ -142,10 +142,7 @@ struct api_server::impl {
     }
   }
 
-  void send(httplib::Response& res, int code, const json& body) {
-    res.status = code;
-    res.set_content(body.dump(), "application/json");
-  }
+  void send(httplib::Response& res, int code, const json& body) { send_json(res, code, body); }
 
   /// Who sent a request: the admin (empty user name; audited as system:admin), a
   /// ServiceAccount, or nobody known.

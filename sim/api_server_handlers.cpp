@@ -27,11 +27,6 @@ using clock_type = std::chrono::steady_clock;
 constexpr auto default_watch_timeout = std::chrono::seconds(1800);
 constexpr auto keepalive_interval = std::chrono::seconds(5);
 
-void send_json(httplib::Response& res, int code, const json& body) {
-  res.status = code;
-  res.set_content(body.dump(), "application/json");
-}
-
 void send_error(httplib::Response& res, const error& err, const served_resource* r,
                 const std::string& name) {
   send_json(res, status_code_of(err), status_for_error(err, r, name));

@@ -1,6 +1,8 @@
 // Status bodies; reasons follow apimachinery's metav1.StatusReason values.
 #include "sim/api_server_status.hpp"
 
+#include <httplib.h>
+
 #include "sim/discovery.hpp"
 #include "sim/field_errors.hpp"
 
@@ -75,6 +77,11 @@ nlohmann::json status_for_error(const error& err, const served_resource* resourc
     details["kind"] = code == 422 ? resource->type.kind : resource->type.plural;
   }
   return status_failure(code, reason, message, details);
+}
+
+void send_json(httplib::Response& res, int code, const nlohmann::json& body) {
+  res.status = code;
+  res.set_content(body.dump(), "application/json");
 }
 
 } // namespace schedopt::sim

@@ -7,9 +7,16 @@
 
 #include "model/error.hpp"
 
+namespace httplib {
+struct Response;
+}
+
 namespace schedopt::sim {
 
 struct served_resource;
+
+/// Answers `code` with `body` as application/json, as every API handler here does.
+void send_json(httplib::Response& res, int code, const nlohmann::json& body);
 
 /// The Status reason Kubernetes uses for an HTTP code (409 needs the error code to
 /// tell AlreadyExists from Conflict).

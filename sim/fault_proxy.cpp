@@ -158,9 +158,7 @@ struct fault_proxy::impl {
         res.set_header("Retry-After", std::to_string(fault->retry_after_seconds));
         details = {{"retryAfterSeconds", fault->retry_after_seconds}};
       }
-      auto body = status_failure(fault->status, fault->reason, fault->message, details);
-      res.status = fault->status;
-      res.set_content(body.dump(), "application/json");
+      send_json(res, fault->status, status_failure(fault->status, fault->reason, fault->message, details));
       return true;
     }
     if (!options.answers)
