@@ -28,8 +28,8 @@ std::optional<field_error> annotations_too_long(const json& object) {
                           "may not be more than " + std::to_string(limit) + " bytes");
 }
 
-/// A namespace is labelled with its own name (kubernetes v1.37.2
-/// pkg/registry/core/namespace/strategy.go PrepareForCreate and PrepareForUpdate).
+/// A namespace is labelled with its own name, on create and on update (kubernetes v1.37.2
+/// pkg/registry/core/namespace/strategy.go, namespaceStrategy.Canonicalize).
 void label_namespace(json& object) {
   auto name = text_at(object, "/metadata/name"_json_pointer);
   if (!name.empty())

@@ -1,6 +1,6 @@
 // What kube-apiserver does to every write of a type before storing it, apart from the
-// type's schema: its registry strategy's PrepareForCreate/PrepareForUpdate and the
-// validation every object's metadata and some built-in kinds get.
+// type's schema: its registry strategy's canonicalization and the validation every
+// object's metadata and some built-in kinds get.
 #pragma once
 
 #include <optional>
@@ -12,7 +12,7 @@
 
 namespace schedopt::sim {
 
-/// Prepares `object` (a create or an update of `type`) as kube-apiserver's strategy
+/// Canonicalizes `object` (a create or an update of `type`) as kube-apiserver's strategy
 /// does, then validates it; an error is the 422 kube-apiserver answers.
 std::optional<error> prepare_and_validate(const resource_type& type, nlohmann::json& object);
 

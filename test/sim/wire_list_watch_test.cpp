@@ -20,6 +20,15 @@ std::string create_namespace(const sim_process& sim, const std::string& name) {
   return name;
 }
 
+/// A fresh namespace holding ConfigMaps `names`; the path of its configmaps.
+std::string configmaps_holding(const sim_process& sim, const std::string& prefix,
+                               std::initializer_list<const char*> names) {
+  auto base = "/api/v1/namespaces/" + create_namespace(sim, unique_name(prefix)) + "/configmaps";
+  for (const char* name : names)
+    http_request(sim, "POST", base, configmap_body(name));
+  return base;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(wire_list_watch)
@@ -177,10 +186,7 @@ BOOST_AUTO_TEST_CASE(watch_from_resource_version_sees_only_later_events) {
 BOOST_AUTO_TEST_CASE(watch_without_version_starts_with_current_state) {
   auto& sim = shared_sim();
   BOOST_REQUIRE(sim.ok());
-  auto ns = create_namespace(sim, unique_name("initial"));
-  auto base = "/api/v1/namespaces/" + ns + "/configmaps";
-  http_request(sim, "POST", base, configmap_body("x"));
-  http_request(sim, "POST", base, configmap_body("y"));
+  auto base = configmaps_holding(sim, "initial", {"x", "y"});
   watch_reader watch(sim, base + "?watch=1&resourceVersion=0");
   BOOST_REQUIRE(watch.wait_for([](const std::vector<json>& lines) { return lines.size() >= 2; }));
   auto lines = watch.lines();
@@ -194,10 +200,7 @@ BOOST_AUTO_TEST_CASE(watch_without_version_starts_with_current_state) {
 BOOST_AUTO_TEST_CASE(a_watchlist_ends_its_initial_events_with_an_annotated_bookmark) {
   auto& sim = shared_sim();
   BOOST_REQUIRE(sim.ok());
-  auto ns = create_namespace(sim, unique_name("watchlist"));
-  auto base = "/api/v1/namespaces/" + ns + "/configmaps";
-  http_request(sim, "POST", base, configmap_body("x"));
-  http_request(sim, "POST", base, configmap_body("y"));
+  auto base = configmaps_holding(sim, "watchlist", {"x", "y"});
   watch_reader watch(sim, base + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
                                  "&allowWatchBookmarks=true");
   BOOST_REQUIRE(watch.wait_for([](const std::vector<json>& lines) { return lines.size() >= 3; }));
@@ -218,9 +221,7 @@ BOOST_AUTO_TEST_CASE(a_watchlist_ends_its_initial_events_with_an_annotated_bookm
 BOOST_AUTO_TEST_CASE(send_initial_events_false_starts_from_now) {
   auto& sim = shared_sim();
   BOOST_REQUIRE(sim.ok());
-  auto ns = create_namespace(sim, unique_name("from-now"));
-  auto base = "/api/v1/namespaces/" + ns + "/configmaps";
-  http_request(sim, "POST", base, configmap_body("before"));
+  auto base = configmaps_holding(sim, "from-now", {"before"});
   watch_reader watch(sim, base + "?watch=1&sendInitialEvents=false");
   // Until the watch (connecting on its own thread) sees one: whichever it sees first is
   // a later one, never "before".
