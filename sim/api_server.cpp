@@ -12,6 +12,7 @@
 
 #include "model/timestamp.hpp"
 #include "sim/access_reviews.hpp"
+#include "sim/managed_fields.hpp"
 #include "sim/answer_fault_responses.hpp"
 #include "sim/api_server_handlers.hpp"
 #include "sim/admin_fault_rules.hpp"
@@ -199,6 +200,16 @@ struct api_server::impl {
                           : access_review    ? review_access(ctx, body)
                           : own_access_review ? review_own_access(ctx, body, who)
                                               : review_self(who, format_rfc3339(std::chrono::system_clock::now()));
+    if (code == 201 && body.is_object()) {
+      // handlers/create.go records a review's fields as any create's, though nothing is stored.
+      auto manager = manager_of(req.has_param("fieldManager") ? req.get_param_value("fieldManager") : "",
+                                req.get_header_value("User-Agent"));
+      json sent = body;
+      sent["metadata"] = json::object();
+      record_update(sent, json::object(), {manager, segs[1] + "/v1", "", false});
+      if (sent["metadata"].contains("managedFields"))
+        answer["metadata"]["managedFields"] = sent["metadata"]["managedFields"];
+    }
     send(res, code, answer);
     return true;
   }

@@ -10,7 +10,10 @@
 #include "sim/api_server_status.hpp"
 #include "sim/api_server_table.hpp"
 #include "sim/json_fields.hpp"
+#include "sim/builtin_strategies.hpp"
+#include "sim/managed_fields.hpp"
 #include "sim/patch.hpp"
+#include "sim/type_meta_text.hpp"
 #include "sim/pod_deletion.hpp"
 #include "sim/pod_facts.hpp"
 #include "sim/pod_templates.hpp"
@@ -119,15 +122,17 @@ bool key_after(const json& obj, const std::string& ns, const std::string& name) 
   return ons != ns ? ons > ns : metadata_text(obj, "name") > name;
 }
 
-/// Kubernetes' 415 for a patch type the resource does not take.
+/// Kubernetes' 415 for a patch type the resource does not take. A built-in type's PATCH
+/// route consumes only the patch types (apiserver endpoints/installer.go), so go-restful
+/// refuses any other with its bare status line; a custom resource's handler
+/// (apiextensions-apiserver customresource_handler.go) reaches handlers/patch.go, which
+/// lists what it takes (negotiation.NewUnsupportedMediaTypeError).
 json unsupported_patch(const served_resource& r) {
-  std::string accepted = "application/json-patch+json, application/merge-patch+json, "
-                         "application/apply-patch+yaml";
   if (!r.custom)
-    accepted += ", application/strategic-merge-patch+json";
+    return status_failure(415, "UnsupportedMediaType", "415: Unsupported Media Type", json::object());
   return status_failure(415, "UnsupportedMediaType",
-                        "the body of the request was in an unknown format - accepted media types "
-                        "include: " + accepted);
+                        "the body of the request was in an unknown format - accepted media types include: "
+                        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
 }
 
 // Follows kubernetes v1.36.3 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go,
@@ -148,6 +153,31 @@ bool reject_field_validation(const httplib::Request& req, httplib::Response& res
                 "Unsupported value: " + go_quote(directive)
                   + ": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""};
   send_json(res, 422, invalid_status(options_kind + ".meta.k8s.io", "meta.k8s.io", options_kind, "", {e}));
+  return true;
+}
+
+/// Who a write is recorded under in managedFields.
+field_writer writer_of(const httplib::Request& req, const resource_target& t, const std::string& version) {
+  return {manager_of(param(req, "fieldManager"), req.get_header_value("User-Agent")),
+          api_version_of(*t.resource, version), t.subresource == "status" ? "status" : "",
+          t.resource->type.status_subresource};
+}
+
+/// PatchOptions as apimachinery's validation.ValidatePatchOptions checks them (a
+/// fieldManager for apply, no force otherwise, at most 128 bytes), answered as
+/// apiserver's handlers/patch.go does: 422 on PatchOptions.meta.k8s.io.
+bool reject_patch_options(const httplib::Request& req, httplib::Response& res, patch_kind kind) {
+  std::vector<field_error> errs;
+  auto manager = param(req, "fieldManager");
+  if (kind == patch_kind::apply && manager.empty())
+    errs.push_back({"FieldValueRequired", "fieldManager", "Required value: is required for apply patch"});
+  if (kind != patch_kind::apply && req.has_param("force"))
+    errs.push_back({"FieldValueForbidden", "force", "Forbidden: may not be specified for non-apply patch"});
+  if (manager.size() > 128)
+    errs.push_back({"FieldValueTooLong", "fieldManager", "Too long: may not be more than 128 bytes"});
+  if (errs.empty())
+    return false;
+  send_json(res, 422, invalid_status("PatchOptions.meta.k8s.io", "meta.k8s.io", "PatchOptions", "", errs));
   return true;
 }
 
@@ -246,7 +276,7 @@ void resource_handlers::serve(const httplib::Request& req, httplib::Response& re
   if (m == "PUT") {
     if (t.name.empty())
       return method_not_allowed(res, m);
-    return update(req, res, t);
+    return update(req, res, t, version);
   }
   if (m == "PATCH") {
     if (t.name.empty())
@@ -370,6 +400,8 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
   struct list_body {
     std::string head;
     std::vector<stored_ptr> items;
+    // A built-in kind's items go without apiVersion and kind (Go's typed list encoding).
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> cuts;
     std::size_t next = 0;
   };
   auto body = std::make_shared<list_body>();
@@ -382,8 +414,16 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
   body->head += R"(},"items":[)";
   std::size_t total = body->head.size() + 2;
   body->items.reserve(page.size());
+  bool typed = !t.resource->custom;
+  if (typed)
+    body->cuts.reserve(page.size());
   for (std::size_t k = 0; k < page.size(); ++k) {
     total += page[k]->text.size() + (k > 0 ? 1 : 0);
+    if (typed) {
+      body->cuts.push_back(type_meta_ranges(page[k]->text));
+      for (const auto& [begin, end] : body->cuts.back())
+        total -= end - begin;
+    }
     body->items.push_back(page_owners[k]);
   }
   res.status = 200;
@@ -397,7 +437,10 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
       while (body->next < body->items.size() && buf.size() < batch) {
         if (body->next > 0)
           buf += ',';
-        buf += body->items[body->next]->text;
+        if (body->cuts.empty())
+          buf += body->items[body->next]->text;
+        else
+          append_without(buf, body->items[body->next]->text, body->cuts[body->next]);
         ++body->next;
       }
       if (body->next == body->items.size())
@@ -477,8 +520,14 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
       if (used != rv_text.size())
         throw std::invalid_argument("trailing");
     } catch (...) {
-      return send_json(res, 400, status_failure(400, "BadRequest",
-                                                "invalid resource version: \"" + rv_text + "\""));
+      // A watch's resourceVersion is parsed by the storage (apiserver pkg/storage/
+      // api_object_versioner.go ParseResourceVersion), whose error the handler answers
+      // as an internal one: 500 with no reason.
+      json status = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()}, {"status", "Failure"},
+                     {"message", "resourceVersion: Invalid value: " + go_quote(rv_text) + ": strconv.ParseUint: parsing "
+                                   + go_quote(rv_text) + ": invalid syntax"},
+                     {"code", 500}};
+      return send_json(res, 500, status);
     }
   }
   auto now = clock_type::now();
@@ -657,8 +706,15 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
   if (obj["metadata"].contains("resourceVersion") && !metadata_text(obj, "resourceVersion").empty())
     return send_json(res, 400, status_failure(400, "BadRequest",
                                               "resourceVersion should not be set on objects to be created"));
-  if (type.key() == pods_key)
+  // handlers/create.go: the field manager records the object as sent, before the
+  // strategy's defaults.
+  apply_decode_defaults(type, obj);
+  record_update(obj, json::object(), writer_of(req, t, version));
+  prepare_for_create(type, obj);
+  if (type.key() == pods_key) {
     default_new_pod(obj); // SetDefaults_PodSpec, DefaultTolerationSeconds, PrepareForCreate
+    mount_service_account_token(obj);
+  }
   if (truthy(param(req, "dryRun")) || param(req, "dryRun") == "All")
     return send_json(res, 201, obj);
   auto name = metadata_text(obj, "name");
@@ -669,7 +725,7 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
 }
 
 void resource_handlers::update(const httplib::Request& req, httplib::Response& res,
-                               const resource_target& t) {
+                               const resource_target& t, const std::string& version) {
   auto body = parse_body(req);
   if (!body)
     return send_error(res, body.err(), nullptr, {});
@@ -710,7 +766,8 @@ void resource_handlers::update(const httplib::Request& req, httplib::Response& r
                                         "0x0: must be specified for an update",
                                     details));
   }
-  auto stored = store_.replace(t.resource->type.key(), std::move(obj), t.subresource == "status");
+  auto writer = writer_of(req, t, version);
+  auto stored = store_.replace(t.resource->type.key(), std::move(obj), t.subresource == "status", &writer);
   if (!stored)
     return send_error(res, stored.err(), t.resource, t.name);
   send_json(res, 200, *stored);
@@ -723,16 +780,31 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
     return send_json(res, 415, unsupported_patch(*t.resource));
   const auto& type = t.resource->type;
   bool status_only = t.subresource == "status";
-  if (reject_field_validation(req, res, "PatchOptions"))
+  if (reject_patch_options(req, res, *kind) || reject_field_validation(req, res, "PatchOptions"))
     return;
+  auto writer = writer_of(req, t, version);
+  bool force = truthy(param(req, "force"));
+  json config;
+  if (*kind == patch_kind::apply) {
+    auto parsed = yaml_to_json(req.body);
+    if (!parsed)
+      return send_error(res, parsed.err(), t.resource, t.name);
+    config = std::move(*parsed);
+    if (!config.is_object())
+      return send_json(res, 400, status_failure(400, "BadRequest", "apply body must be an object"));
+    // managedfields/internal/versioncheck.go versionCheckManager.Apply: the configuration
+    // names the endpoint's group, version and kind (GroupVersionKind.String in the message).
+    auto named_version = text_at(config, "/apiVersion"_json_pointer);
+    auto named_kind = text_at(config, "/kind"_json_pointer);
+    if (named_version != api_version_of(*t.resource, version) || named_kind != type.kind) {
+      auto gvk = (named_version.find('/') == std::string::npos ? "/" + named_version : named_version)
+                 + ", Kind=" + named_kind;
+      return send_json(res, 400, status_failure(400, "BadRequest", "invalid object type: " + gvk));
+    }
+  }
   if (*kind == patch_kind::apply && !store_.get(type.key(), t.ns, t.name)) {
     // Server-side apply of an absent object creates it.
-    auto applied = apply_patch(json::object(), patch_kind::apply, req.body);
-    if (!applied)
-      return send_error(res, applied.err(), t.resource, t.name);
-    auto& obj = *applied;
-    if (!obj.is_object())
-      return send_json(res, 400, status_failure(400, "BadRequest", "apply body must be an object"));
+    auto obj = config;
     if (!obj.contains("metadata") || !obj["metadata"].is_object())
       obj["metadata"] = json::object();
     obj["metadata"]["name"] = t.name;
@@ -742,7 +814,10 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
     obj["kind"] = type.kind;
     if (reject_unknown_fields(req, res, *t.resource, version, prune_body(*t.resource, obj)))
       return;
-    auto created = store_.create(type.key(), std::move(obj));
+    auto applied = apply_configuration(json::object(), obj, writer, force);
+    if (!applied)
+      return send_error(res, applied.err(), t.resource, t.name);
+    auto created = store_.create(type.key(), std::move(*applied));
     if (!created)
       return send_error(res, created.err(), t.resource, t.name);
     return send_json(res, 201, *created);
@@ -753,7 +828,8 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
   auto stored = store_.modify(
     type.key(), t.ns, t.name,
     [&](json& current) {
-      auto patched = apply_patch(current, *kind, req.body);
+      auto patched = *kind == patch_kind::apply ? apply_configuration(current, config, writer, force)
+                                                : apply_patch(current, *kind, req.body);
       if (!patched) {
         failure = patched.err();
         return false;
@@ -778,7 +854,7 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
       }
       return true;
     },
-    status_only);
+    status_only, *kind == patch_kind::apply ? nullptr : &writer);
   if (strict_failure)
     return send_json(res, 422, *strict_failure);
   if (failure)

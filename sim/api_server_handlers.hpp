@@ -57,7 +57,8 @@ private:
   void watch(const httplib::Request& req, httplib::Response& res, const resource_target& t);
   void create(const httplib::Request& req, httplib::Response& res, const resource_target& t,
               const std::string& version);
-  void update(const httplib::Request& req, httplib::Response& res, const resource_target& t);
+  void update(const httplib::Request& req, httplib::Response& res, const resource_target& t,
+              const std::string& version);
   void patch(const httplib::Request& req, httplib::Response& res, const resource_target& t,
              const std::string& version);
   void remove(const httplib::Request& req, httplib::Response& res, const resource_target& t);

@@ -138,6 +138,23 @@ json eval_json_path(const json& object, const std::string& path) {
   return *cur;
 }
 
+namespace {
+
+bool is_config_map(const served_resource& resource) {
+  return resource.type.group.empty() && resource.type.kind == "ConfigMap";
+}
+
+/// pkg/printers/internalversion/printers.go printConfigMap: data and binaryData keys.
+std::size_t config_map_entries(const json& object) {
+  std::size_t n = 0;
+  for (const char* field : {"data", "binaryData"})
+    if (object.contains(field) && object[field].is_object())
+      n += object[field].size();
+  return n;
+}
+
+} // namespace
+
 json table_columns(const served_resource& resource) {
   json cols = json::array();
   cols.push_back(column("Name", "string", "name",
@@ -153,6 +170,8 @@ json table_columns(const served_resource& resource) {
   else if (resource.type.kind == "PersistentVolumeClaim" || resource.type.kind == "PersistentVolume"
            || resource.type.kind == "Namespace")
     cols.push_back(column("Status", "string", "", "The phase"));
+  else if (is_config_map(resource))
+    cols.push_back(column("Data", "string", "", "Data contains the configuration data."));
   cols.push_back(column("Age", "string", "",
                         "CreationTimestamp is a timestamp representing the server time when this "
                         "object was created."));
@@ -175,6 +194,8 @@ json table_row(const served_resource& resource, const json& object) {
     else if (resource.type.kind == "PersistentVolumeClaim"
              || resource.type.kind == "PersistentVolume" || resource.type.kind == "Namespace")
       cells.push_back(object.value("/status/phase"_json_pointer, std::string{}));
+    else if (is_config_map(resource))
+      cells.push_back(config_map_entries(object));
     cells.push_back(age_of(object.value("/metadata/creationTimestamp"_json_pointer, json())));
   }
   json meta = object.contains("metadata") ? object["metadata"] : json::object();

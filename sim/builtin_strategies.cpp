@@ -1,5 +1,6 @@
 #include "sim/builtin_strategies.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,8 @@ std::optional<field_error> annotations_too_long(const json& object) {
 }
 
 /// A namespace is labelled with its own name, on create and on update (kubernetes v1.37.2
-/// pkg/registry/core/namespace/strategy.go, namespaceStrategy.Canonicalize).
+/// pkg/registry/core/namespace/strategy.go, namespaceStrategy.Canonicalize, and the
+/// decoder's SetDefaults_Namespace).
 void label_namespace(json& object) {
   auto name = text_at(object, "/metadata/name"_json_pointer);
   if (!name.empty())
@@ -51,12 +53,47 @@ std::optional<field_error> event_in_wrong_namespace(const json& event) {
                           "does not match event.namespace");
 }
 
+/// A core/v1 Event carries the fields its Go type never omits (eventTime, a MicroTime
+/// without omitempty, and the reporting strings), as kube-apiserver serializes it.
+void fill_event_fields(json& event) {
+  if (!event.contains("eventTime"))
+    event["eventTime"] = nullptr;
+  for (const char* key : {"reportingComponent", "reportingInstance"})
+    if (!event.contains(key))
+      event[key] = "";
+}
+
 } // namespace
+
+void apply_decode_defaults(const resource_type& type, json& object) {
+  // pkg/apis/core/v1/defaults.go SetDefaults_Namespace.
+  if (type.key() == "namespaces")
+    label_namespace(object);
+}
+
+void prepare_for_create(const resource_type& type, json& object) {
+  auto key = type.key();
+  if (key == "namespaces") {
+    // pkg/registry/core/namespace/strategy.go namespaceStrategy.PrepareForCreate.
+    object["status"] = {{"phase", "Active"}};
+    auto& finalizers = object["spec"]["finalizers"];
+    if (!finalizers.is_array())
+      finalizers = json::array();
+    if (std::find(finalizers.begin(), finalizers.end(), json("kubernetes")) == finalizers.end())
+      finalizers.push_back("kubernetes");
+  } else if (key == "poddisruptionbudgets.policy") {
+    // pkg/registry/policy/poddisruptionbudget/strategy.go PrepareForCreate: an empty
+    // PodDisruptionBudgetStatus, whose four counts are never omitted.
+    object["status"] = {{"currentHealthy", 0}, {"desiredHealthy", 0}, {"disruptionsAllowed", 0}, {"expectedPods", 0}};
+  }
+}
 
 std::optional<error> prepare_and_validate(const resource_type& type, json& object) {
   auto key = type.key();
   if (key == "namespaces")
     label_namespace(object);
+  if (key == "events")
+    fill_event_fields(object);
   std::vector<field_error> errs;
   if (auto e = annotations_too_long(object))
     errs.push_back(*e);

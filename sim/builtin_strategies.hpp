@@ -16,4 +16,13 @@ namespace schedopt::sim {
 /// does, then validates it; an error is the 422 kube-apiserver answers.
 std::optional<error> prepare_and_validate(const resource_type& type, nlohmann::json& object);
 
+/// The defaults the decoder sets (SetDefaults_*) that the simulator models beyond a
+/// pod's: a namespace labelled with its name. They come before the field manager
+/// records the write, so the writer owns them.
+void apply_decode_defaults(const resource_type& type, nlohmann::json& object);
+
+/// What the type's strategy sets on a create through the API, beyond its defaults: a
+/// namespace Active with the kubernetes finalizer, a budget's status zeroed.
+void prepare_for_create(const resource_type& type, nlohmann::json& object);
+
 } // namespace schedopt::sim

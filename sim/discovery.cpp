@@ -3,11 +3,25 @@
 
 #include <algorithm>
 
+#include <openssl/evp.h>
+
 namespace schedopt::sim {
 
 namespace {
 
 using json = nlohmann::json;
+
+/// apiserver pkg/endpoints/discovery/storageversionhash.go StorageVersionHash: the first
+/// 8 bytes of the SHA-256 of "group/version/kind", base64.
+std::string storage_version_hash(const resource_type& type) {
+  auto gvk = type.group + "/" + type.version + "/" + type.kind;
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(gvk.data(), gvk.size(), digest, &length, EVP_sha256(), nullptr);
+  unsigned char encoded[16] = {};
+  EVP_EncodeBlock(encoded, digest, 8);
+  return reinterpret_cast<const char*>(encoded);
+}
 
 served_resource builtin(std::string group, std::string kind, std::string plural,
                         std::string singular, bool namespaced, bool status,
@@ -199,9 +213,12 @@ json resource_registry::resource_list(const std::string& group, const std::strin
                   {"namespaced", r.type.namespaced},
                   {"kind", r.type.kind},
                   {"verbs", r.create_only ? json{"create"}
-                                          : json{"create", "delete", "deletecollection", "get", "list",
-                                                 "patch", "update", "watch"}},
-                  {"storageVersionHash", ""}};
+                            // apiextensions-apiserver customresource_discovery_controller.go
+                            : r.custom ? json{"delete", "deletecollection", "get", "list", "patch", "create",
+                                              "update", "watch"}
+                                       : json{"create", "delete", "deletecollection", "get", "list", "patch",
+                                              "update", "watch"}},
+                  {"storageVersionHash", storage_version_hash(r.type)}};
     if (!r.type.short_names.empty())
       entry["shortNames"] = r.type.short_names;
     if (!r.type.categories.empty())
@@ -225,13 +242,20 @@ json resource_registry::resource_list(const std::string& group, const std::strin
 }
 
 json version_info() {
+  // The release the simulator's API behaviour follows (the one the differential suite
+  // compares it with), with its compatibility-version fields (component-base
+  // version.Info).
   return {{"major", "1"},
-          {"minor", "30"},
-          {"gitVersion", "v1.30.0"},
-          {"gitCommit", "7c48c2bd72b9bf5c44d21d7338cc7bea77d0ad2a"},
+          {"minor", "37"},
+          {"emulationMajor", "1"},
+          {"emulationMinor", "37"},
+          {"minCompatibilityMajor", "1"},
+          {"minCompatibilityMinor", "36"},
+          {"gitVersion", "v1.37.2"},
+          {"gitCommit", "$Format:%H$"},
           {"gitTreeState", "clean"},
-          {"buildDate", "2024-04-17T17:27:03Z"},
-          {"goVersion", "go1.22.2"},
+          {"buildDate", "2026-10-27T12:01:04Z"},
+          {"goVersion", "go1.26.8"},
           {"compiler", "gc"},
           {"platform", "linux/amd64"}};
 }

@@ -305,7 +305,8 @@ struct object_store::impl {
   /// `uid_precondition`: the write is a PUT, whose body's uid is a precondition; a PATCH
   /// or an in-process controller's write has none.
   expected<json> update(type_entry& te, const object_key& k, const stored_ptr& old,
-                        json proposed, bool status_only, bool uid_precondition) {
+                        json proposed, bool status_only, bool uid_precondition,
+                        const field_writer* writer) {
     auto cur_tree = old->parsed();
     const json& cur = *cur_tree;
     if (!proposed.is_object())
@@ -332,6 +333,8 @@ struct object_store::impl {
         next["status"] = proposed["status"];
       else
         next.erase("status");
+      if (writer == nullptr && proposed["metadata"].is_object() && proposed["metadata"].contains("managedFields"))
+        next["metadata"]["managedFields"] = proposed["metadata"]["managedFields"];
     } else {
       next = std::move(proposed);
       if (!next.contains("metadata") || !next["metadata"].is_object())
@@ -355,6 +358,8 @@ struct object_store::impl {
         meta["generation"] = cur_meta.value("generation", 1) + 1;
     }
     next["metadata"]["resourceVersion"] = cur["metadata"].value("resourceVersion", "");
+    if (writer != nullptr)
+      record_update(next, cur, *writer);
     if (next == cur)
       return cur;
     if (auto err = validate(te.type.key(), next, &cur, status_only))
@@ -540,7 +545,8 @@ object_store::list_result object_store::list(const std::string& key, const std::
   return out;
 }
 
-expected<json> object_store::replace(const std::string& key, json object, bool status_only) {
+expected<json> object_store::replace(const std::string& key, json object, bool status_only,
+                                     const field_writer* writer) {
   if (impl_->upstream) {
     auto type = impl_->type_of(key);
     if (!type)
@@ -559,12 +565,13 @@ expected<json> object_store::replace(const std::string& key, json object, bool s
   if (!found)
     return found.err();
   return impl_->update(*found->te, found->k, found->current, std::move(object), status_only,
-                       /*uid_precondition=*/true);
+                       /*uid_precondition=*/true, writer);
 }
 
 expected<json> object_store::modify(const std::string& key, const std::string& ns,
                                     const std::string& name,
-                                    const std::function<bool(json&)>& mutate, bool status_only) {
+                                    const std::function<bool(json&)>& mutate, bool status_only,
+                                    const field_writer* writer) {
   if (impl_->upstream)
     return modify_upstream(key, ns, name, mutate, status_only);
   std::lock_guard<std::mutex> guard(impl_->mtx);
@@ -580,7 +587,7 @@ expected<json> object_store::modify(const std::string& key, const std::string& n
   if (te->type.namespaced)
     proposed["metadata"]["namespace"] = k.first;
   return impl_->update(*te, k, old, std::move(proposed), status_only,
-                       /*uid_precondition=*/false);
+                       /*uid_precondition=*/false, writer);
 }
 
 expected<json> object_store::remove(const std::string& key, const std::string& ns,

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/error.hpp"
+#include "sim/managed_fields.hpp"
 #include "sim/upstream_api.hpp"
 
 namespace schedopt::sim {
@@ -95,13 +96,18 @@ public:
   /// PUT: replaces the object. A resourceVersion in `object` must match (409 Conflict).
   /// `status_only` replaces just .status (the /status subresource); otherwise .status is
   /// kept as stored when the type has a status subresource. generation is bumped when
-  /// .spec changes.
-  expected<json> replace(const std::string& key, json object, bool status_only);
+  /// .spec changes. With a `writer`, the write is recorded in metadata.managedFields
+  /// (sim/managed_fields.hpp) as the request's Update.
+  expected<json> replace(const std::string& key, json object, bool status_only,
+                         const field_writer* writer = nullptr);
 
   /// Read-modify-write under the store lock, for in-process controllers and PATCH.
-  /// `mutate` edits the object in place and returns false to abandon the write.
+  /// `mutate` edits the object in place and returns false to abandon the write. A
+  /// `writer` is recorded as for replace; without one, managedFields are as `mutate`
+  /// leaves them (a server-side apply computes its own), on /status too.
   expected<json> modify(const std::string& key, const std::string& ns, const std::string& name,
-                        const std::function<bool(json&)>& mutate, bool status_only = false);
+                        const std::function<bool(json&)>& mutate, bool status_only = false,
+                        const field_writer* writer = nullptr);
 
   /// DELETE: with finalizers present sets deletionTimestamp and keeps the object;
   /// otherwise removes it and emits DELETED. Returns the object as last stored.

@@ -1,6 +1,8 @@
 // Pod defaults and controller-made pods after the upstream functions each names.
 #include "sim/pod_templates.hpp"
 
+#include <random>
+
 #include "sim/pod_facts.hpp"
 
 namespace schedopt::sim {
@@ -48,11 +50,14 @@ void default_new_pod(json& pod) {
   default_to(spec, "preemptionPolicy", "PreemptLowerPriority");
   default_to(spec, "priority", 0);
   default_to(spec, "serviceAccountName", "default");
+  // The v1 conversion mirrors the name into the deprecated serviceAccount field.
+  default_to(spec, "serviceAccount", spec["serviceAccountName"]);
   if (spec["containers"].is_array())
     for (auto& c : spec["containers"]) {
       default_to(c, "terminationMessagePath", "/dev/termination-log");
       default_to(c, "terminationMessagePolicy", "File");
       default_to(c, "imagePullPolicy", "IfNotPresent");
+      default_to(c, "resources", json::object()); // a struct Go never omits
     }
   // plugin/pkg/admission/defaulttolerationseconds: tolerate not-ready and unreachable
   // for 300s unless the pod says otherwise.
@@ -71,6 +76,44 @@ void default_new_pod(json& pod) {
   // pkg/registry/core/pod/strategy.go podStrategy.PrepareForCreate: the status a client
   // sends is dropped; a new pod is Pending.
   pod["status"] = {{"phase", "Pending"}, {"qosClass", qos_class(pod)}};
+}
+
+void mount_service_account_token(json& pod) {
+  static const char* mount_path = "/var/run/secrets/kubernetes.io/serviceaccount";
+  auto& spec = pod["spec"];
+  if (!spec.is_object() || spec.value("automountServiceAccountToken", true) == false)
+    return;
+  for (const char* list : {"initContainers", "containers"})
+    if (spec.contains(list) && spec[list].is_array())
+      for (const auto& c : spec[list])
+        for (const auto& m : c.value("volumeMounts", json::array()))
+          if (m.value("mountPath", "") == mount_path)
+            return;
+  // apimachinery pkg/util/rand String: five of these characters.
+  static const std::string alphabet = "bcdfghjklmnpqrstvwxz2456789";
+  thread_local std::mt19937 random{std::random_device{}()};
+  std::string name = "kube-api-access-";
+  for (int i = 0; i < 5; ++i)
+    name += alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(random)];
+  json sources = json::array();
+  sources.push_back({{"serviceAccountToken", {{"expirationSeconds", 3607}, {"path", "token"}}}});
+  sources.push_back({{"configMap", {{"items", {{{"key", "ca.crt"}, {"path", "ca.crt"}}}}, {"name", "kube-root-ca.crt"}}}});
+  sources.push_back({{"downwardAPI",
+                      {{"items",
+                        {{{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", "metadata.namespace"}}},
+                          {"path", "namespace"}}}}}}});
+  auto& volumes = spec["volumes"];
+  if (!volumes.is_array())
+    volumes = json::array();
+  volumes.push_back({{"name", name}, {"projected", {{"defaultMode", 420}, {"sources", sources}}}});
+  for (const char* list : {"initContainers", "containers"})
+    if (spec.contains(list) && spec[list].is_array())
+      for (auto& c : spec[list]) {
+        auto& mounts = c["volumeMounts"];
+        if (!mounts.is_array())
+          mounts = json::array();
+        mounts.push_back({{"mountPath", mount_path}, {"name", name}, {"readOnly", true}});
+      }
 }
 
 json controller_reference(const json& owner) {

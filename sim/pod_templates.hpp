@@ -16,6 +16,14 @@ namespace schedopt::sim {
 /// podStrategy.PrepareForCreate status (phase Pending, qosClass).
 void default_new_pod(nlohmann::json& pod);
 
+/// The ServiceAccount admission plugin's token volume on a pod created through the API
+/// (plugin/pkg/admission/serviceaccount/admission.go mountServiceAccountToken): a
+/// projected "kube-api-access-<5 random>" volume of the token, the cluster's CA and the
+/// namespace, mounted read-only in every container, unless the pod opts out with
+/// automountServiceAccountToken false or a container already mounts that path. Pods the
+/// simulator stamps out itself go without: at scale the volume would only cost memory.
+void mount_service_account_token(nlohmann::json& pod);
+
 /// A controller's reference to `owner` (apimachinery meta/v1 NewControllerRef):
 /// controller and blockOwnerDeletion true.
 nlohmann::json controller_reference(const nlohmann::json& owner);

@@ -3,6 +3,7 @@
 // managedFields' times, generated names. What is left is what a client could tell apart.
 #pragma once
 
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <vector>
@@ -18,7 +19,9 @@ using json = nlohmann::json;
 inline std::string normalise_text(std::string text) {
   static const std::regex uuid("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
   static const std::regex time("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})");
+  static const std::regex token_volume("kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}");
   text = std::regex_replace(text, uuid, "<uid>");
+  text = std::regex_replace(text, token_volume, "kube-api-access-<random>");
   text = std::regex_replace(text, time, "<time>");
   return text;
 }
@@ -112,8 +115,19 @@ inline void summarise_managed_fields(json& object) {
 
 } // namespace detail
 
+/// An APIResourceList's resources by name: kube-apiserver lists a group's custom
+/// resources in its CRD informer's order, which is a Go map's.
+inline void sort_discovery_resources(json& answer) {
+  if (!answer.is_object() || answer.value("kind", "") != "APIResourceList" || !answer["resources"].is_array())
+    return;
+  auto& resources = answer["resources"];
+  std::stable_sort(resources.begin(), resources.end(),
+                   [](const json& a, const json& b) { return a.value("name", "") < b.value("name", ""); });
+}
+
 /// `answer` without what two servers must answer differently.
 inline json normalise(json answer) {
+  sort_discovery_resources(answer);
   detail::summarise_managed_fields(answer);
   if (answer.is_object() && answer.contains("items") && answer["items"].is_array())
     for (auto& item : answer["items"])

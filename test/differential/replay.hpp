@@ -218,12 +218,13 @@ private:
     return raw >= 0 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   }
 
-  /// client-go's dynamic informer with its defaults: synced, or not (and why).
+  /// client-go's dynamic informer, or a controller-runtime cache ("client"), with its
+  /// defaults: synced, or not (and why).
   answer informer(const json& row) {
     std::string output;
     int code = run_program(server_.informer_probe,
                            {"--kubeconfig", server_.kubeconfig, "--resource", row.value("resource", ""), "--timeout",
-                            row.value("timeout", "10s")},
+                            row.value("timeout", "10s"), "--client", row.value("client", "client-go")},
                            output);
     answer a;
     a.status = code;

@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(discovery_and_api_resources) {
   for_each_kubectl([](const kubectl_binary& k, const sim_process& sim) {
     auto version = run_kubectl(k, sim, "version -o json");
     BOOST_TEST(version.exit_code == 0, version.output);
-    BOOST_TEST(version.output.find("v1.30.0") != std::string::npos, version.output);
+    BOOST_TEST(version.output.find("v1.37.2") != std::string::npos, version.output);
     auto resources = run_kubectl(k, sim, "api-resources");
     BOOST_TEST(resources.exit_code == 0, resources.output);
     bool found = false;

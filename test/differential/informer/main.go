@@ -1,5 +1,6 @@
 // informer-sync: does a client-go dynamic informer, with client-go's defaults
-// (WatchList streaming included), sync against the API server a kubeconfig names?
+// (WatchList streaming included), or a controller-runtime cache (-client
+// controller-runtime), sync against the API server a kubeconfig names?
 // Prints one line, "synced <resource> in <ms> ms" or "not synced <resource> after
 // <s> s: <last error>", and exits 0 or 1. The differential suite runs it against
 // kube-apiserver and against schedopt-sim serve.
@@ -26,6 +27,7 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", "", "the API server's kubeconfig")
 	resource := flag.String("resource", "kubevirt.io/v1/virtualmachineinstances", "group/version/resource (core: v1/pods)")
 	timeout := flag.Duration("timeout", 20*time.Second, "how long to wait for the sync")
+	which := flag.String("client", "client-go", "client-go (a dynamic informer) or controller-runtime (a cache)")
 	flag.Parse()
 
 	// client-go logs why a sync stalls through klog; keep the last line for the verdict.
@@ -56,13 +58,25 @@ func main() {
 		gvr.Group = parts[0]
 	}
 
-	factory := dynamicinformer.NewDynamicSharedInformerFactory(client, 0)
-	informer := factory.ForResource(gvr).Informer()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	started := time.Now()
-	factory.Start(ctx.Done())
-	if cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	synced := false
+	if *which == "controller-runtime" {
+		if err := syncControllerRuntime(ctx, config, gvr); err == nil {
+			synced = true
+		} else {
+			mu.Lock()
+			lastError = err.Error() + "; " + lastError
+			mu.Unlock()
+		}
+	} else {
+		factory := dynamicinformer.NewDynamicSharedInformerFactory(client, 0)
+		informer := factory.ForResource(gvr).Informer()
+		factory.Start(ctx.Done())
+		synced = cache.WaitForCacheSync(ctx.Done(), informer.HasSynced)
+	}
+	if synced {
 		fmt.Printf("synced %s in %d ms\n", *resource, time.Since(started).Milliseconds())
 		return
 	}
