@@ -12,6 +12,8 @@
 
 #include "model/timestamp.hpp"
 #include "sim/access_reviews.hpp"
+#include "sim/aggregated_discovery.hpp"
+#include "sim/openapi_v3.hpp"
 #include "sim/managed_fields.hpp"
 #include "sim/answer_fault_responses.hpp"
 #include "sim/api_server_handlers.hpp"
@@ -272,14 +274,22 @@ struct api_server::impl {
       return;
     }
     if (segs[0] == "openapi") {
-      // An empty v2 document; v3 is 404 so kubectl falls back to v2 and, finding no
-      // schema for a kind, skips client-side validation.
+      // An empty v2 document; v3 documents for the custom resources only, so kubectl
+      // finds no schema for a built-in kind and skips its client-side validation.
+      json document;
       if (segs.size() == 2 && segs[1] == "v2") {
         res.status = 200;
         res.set_content("", "application/octet-stream");
-      } else {
-        send(res, 404, status_failure(404, "NotFound", "the server could not find the requested resource"));
+        return;
       }
+      if (segs.size() == 2 && segs[1] == "v3")
+        document = openapi_v3_index(store);
+      else if (segs.size() == 5 && segs[1] == "v3" && segs[2] == "apis")
+        document = openapi_v3_document(store, segs[3], segs[4]);
+      if (document.is_null())
+        send(res, 404, status_failure(404, "NotFound", "the server could not find the requested resource"));
+      else
+        send(res, 200, document);
       return;
     }
     if (segs[0] == "admin") {
@@ -288,6 +298,14 @@ struct api_server::impl {
     }
     if (serve_review(req, res, segs, *user))
       return;
+    bool aggregated = segs.size() == 1 && req.method == "GET" && (segs[0] == "api" || segs[0] == "apis")
+                      && wants_aggregated_discovery(req.get_header_value("Accept"));
+    if (aggregated) {
+      res.status = 200;
+      res.set_header("Vary", "Accept");
+      res.set_content(aggregated_discovery(registry, segs[0] == "api").dump(), aggregated_discovery_type);
+      return;
+    }
     if (segs[0] == "api") {
       if (segs.size() == 1 && req.method == "GET")
         return send(res, 200, registry.api_versions());

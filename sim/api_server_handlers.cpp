@@ -9,9 +9,11 @@
 
 #include "sim/api_server_status.hpp"
 #include "sim/api_server_table.hpp"
+#include "sim/go_json_errors.hpp"
 #include "sim/json_fields.hpp"
 #include "sim/builtin_strategies.hpp"
 #include "sim/managed_fields.hpp"
+#include "sim/namespace_deletion.hpp"
 #include "sim/patch.hpp"
 #include "sim/type_meta_text.hpp"
 #include "sim/pod_deletion.hpp"
@@ -95,7 +97,16 @@ expected<selectors> parse_selectors(const httplib::Request& req) {
   return selectors{std::move(*labels), std::move(*fields)};
 }
 
-expected<json> parse_body(const httplib::Request& req) {
+/// The 400 for a body Go's JSON decoder refuses, as apiserver's handlers/rest.go
+/// transformDecodeError words it for an object of `kind`.
+error undecodable_body(const std::string& kind, const std::string& why, const std::string& body) {
+  return make_error(ec::parse_error,
+                    "the object provided is unrecognized (must be of type " + kind
+                      + "): couldn't get version/kind; json parse error: " + why + " (" + summarize_data(body, 30) + ")",
+                    400);
+}
+
+expected<json> parse_body(const httplib::Request& req, const std::string& kind) {
   auto content_type = req.get_header_value("Content-Type");
   if (content_type.find("yaml") != std::string::npos)
     return yaml_to_json(req.body);
@@ -106,10 +117,20 @@ expected<json> parse_body(const httplib::Request& req) {
                       "the body of the request was in an unknown format - accepted media types "
                       "include: application/json, application/yaml",
                       415);
+  if (auto syntax = go_json_syntax_error(req.body))
+    return undecodable_body(kind, *syntax, req.body);
   auto body = json::parse(req.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object())
-    return make_error(ec::parse_error,
-                      "couldn't get version/kind; json parse error: invalid JSON object in body", 400);
+  if (body.is_discarded() || (!body.is_object() && !body.is_null())) {
+    // apimachinery json/meta.go SimpleMetaFactory.Interpret decodes into this struct.
+    const char* what = body.is_array() ? "array" : body.is_string() ? "string" : body.is_boolean() ? "bool" : "number";
+    return undecodable_body(kind,
+                            std::string("json: cannot unmarshal ") + what
+                              + " into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
+                                "Kind string \"json:\\\"kind,omitempty\\\"\" }",
+                            req.body);
+  }
+  if (body.is_null())
+    body = json::object();
   return body;
 }
 
@@ -677,7 +698,7 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
                                const resource_target& t, const std::string& version) {
   if (!t.subresource.empty())
     return method_not_allowed(res, req.method);
-  auto body = parse_body(req);
+  auto body = parse_body(req, t.resource->type.kind);
   if (!body)
     return send_error(res, body.err(), nullptr, {});
   auto& obj = *body;
@@ -726,7 +747,7 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
 
 void resource_handlers::update(const httplib::Request& req, httplib::Response& res,
                                const resource_target& t, const std::string& version) {
-  auto body = parse_body(req);
+  auto body = parse_body(req, t.resource->type.kind);
   if (!body)
     return send_error(res, body.err(), nullptr, {});
   auto& obj = *body;
@@ -903,7 +924,9 @@ void resource_handlers::remove(const httplib::Request& req, httplib::Response& r
     }
   }
   // A pod goes gracefully (pkg/registry/core/pod/strategy.go CheckGracefulDelete).
-  auto removed = key == pods_key ? delete_pod(store_, t.ns, t.name, options) : store_.remove(key, t.ns, t.name);
+  auto removed = key == pods_key         ? delete_pod(store_, t.ns, t.name, options)
+                 : key == "namespaces" ? delete_namespace(store_, t.name)
+                                       : store_.remove(key, t.ns, t.name);
   if (!removed)
     return send_error(res, removed.err(), t.resource, t.name);
   send_json(res, 200, delete_answer(t, *removed));
@@ -937,7 +960,7 @@ json resource_handlers::delete_answer(const resource_target& t, const json& remo
 // code, 201 when it has none; a refusal's Retry-After as responsewriters writes it).
 void resource_handlers::evict(const httplib::Request& req, httplib::Response& res,
                               const resource_target& t, std::optional<eviction_outcome>* decision) {
-  auto body = parse_body(req);
+  auto body = parse_body(req, "Eviction");
   if (!body)
     return send_error(res, body.err(), nullptr, {});
   auto body_ns = metadata_text(*body, "namespace");

@@ -1,6 +1,8 @@
 // Continue tokens (base64url JSON as apiserver's are base64 JSON) and the snapshot cache.
 #include "sim/api_server_pager.hpp"
 
+#include "sim/go_json_errors.hpp"
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -65,14 +67,28 @@ std::string encode_continue(const continue_token& token) {
   return b64url_encode(j.dump());
 }
 
+// Follows kubernetes v1.37.2 staging/src/k8s.io/apiserver/pkg/storage/continue.go
+// DecodeContinue (its errors) and interfaces.go (the "invalid continue token" 400).
 expected<continue_token> decode_continue(const std::string& text) {
-  auto bad = make_error(ec::invalid_request, "continue key is not valid: " + text, 400);
+  auto invalid = [](const std::string& why) {
+    return make_error(ec::invalid_request, "invalid continue token: continue key is not valid" + why, 400);
+  };
+  auto bad = invalid(": " + text);
   auto raw = b64url_decode(text);
-  if (!raw)
-    return bad;
+  if (!raw) {
+    // Go's base64.CorruptInputError: the first byte outside the alphabet, else the last.
+    auto at = text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
+    if (at == std::string::npos)
+      at = text.empty() ? 0 : text.size() - 1;
+    return invalid(": illegal base64 data at input byte " + std::to_string(at));
+  }
+  if (auto syntax = go_json_syntax_error(*raw))
+    return invalid(": " + *syntax);
   auto j = nlohmann::json::parse(*raw, nullptr, false);
-  if (!j.is_object() || j.value("v", "") != "meta.k8s.io/v1")
+  if (!j.is_object())
     return bad;
+  if (j.value("v", "") != "meta.k8s.io/v1")
+    return invalid(": server does not recognize this encoded version " + j.value("v", std::string{}));
   try {
     return continue_token{j.at("rv").get<int64_t>(), j.at("ns").get<std::string>(),
                           j.at("start").get<std::string>(), j.at("snap").get<uint64_t>()};

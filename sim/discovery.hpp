@@ -52,7 +52,7 @@ private:
   std::vector<served_resource> resources_;
 };
 
-/// GET /version: a v1.30.0 server.
+/// GET /version: the release the simulator follows.
 nlohmann::json version_info();
 
 } // namespace schedopt::sim

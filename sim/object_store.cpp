@@ -62,7 +62,17 @@ bool has_finalizers(const json& obj) {
   if (meta == obj.end())
     return false;
   auto fin = meta->find("finalizers");
-  return fin != meta->end() && fin->is_array() && !fin->empty();
+  if (fin != meta->end() && fin->is_array() && !fin->empty())
+    return true;
+  // A namespace is also kept while its spec.finalizers name someone (kubernetes
+  // pkg/registry/core/namespace/storage/storage.go REST.Delete).
+  if (obj.value("kind", "") != "Namespace" || obj.value("apiVersion", "") != "v1")
+    return false;
+  auto spec = obj.find("spec");
+  if (spec == obj.end() || !spec->is_object())
+    return false;
+  auto spec_fin = spec->find("finalizers");
+  return spec_fin != spec->end() && spec_fin->is_array() && !spec_fin->empty();
 }
 
 /// A terminating object still inside its grace period (a pod the kubelet is stopping)
@@ -610,7 +620,10 @@ expected<json> object_store::remove(const std::string& key, const std::string& n
     if (is_terminating(obj))
       return obj;
     obj["metadata"]["deletionTimestamp"] = now_rfc3339();
-    obj["metadata"]["deletionGracePeriodSeconds"] = 0;
+    // The namespace store sets only the timestamp; generic graceful deletion (a
+    // finalizer's wait) also a zero grace period (registry/rest/delete.go BeforeDelete).
+    if (key != "namespaces")
+      obj["metadata"]["deletionGracePeriodSeconds"] = 0;
     return impl_->commit(*te, k, std::move(obj), "MODIFIED", old);
   }
   return impl_->commit(*te, k, std::move(obj), "DELETED", old);
