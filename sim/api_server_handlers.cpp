@@ -134,6 +134,11 @@ expected<json> parse_body(const httplib::Request& req, const std::string& kind) 
   return body;
 }
 
+/// `stored` as the resource shows it (another version's objects are converted).
+json shown(const served_resource& r, json stored) {
+  return r.to_served != nullptr ? r.to_served(stored) : stored;
+}
+
 std::string api_version_of(const served_resource& r, const std::string& version) {
   return r.type.group.empty() ? version : r.type.group + "/" + version;
 }
@@ -319,6 +324,7 @@ void resource_handlers::get(const httplib::Request& req, httplib::Response& res,
   auto obj = store_.get(t.resource->type.key(), t.ns, t.name);
   if (!obj)
     return send_error(res, obj.err(), t.resource, t.name);
+  *obj = shown(*t.resource, std::move(*obj));
   if (wants_table(req.get_header_value("Accept"))) {
     auto table = empty_table(*t.resource);
     table["metadata"]["resourceVersion"] = metadata_text(*obj, "resourceVersion");
@@ -415,6 +421,23 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     for (auto* item : page)
       table["rows"].push_back(table_row(*t.resource, *item->parsed()));
     return send_json(res, 200, table);
+  }
+  if (t.resource->to_served != nullptr) {
+    // Another version's objects: converted one by one (such types are small).
+    json items = json::array();
+    for (auto* item : page) {
+      auto object = t.resource->to_served(*item->parsed());
+      object.erase("apiVersion"); // a typed list's items
+      object.erase("kind");
+      items.push_back(std::move(object));
+    }
+    json meta = {{"resourceVersion", rv}};
+    if (!next_token.empty())
+      meta["continue"] = next_token;
+    if (remaining >= 0)
+      meta["remainingItemCount"] = remaining;
+    return send_json(res, 200,
+                     {{"kind", type.list_kind}, {"apiVersion", type.api_version()}, {"metadata", meta}, {"items", items}});
   }
   // Stream the cached texts straight from the snapshot: a large list is neither
   // re-serialized nor copied into one string (which cost more than the TLS).
@@ -588,6 +611,8 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
       table["metadata"]["resourceVersion"] = std::to_string(obj.resource_version);
       table["rows"].push_back(table_row(*resource, *obj.parsed()));
       line += table.dump();
+    } else if (resource->to_served != nullptr) {
+      line += resource->to_served(*obj.parsed()).dump();
     } else {
       line += obj.text;
     }
@@ -727,6 +752,9 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
   if (obj["metadata"].contains("resourceVersion") && !metadata_text(obj, "resourceVersion").empty())
     return send_json(res, 400, status_failure(400, "BadRequest",
                                               "resourceVersion should not be set on objects to be created"));
+  if (t.resource->validate_create != nullptr)
+    if (auto invalid = t.resource->validate_create(obj))
+      return send_error(res, *invalid, t.resource, metadata_text(obj, "name"));
   // handlers/create.go: the field manager records the object as sent, before the
   // strategy's defaults.
   apply_decode_defaults(type, obj);
@@ -739,10 +767,12 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
   if (truthy(param(req, "dryRun")) || param(req, "dryRun") == "All")
     return send_json(res, 201, obj);
   auto name = metadata_text(obj, "name");
+  if (t.resource->to_stored != nullptr)
+    obj = t.resource->to_stored(obj);
   auto created = store_.create(type.key(), std::move(obj));
   if (!created)
     return send_error(res, created.err(), t.resource, name);
-  send_json(res, 201, *created);
+  send_json(res, 201, shown(*t.resource, std::move(*created)));
 }
 
 void resource_handlers::update(const httplib::Request& req, httplib::Response& res,
@@ -788,10 +818,12 @@ void resource_handlers::update(const httplib::Request& req, httplib::Response& r
                                     details));
   }
   auto writer = writer_of(req, t, version);
+  if (t.resource->to_stored != nullptr)
+    obj = t.resource->to_stored(obj);
   auto stored = store_.replace(t.resource->type.key(), std::move(obj), t.subresource == "status", &writer);
   if (!stored)
     return send_error(res, stored.err(), t.resource, t.name);
-  send_json(res, 200, *stored);
+  send_json(res, 200, shown(*t.resource, std::move(*stored)));
 }
 
 void resource_handlers::patch(const httplib::Request& req, httplib::Response& res,
@@ -838,10 +870,12 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
     auto applied = apply_configuration(json::object(), obj, writer, force);
     if (!applied)
       return send_error(res, applied.err(), t.resource, t.name);
+    if (t.resource->to_stored != nullptr)
+      *applied = t.resource->to_stored(*applied);
     auto created = store_.create(type.key(), std::move(*applied));
     if (!created)
       return send_error(res, created.err(), t.resource, t.name);
-    return send_json(res, 201, *created);
+    return send_json(res, 201, shown(*t.resource, std::move(*created)));
   }
   std::optional<error> failure;
   std::optional<json> strict_failure;
@@ -849,8 +883,12 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
   auto stored = store_.modify(
     type.key(), t.ns, t.name,
     [&](json& current) {
-      auto patched = *kind == patch_kind::apply ? apply_configuration(current, config, writer, force)
-                                                : apply_patch(current, *kind, req.body);
+      // A patch applies to the object as this version shows it.
+      auto before = shown(*t.resource, current);
+      auto patched = *kind == patch_kind::apply ? apply_configuration(before, config, writer, force)
+                                                : apply_patch(before, *kind, req.body);
+      if (patched && t.resource->to_stored != nullptr)
+        *patched = t.resource->to_stored(*patched);
       if (!patched) {
         failure = patched.err();
         return false;
@@ -884,7 +922,7 @@ void resource_handlers::patch(const httplib::Request& req, httplib::Response& re
     return send_error(res, stored.err(), t.resource, t.name);
   if (field_validation(req) == "Warn")
     warn_unknown_fields(res, unknown);
-  send_json(res, 200, *stored);
+  send_json(res, 200, shown(*t.resource, std::move(*stored)));
 }
 
 void resource_handlers::remove(const httplib::Request& req, httplib::Response& res,
@@ -994,7 +1032,7 @@ void resource_handlers::remove_collection(const httplib::Request& req, httplib::
     auto removed = type.key() == pods_key ? delete_pod(store_, ns, name, json::object())
                                           : store_.remove(type.key(), ns, name);
     if (removed)
-      items.push_back(std::move(*removed));
+      items.push_back(shown(*t.resource, std::move(*removed)));
   }
   send_json(res, 200,
             {{"kind", type.list_kind},

@@ -140,8 +140,10 @@ std::vector<served_resource> builtin_resources() {
 }
 
 void resource_registry::add(served_resource resource) {
-  auto key = resource.type.key();
-  auto same = [&](const served_resource& r) { return r.type.key() == key; };
+  // By group and plural: a resource served from another's store shares its key.
+  auto same = [&](const served_resource& r) {
+    return r.type.group == resource.type.group && r.type.plural == resource.type.plural;
+  };
   auto it = std::find_if(resources_.begin(), resources_.end(), same);
   if (it != resources_.end())
     *it = std::move(resource);

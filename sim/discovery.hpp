@@ -3,11 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "model/error.hpp"
 #include "sim/object_store.hpp"
 
 namespace schedopt::sim {
@@ -24,6 +26,13 @@ struct served_resource {
   /// Subresources besides /status, as discovery lists them (pods/eviction: its own
   /// group, version, kind and verbs).
   nlohmann::json subresources = nlohmann::json::array();
+  /// For a resource served from another's objects (resource_type::stored_as): the object
+  /// as this version shows it, and back. Null for a resource stored as it is served.
+  nlohmann::json (*to_served)(const nlohmann::json&) = nullptr;
+  nlohmann::json (*to_stored)(const nlohmann::json&) = nullptr;
+  /// This version's own checks of a create (the object as served), beyond the stored
+  /// type's: the 422 they fail with. Null when it has none.
+  std::optional<error> (*validate_create)(const nlohmann::json&) = nullptr;
 };
 
 /// Core types schedopt touches (namespaces, nodes, persistentvolumeclaims,

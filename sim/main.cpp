@@ -18,6 +18,7 @@
 #include "sim/api_server.hpp"
 #include "sim/attach_admin.hpp"
 #include "sim/attached_world.hpp"
+#include "sim/events_v1.hpp"
 #include "sim/fault_proxy.hpp"
 #include "sim/crd_loader.hpp"
 #include "sim/kubevirt_config.hpp"
@@ -79,6 +80,8 @@ expected<resource_registry> load_registry(object_store& store, const std::string
     registry.add(crd.resource);
   for (auto& r : registry.all())
     store.register_type(r.type);
+  // Served from the core Events' store, so registered with the store under that type only.
+  registry.add(events_v1_resource());
   for (auto& crd : *crds)
     if (auto schema = crd.resource.schema)
       store.set_validator(crd.resource.type.key(),

@@ -37,8 +37,16 @@ struct resource_type {
   std::vector<std::string> short_names;
   std::vector<std::string> categories;
 
+  /// A second version of another type's objects (events.k8s.io/v1 Events are core/v1
+  /// Events): that type's key. Empty for a type stored on its own.
+  std::string stored_as;
+
   /// "plural" for core, "plural.group" otherwise — the store's key for this resource.
-  std::string key() const { return group.empty() ? plural : plural + "." + group; }
+  std::string key() const {
+    if (!stored_as.empty())
+      return stored_as;
+    return group.empty() ? plural : plural + "." + group;
+  }
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
 };
 
