@@ -9,18 +9,18 @@
 
 #include "sim/api_server_status.hpp"
 #include "sim/api_server_table.hpp"
+#include "sim/builtin_strategies.hpp"
 #include "sim/go_json_errors.hpp"
 #include "sim/json_fields.hpp"
-#include "sim/builtin_strategies.hpp"
 #include "sim/managed_fields.hpp"
 #include "sim/namespace_deletion.hpp"
 #include "sim/patch.hpp"
-#include "sim/type_meta_text.hpp"
 #include "sim/pod_deletion.hpp"
 #include "sim/pod_facts.hpp"
 #include "sim/pod_templates.hpp"
 #include "sim/selectors.hpp"
 #include "sim/structural_schema.hpp"
+#include "sim/type_meta_text.hpp"
 
 namespace schedopt::sim {
 
