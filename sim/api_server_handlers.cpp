@@ -409,15 +409,16 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     if (sel->empty())
       remaining = static_cast<long long>(snap.items.size() - i);
   }
-  auto rv = std::to_string(snap.resource_version);
+  // The ListMeta every answer below carries.
+  json list_meta = {{"resourceVersion", std::to_string(snap.resource_version)}};
+  if (!next_token.empty())
+    list_meta["continue"] = next_token;
+  if (remaining >= 0)
+    list_meta["remainingItemCount"] = remaining;
 
   if (wants_table(req.get_header_value("Accept"))) {
     auto table = empty_table(*t.resource);
-    table["metadata"]["resourceVersion"] = rv;
-    if (!next_token.empty())
-      table["metadata"]["continue"] = next_token;
-    if (remaining >= 0)
-      table["metadata"]["remainingItemCount"] = remaining;
+    table["metadata"] = list_meta;
     for (auto* item : page)
       table["rows"].push_back(table_row(*t.resource, *item->parsed()));
     return send_json(res, 200, table);
@@ -431,13 +432,8 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
       object.erase("kind");
       items.push_back(std::move(object));
     }
-    json meta = {{"resourceVersion", rv}};
-    if (!next_token.empty())
-      meta["continue"] = next_token;
-    if (remaining >= 0)
-      meta["remainingItemCount"] = remaining;
-    return send_json(res, 200,
-                     {{"kind", type.list_kind}, {"apiVersion", type.api_version()}, {"metadata", meta}, {"items", items}});
+    return send_json(
+      res, 200, {{"kind", type.list_kind}, {"apiVersion", type.api_version()}, {"metadata", list_meta}, {"items", items}});
   }
   // Stream the cached texts straight from the snapshot: a large list is neither
   // re-serialized nor copied into one string (which cost more than the TLS).
@@ -449,13 +445,8 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     std::size_t next = 0;
   };
   auto body = std::make_shared<list_body>();
-  body->head = R"({"kind":)" + json(type.list_kind).dump() + R"(,"apiVersion":)"
-               + json(type.api_version()).dump() + R"(,"metadata":{"resourceVersion":")" + rv + "\"";
-  if (!next_token.empty())
-    body->head += R"(,"continue":")" + next_token + "\"";
-  if (remaining >= 0)
-    body->head += R"(,"remainingItemCount":)" + std::to_string(remaining);
-  body->head += R"(},"items":[)";
+  body->head = R"({"kind":)" + json(type.list_kind).dump() + R"(,"apiVersion":)" + json(type.api_version()).dump()
+               + R"(,"metadata":)" + list_meta.dump() + R"(,"items":[)";
   std::size_t total = body->head.size() + 2;
   body->items.reserve(page.size());
   bool typed = !t.resource->custom;

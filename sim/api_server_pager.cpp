@@ -1,11 +1,11 @@
 // Continue tokens (base64url JSON as apiserver's are base64 JSON) and the snapshot cache.
 #include "sim/api_server_pager.hpp"
 
-#include "sim/go_json_errors.hpp"
-
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
+
+#include "sim/go_json_errors.hpp"
 
 namespace schedopt::sim {
 

@@ -106,6 +106,11 @@ field_set without_subtree(const field_set& set, const field_path& path) {
   return out;
 }
 
+bool holds_subtree(const field_set& set, const field_path& path) {
+  auto first = set.lower_bound(path); // the paths under `path` sort right after it
+  return first != set.end() && starts_with(*first, path);
+}
+
 field_set only_subtree(const field_set& set, const field_path& path) {
   field_set out;
   for (const auto& p : set)

@@ -35,6 +35,8 @@ field_set fields_of(const nlohmann::json& object);
 
 /// `set` without `path` and everything under it (fieldpath.Set.RecursiveDifference).
 field_set without_subtree(const field_set& set, const field_path& path);
+/// Whether `set` holds `path` or anything under it.
+bool holds_subtree(const field_set& set, const field_path& path);
 /// `set` keeping only `path` and what is under it.
 field_set only_subtree(const field_set& set, const field_path& path);
 

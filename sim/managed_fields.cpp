@@ -172,13 +172,7 @@ void merge_into(json& target, const json& source) {
 }
 
 bool owned_by_anyone(const std::vector<entry>& entries, const field_path& path) {
-  for (const auto& e : entries)
-    for (auto it = e.fields.lower_bound(path); it != e.fields.end(); ++it) {
-      if (it->size() < path.size() || !std::equal(path.begin(), path.end(), it->begin()))
-        break;
-      return true;
-    }
-  return false;
+  return std::any_of(entries.begin(), entries.end(), [&](const entry& e) { return holds_subtree(e.fields, path); });
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 #include "sim/builtin_strategies.hpp"
 #include "sim/field_errors.hpp"
 #include "sim/json_fields.hpp"
+#include "sim/scenario_random.hpp"
 
 namespace schedopt::sim {
 
@@ -173,14 +174,6 @@ struct object_store::impl {
     if (it == te->objects.end())
       return make_error(ec::not_found, quoted_name(key, name) + " not found", 404);
     return located{te, std::move(k), it->second};
-  }
-
-  std::string random_suffix(std::size_t n) {
-    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789"; // as apiserver's rand.String
-    std::string s;
-    for (std::size_t i = 0; i < n; ++i)
-      s += alphabet[rng() % (sizeof(alphabet) - 1)];
-    return s;
   }
 
   std::string uuid() {
@@ -491,7 +484,7 @@ expected<json> object_store::create(const std::string& key, json object) {
                                         "name or generateName is required",
                         422);
     for (int attempt = 0; attempt < 100; ++attempt) {
-      name = prefix + impl_->random_suffix(5);
+      name = prefix + scenario_random::name_suffix(impl_->rng, 5); // as apiserver's rand.String
       if (te->objects.count({ns, name}) == 0)
         break;
     }

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "sim/pod_facts.hpp"
+#include "sim/scenario_random.hpp"
 
 namespace schedopt::sim {
 
@@ -89,12 +90,9 @@ void mount_service_account_token(json& pod) {
         for (const auto& m : c.value("volumeMounts", json::array()))
           if (m.value("mountPath", "") == mount_path)
             return;
-  // apimachinery pkg/util/rand String: five of these characters.
-  static const std::string alphabet = "bcdfghjklmnpqrstvwxz2456789";
-  thread_local std::mt19937 random{std::random_device{}()};
-  std::string name = "kube-api-access-";
-  for (int i = 0; i < 5; ++i)
-    name += alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(random)];
+  // apimachinery pkg/util/rand String(5), as the plugin names the volume.
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  std::string name = "kube-api-access-" + scenario_random::name_suffix(random, 5);
   json sources = json::array();
   sources.push_back({{"serviceAccountToken", {{"expirationSeconds", 3607}, {"path", "token"}}}});
   sources.push_back({{"configMap", {{"items", {{{"key", "ca.crt"}, {"path", "ca.crt"}}}}, {"name", "kube-root-ca.crt"}}}});

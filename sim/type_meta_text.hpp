@@ -1,7 +1,8 @@
 // The apiVersion and kind members at the top level of an object's JSON text, found
 // without parsing it: a list of a built-in kind serves its items without them, as Go's
-// typed list encoding does (a custom resource list's items keep theirs), and the list
-// handler streams stored texts it does not want to re-serialize.
+// typed list encoding does (apimachinery pkg/runtime/helper.go WithVersionEncoder.Encode
+// sets the kind on the encoded list only; a custom resource list's items keep theirs),
+// and the list handler streams stored texts it does not want to re-serialize.
 #pragma once
 
 #include <cstddef>
