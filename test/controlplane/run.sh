@@ -57,8 +57,9 @@ supervise() {
   local name=$1
   shift
   (
-    child=
-    trap '[[ -n $child ]] && kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 0' TERM
+    # Every job of this subshell, not just $child: a TERM between the fork and child=$!
+    # would otherwise orphan the component it just started.
+    trap 'kill -TERM $(jobs -p) 2>/dev/null; wait; exit 0' TERM
     while true; do
       "$@" >> "$log/$name.log" 2>&1 &
       child=$!
