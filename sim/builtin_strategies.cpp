@@ -6,6 +6,7 @@
 
 #include "sim/field_errors.hpp"
 #include "sim/json_fields.hpp"
+#include "sim/pvc_protection.hpp"
 
 namespace schedopt::sim {
 
@@ -69,6 +70,14 @@ void apply_decode_defaults(const resource_type& type, json& object) {
   // pkg/apis/core/v1/defaults.go SetDefaults_Namespace.
   if (type.key() == "namespaces")
     label_namespace(object);
+  if (type.key() == "persistentvolumeclaims") {
+    // defaults.go SetDefaults_PersistentVolumeClaimSpec and SetDefaults_PersistentVolumeClaim.
+    auto& spec = object["spec"];
+    if (spec.is_object() && !spec.contains("volumeMode"))
+      spec["volumeMode"] = "Filesystem";
+    if (text_at(object, "/status/phase"_json_pointer).empty())
+      object["status"]["phase"] = "Pending";
+  }
 }
 
 void prepare_for_create(const resource_type& type, json& object) {
@@ -81,6 +90,14 @@ void prepare_for_create(const resource_type& type, json& object) {
       finalizers = json::array();
     if (std::find(finalizers.begin(), finalizers.end(), json("kubernetes")) == finalizers.end())
       finalizers.push_back("kubernetes");
+  } else if (key == "persistentvolumeclaims") {
+    // plugin/pkg/admission/storage/storageobjectinuseprotection admitPVC; the PVC
+    // protection controller (sim/pvc_protection.hpp) takes it off.
+    auto& finalizers = object["metadata"]["finalizers"];
+    if (!finalizers.is_array())
+      finalizers = json::array();
+    if (std::find(finalizers.begin(), finalizers.end(), json(pvc_protection_finalizer)) == finalizers.end())
+      finalizers.push_back(pvc_protection_finalizer);
   } else if (key == "poddisruptionbudgets.policy") {
     // pkg/registry/policy/poddisruptionbudget/strategy.go PrepareForCreate: an empty
     // PodDisruptionBudgetStatus, whose four counts are never omitted.

@@ -7,6 +7,7 @@
 #include "sim/kubelet.hpp"
 #include "sim/launcher_pods.hpp"
 #include "sim/pod_scheduler.hpp"
+#include "sim/pvc_protection.hpp"
 #include "sim/replicaset_controller.hpp"
 #include "sim/statefulset_controller.hpp"
 #include "sim/tick_thread.hpp"
@@ -20,6 +21,7 @@ struct pod_workloads::impl {
   pod_scheduler scheduler;
   kubelet kubelets;
   disruption_controller disruption;
+  pvc_protection claims;
   std::unique_ptr<launcher_pods> launchers; // null unless options.launcher_pods
   std::mutex tick_mutex; // the thread and a test's direct tick() never interleave
   tick_thread ticker;
@@ -27,7 +29,7 @@ struct pod_workloads::impl {
   impl(object_store& store, const storage_backend& storage, pod_workload_options o)
     : options(o), statefulsets(store, o.recreate_delay), replicasets(store, o.recreate_delay),
       scheduler(store, storage), kubelets(store, {o.start_delay, o.termination_delay}), disruption(store),
-      launchers(o.launcher_pods ? std::make_unique<launcher_pods>(store) : nullptr) {}
+      claims(store), launchers(o.launcher_pods ? std::make_unique<launcher_pods>(store) : nullptr) {}
 
   void tick(std::chrono::system_clock::time_point now) {
     std::lock_guard<std::mutex> guard{tick_mutex};
@@ -38,6 +40,7 @@ struct pod_workloads::impl {
     scheduler.tick(now);
     kubelets.tick(now);
     disruption.tick(now);
+    claims.tick();
   }
 };
 
