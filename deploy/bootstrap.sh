@@ -25,6 +25,9 @@ packages=(
   libcaf-dev libcurl4-openssl-dev libsimdjson-dev libspdlog-dev libboost-test-dev
   libcpp-httplib-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev libjemalloc-dev
   python3 procps openssl
+  # The simulator's protobuf for built-in kinds (sim/protobuf): upstream's .proto files
+  # compiled by protoc, read with libprotobuf.
+  libprotobuf-dev protobuf-compiler
   # promtool (test_deploy: deploy/prometheus, deploy/grafana). Debian ships it only in the
   # prometheus package; on a systemd host the package also starts the server, which the
   # tests do not use (systemctl disable --now prometheus).

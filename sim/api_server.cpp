@@ -14,6 +14,7 @@
 #include "sim/access_reviews.hpp"
 #include "sim/aggregated_discovery.hpp"
 #include "sim/openapi_v3.hpp"
+#include "sim/protobuf_wire.hpp"
 #include "sim/managed_fields.hpp"
 #include "sim/answer_fault_responses.hpp"
 #include "sim/api_server_handlers.hpp"
@@ -190,10 +191,20 @@ struct api_server::impl {
                                   user = user_info{"system:admin", {"system:masters", "system:authenticated"}, {}};
                                 return user;
                               }};
-    auto body = json::parse(req.body, nullptr, false);
-    if (body.is_discarded()) {
-      send(res, 400, status_failure(400, "BadRequest", "the request body is not valid JSON"));
-      return true;
+    json body;
+    if (is_protobuf(req.get_header_value("Content-Type"))) { // kubectl auth can-i, auth whoami
+      auto decoded = protobuf_body(req.body, segs[3]);
+      if (!decoded) {
+        send(res, 400, status_for_error(decoded.err(), nullptr, ""));
+        return true;
+      }
+      body = std::move(*decoded);
+    } else {
+      body = json::parse(req.body, nullptr, false);
+      if (body.is_discarded()) {
+        send(res, 400, status_failure(400, "BadRequest", "the request body is not valid JSON"));
+        return true;
+      }
     }
     // The kubeconfig's admin token names no user; the reviews name it as above.
     auto who = requester.name.empty() ? user_info{"system:admin", {"system:masters", "system:authenticated"}, {}}
@@ -461,7 +472,8 @@ struct api_server::impl {
     if (mutating && (res.status > 0 ? res.status : 200) / 100 == 2 && options.broken_answers
         && fault_injector::applies_to(req.path)
         && options.broken_answers->take_after_commit("api", req.method, req.path))
-      reset_connection(req); // stored and audited, never answered
+      return reset_connection(req); // stored and audited, never answered
+    answer_in_protobuf(req, res);
   }
 };
 

@@ -18,6 +18,8 @@
 #include "sim/pod_deletion.hpp"
 #include "sim/pod_facts.hpp"
 #include "sim/pod_templates.hpp"
+#include "sim/protobuf/k8s_protobuf.hpp"
+#include "sim/protobuf_wire.hpp"
 #include "sim/selectors.hpp"
 #include "sim/structural_schema.hpp"
 #include "sim/type_meta_text.hpp"
@@ -106,16 +108,20 @@ error undecodable_body(const std::string& kind, const std::string& why, const st
                     400);
 }
 
-expected<json> parse_body(const httplib::Request& req, const std::string& kind) {
+/// `custom`: a custom resource's endpoint. apiextensions-apiserver lists protobuf among
+/// the media types it accepts (it writes metadata-only answers in it) but decodes no
+/// custom resource from it.
+expected<json> parse_body(const httplib::Request& req, const std::string& kind, bool custom = false) {
   auto content_type = req.get_header_value("Content-Type");
   if (content_type.find("yaml") != std::string::npos)
     return yaml_to_json(req.body);
-  // Typed clients of kubectl >= 1.33 send protobuf for built-in kinds; the simulator only
-  // speaks JSON and YAML, and says so as apiserver does for an unknown body format.
-  if (!content_type.empty() && content_type.find("json") == std::string::npos)
+  // kubectl and typed client-go clients send protobuf for the built-in kinds.
+  if (is_protobuf(content_type) && !custom)
+    return protobuf_body(req.body, kind);
+  if (!content_type.empty() && (is_protobuf(content_type) || content_type.find("json") == std::string::npos))
     return make_error(ec::invalid_request,
                       "the body of the request was in an unknown format - accepted media types "
-                      "include: application/json, application/yaml",
+                      "include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
                       415);
   if (auto syntax = go_json_syntax_error(req.body))
     return undecodable_body(kind, *syntax, req.body);
@@ -207,8 +213,16 @@ bool reject_patch_options(const httplib::Request& req, httplib::Response& res, p
   return true;
 }
 
-/// Prunes a custom resource's body by its schema as the decoder does; the dropped paths.
+/// Prunes a body as the decoder does, a custom resource's by its schema and a built-in
+/// kind's by its Go type; the dropped paths.
 std::vector<std::string> prune_body(const served_resource& r, json& obj) {
+  if (!r.custom) {
+    // The object's own type: a patch is pruned after its conversion to the stored kind.
+    auto api_version = text_at(obj, "/apiVersion"_json_pointer);
+    auto kind = text_at(obj, "/kind"_json_pointer);
+    return protobuf::drop_unknown_fields(obj, api_version.empty() ? r.type.api_version() : api_version,
+                                         kind.empty() ? r.type.kind : kind);
+  }
   if (!r.schema)
     return {};
   return prune_unknown_fields(obj, r.schema->root);
@@ -462,6 +476,19 @@ void resource_handlers::list(const httplib::Request& req, httplib::Response& res
     body->items.push_back(page_owners[k]);
   }
   res.status = 200;
+  if (typed && prefers_protobuf(req.get_header_value("Accept"))) {
+    // A protobuf list is one message: written whole here, re-encoded by answer_in_protobuf.
+    std::string whole = std::move(body->head);
+    whole.reserve(total);
+    for (std::size_t k = 0; k < body->items.size(); ++k) {
+      if (k > 0)
+        whole += ',';
+      append_without(whole, body->items[k]->text, body->cuts[k]);
+    }
+    whole += "]}";
+    res.set_content(std::move(whole), "application/json");
+    return;
+  }
   res.set_content_provider(
     total, "application/json", [body](size_t offset, size_t, httplib::DataSink& sink) -> bool {
       constexpr std::size_t batch = 256 * 1024;
@@ -523,6 +550,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     bool bookmarks = false;
     bool table = false;
     uint64_t synced = 0;
+    uint64_t client_rv = 0; // the newest resourceVersion the client has been told of
     clock_type::time_point deadline;
     clock_type::time_point last_write;
     clock_type::time_point next_bookmark; // max(): none due
@@ -565,6 +593,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
       return send_json(res, 500, status);
     }
   }
+  st->client_rv = st->synced;
   auto now = clock_type::now();
   auto timeout = std::chrono::duration_cast<clock_type::duration>(default_watch_timeout);
   if (auto text = param(req, "timeoutSeconds"); !text.empty()) {
@@ -653,6 +682,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
           st->pending_initial = {};
           if (st->initial_events_end) {
             out += bookmark_line(*resource, st->synced, true);
+            st->client_rv = st->synced;
             st->initial_events_end = false;
           }
         }
@@ -689,8 +719,13 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
           out += encode(type, *e.object);
       }
       st->synced = std::max(st->synced, global);
+      // cache_watcher.go process: a bookmark goes out only when its resourceVersion is
+      // newer than the one the watcher stands at; one the client has adds nothing.
       if (now >= st->next_bookmark) {
-        out += bookmark_line(*resource, st->synced, false);
+        if (st->synced > st->client_rv) {
+          out += bookmark_line(*resource, st->synced, false);
+          st->client_rv = st->synced;
+        }
         st->next_bookmark = next_bookmark_after(now);
       }
       if (!out.empty()) {
@@ -714,7 +749,7 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
                                const resource_target& t, const std::string& version) {
   if (!t.subresource.empty())
     return method_not_allowed(res, req.method);
-  auto body = parse_body(req, t.resource->type.kind);
+  auto body = parse_body(req, t.resource->type.kind, t.resource->custom);
   if (!body)
     return send_error(res, body.err(), nullptr, {});
   auto& obj = *body;
@@ -768,7 +803,7 @@ void resource_handlers::create(const httplib::Request& req, httplib::Response& r
 
 void resource_handlers::update(const httplib::Request& req, httplib::Response& res,
                                const resource_target& t, const std::string& version) {
-  auto body = parse_body(req, t.resource->type.kind);
+  auto body = parse_body(req, t.resource->type.kind, t.resource->custom);
   if (!body)
     return send_error(res, body.err(), nullptr, {});
   auto& obj = *body;

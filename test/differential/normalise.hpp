@@ -99,7 +99,9 @@ namespace detail {
 
 /// managedFields as "manager operation subresource" lines: who owns what is visible to a
 /// client (server-side apply conflicts name the manager); the entries' times and field
-/// sets' encoding are left out.
+/// sets' encoding are left out. The lines are sorted: apimachinery orders entries by
+/// operation, then time in whole seconds, then manager, so two entries written in the same
+/// second fall in either order, on either server.
 inline void summarise_managed_fields(json& object) {
   if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object())
     return;
@@ -110,6 +112,7 @@ inline void summarise_managed_fields(json& object) {
   for (auto& entry : meta["managedFields"])
     managers.push_back(entry.value("manager", "") + " " + entry.value("operation", "") + " "
                        + entry.value("subresource", ""));
+  std::sort(managers.begin(), managers.end());
   meta["managedFields"] = managers;
 }
 

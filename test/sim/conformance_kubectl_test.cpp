@@ -182,8 +182,6 @@ BOOST_AUTO_TEST_CASE(label_node) {
 
 BOOST_AUTO_TEST_CASE(get_watch_streams) {
   for_each_kubectl([](const kubectl_binary& k, const sim_process& sim) {
-    // `kubectl apply`, not `kubectl create namespace|configmap`: from 1.33 on, kubectl's
-    // typed clients send protobuf bodies, which the simulator refuses with 415.
     auto ns = "watch-" + label_of(k);
     auto ns_file = write_file(sim, ns + "-ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n");
     BOOST_REQUIRE(run_kubectl(k, sim, "apply -f " + ns_file).exit_code == 0);
