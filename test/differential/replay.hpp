@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -106,6 +107,36 @@ public:
   }
 
   const server_under_test& server() const { return server_; }
+
+  /// Starts the client-library probe a row of kind "python" or "node" needs, unless it
+  /// ran or runs already: the suite starts it on both servers before either's row runs,
+  /// so the two runs overlap.
+  void start(const json& row) {
+    auto kind = row.value("kind", "http");
+    if ((kind != "python" && kind != "node") || client_runs_.count(kind))
+      return;
+    auto found = server_.client_probes.find(kind);
+    std::vector<std::string> command = found == server_.client_probes.end() ? std::vector<std::string>{}
+                                                                             : found->second;
+    auto kubeconfig = server_.kubeconfig;
+    client_runs_[kind] = std::async(std::launch::async, [kind, command, kubeconfig] {
+      client_run run;
+      if (command.empty()) {
+        run.output = "no " + kind + " probe set up";
+      } else {
+        std::vector<std::string> args(command.begin() + 1, command.end());
+        args.insert(args.end(), {"--kubeconfig", kubeconfig});
+        run.exit = run_program(command.front(), args, run.output);
+      }
+      std::istringstream lines(run.output);
+      for (std::string line; std::getline(lines, line);) {
+        auto parsed = json::parse(line, nullptr, false);
+        if (!parsed.is_discarded() && parsed.is_object() && parsed.contains("step") && parsed["step"].is_string())
+          run.steps[parsed["step"].get<std::string>()] = parsed;
+      }
+      return run;
+    }).share();
+  }
 
 private:
   /// ${uid:LABEL}, ${rv:LABEL}, ${token}, ${repeat:C:N}, ${file:NAME} in `text`.
@@ -240,29 +271,12 @@ private:
   }
 
   /// One step of a client-library probe (python/probe.py, node/probe.mjs). The probe runs
-  /// all its steps once, at its kind's first row, against this server (one process per
+  /// all its steps once, from its kind's first row, against this server (one process per
   /// client and server keeps the cost to its start-up); each row compares its own step's
   /// line: the client's normalised result, or the exception it raised.
   answer client_step(const std::string& kind, const json& row) {
-    auto& run = client_runs_[kind];
-    if (!run.ran) {
-      run.ran = true;
-      auto found = server_.client_probes.find(kind);
-      if (found == server_.client_probes.end() || found->second.empty()) {
-        run.exit = -1;
-        run.output = "no " + kind + " probe set up";
-      } else {
-        std::vector<std::string> args(found->second.begin() + 1, found->second.end());
-        args.insert(args.end(), {"--kubeconfig", server_.kubeconfig});
-        run.exit = run_program(found->second.front(), args, run.output);
-      }
-      std::istringstream lines(run.output);
-      for (std::string line; std::getline(lines, line);) {
-        auto parsed = json::parse(line, nullptr, false);
-        if (!parsed.is_discarded() && parsed.is_object() && parsed.contains("step"))
-          run.steps[parsed["step"].get<std::string>()] = parsed;
-      }
-    }
+    start(row);
+    const client_run& run = client_runs_.at(kind).get();
     answer a;
     a.status = run.exit;
     auto step = run.steps.find(row.value("step", ""));
@@ -311,7 +325,6 @@ private:
 
   /// One client probe's run against this server: its exit code, output and step lines.
   struct client_run {
-    bool ran = false;
     int exit = -1;
     std::string output;
     std::map<std::string, json> steps;
@@ -319,7 +332,7 @@ private:
 
   server_under_test server_;
   std::map<std::string, answer> answers_;
-  std::map<std::string, client_run> client_runs_;
+  std::map<std::string, std::shared_future<client_run>> client_runs_;
 };
 
 } // namespace schedopt::differential

@@ -125,7 +125,7 @@ const steps = {
     const events = [];
     const ended = await new Promise((resolve) => {
       new k8s.Watch(kc)
-        .watch(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: 'watched=node', timeoutSeconds: 2 },
+        .watch(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: 'watched=node', timeoutSeconds: 1 },
           (type, object) => events.push({ type, name: object.metadata?.name, data: object.data }),
           (err) => resolve(err ? `with an error: ${err.message ?? err}` : "at the server's timeout"))
         .catch((err) => resolve(`not started: ${err.message ?? err}`));

@@ -119,7 +119,7 @@ def main():
     def watch_once():
         events = []
         for event in watch.Watch().stream(core.list_namespaced_config_map, ns, label_selector="watched=python",
-                                          timeout_seconds=2):
+                                          timeout_seconds=1):
             events.append({"type": event["type"], "name": event["object"].metadata.name,
                            "data": event["object"].data})
         return {"events": events, "ended": "at the server's timeout"}
