@@ -82,12 +82,14 @@ bool run_logged(const std::string& cmd, const std::filesystem::path& log) {
 
 /// python/'s probe: a venv in the build tree with the pinned, hash-checked requirements
 /// (pip --require-hashes), made again only when requirements.txt changed (a stamp holds
-/// the copy it was made from). Returns the program and its leading arguments.
+/// the copy it was made from) or the venv no longer runs (its python3 went away).
+/// Returns the program and its leading arguments.
 std::vector<std::string> set_up_python_probe() {
   auto dir = clients_dir() / "python";
   auto requirements = source_file("test/differential/python/requirements.txt");
   auto stamp = dir / "requirements.installed";
-  if (!std::filesystem::exists(stamp) || slurp(stamp) != slurp(requirements)) {
+  if (!std::filesystem::exists(stamp) || slurp(stamp) != slurp(requirements)
+      || std::system(("'" + dir.string() + "/bin/python' -c 'import kubernetes' 2> /dev/null").c_str()) != 0) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir.parent_path());
     auto log = dir.parent_path() / "python-install.log";
@@ -198,6 +200,13 @@ BOOST_AUTO_TEST_CASE(the_simulators_api_server_answers_as_kube_apiserver, *boost
     real.start(row);
     simulated.start(row);
     row_result r{row.value("label", ""), real.run(row), simulated.run(row), {}};
+    // A client probe that cannot run would fail alike on both servers and so agree: it
+    // must have run on kube-apiserver and printed the row's step there.
+    auto kind = row.value("kind", "http");
+    if (kind == "python" || kind == "node")
+      BOOST_TEST((r.real.status == 0 && r.real.compared.contains("step")),
+                 "the " << kind << " probe did not run step \"" << row.value("step", "") << "\" on kube-apiserver: "
+                        << r.real.summary);
     r.differences = differences(r.real.compared, r.simulated.compared);
     if (!r.differences.empty())
       differing.insert(r.label);
