@@ -196,7 +196,8 @@ BOOST_AUTO_TEST_CASE(the_simulators_api_server_answers_as_kube_apiserver, *boost
   const auto rows = corpus().at("rows");
   BOOST_REQUIRE(!rows.empty());
   for (auto& row : rows) {
-    // A client-library probe runs all its steps at its first row: on both servers at once.
+    // The client-library probes run all their steps from the first client row: both
+    // probes on both servers at once.
     real.start(row);
     simulated.start(row);
     row_result r{row.value("label", ""), real.run(row), simulated.run(row), {}};

@@ -106,15 +106,23 @@ public:
     return a;
   }
 
-  const server_under_test& server() const { return server_; }
-
-  /// Starts the client-library probe a row of kind "python" or "node" needs, unless it
-  /// ran or runs already: the suite starts it on both servers before either's row runs,
-  /// so the two runs overlap.
+  /// Starts the client-library probes at the first row of kind "python" or "node":
+  /// all of them, since they touch objects of their own (py-*, node-*), and the suite
+  /// starts them on both servers before either's row runs, so all the runs overlap.
   void start(const json& row) {
     auto kind = row.value("kind", "http");
     if ((kind != "python" && kind != "node") || client_runs_.count(kind))
       return;
+    for (const char* each : {"python", "node"})
+      if (!client_runs_.count(each))
+        start_client(each);
+  }
+
+  const server_under_test& server() const { return server_; }
+
+private:
+  /// One probe's run against this server, in a thread of its own.
+  void start_client(const std::string& kind) {
     auto found = server_.client_probes.find(kind);
     std::vector<std::string> command = found == server_.client_probes.end() ? std::vector<std::string>{}
                                                                              : found->second;
@@ -138,7 +146,6 @@ public:
     }).share();
   }
 
-private:
   /// ${uid:LABEL}, ${rv:LABEL}, ${token}, ${repeat:C:N}, ${file:NAME} in `text`.
   std::string substitute(std::string text) const {
     static const std::regex placeholder(R"(\$\{(uid|rv|token|repeat|file)(?::([^}]*))?\})");
@@ -271,7 +278,7 @@ private:
   }
 
   /// One step of a client-library probe (python/probe.py, node/probe.mjs). The probe runs
-  /// all its steps once, from its kind's first row, against this server (one process per
+  /// all its steps once, from the first client row, against this server (one process per
   /// client and server keeps the cost to its start-up); each row compares its own step's
   /// line: the client's normalised result, or the exception it raised.
   answer client_step(const std::string& kind, const json& row) {
