@@ -35,7 +35,14 @@ packages=(
   # Debian's hardening flags (dpkg-buildflags, read by CMakeLists.txt) and their check on
   # the built binaries (hardening-check, test_deploy).
   dpkg-dev devscripts
+  # The differential suite's client-library probes (test/differential/python, node): a
+  # venv for the pinned Python client, and Node.js for @kubernetes/client-node (bookworm's
+  # 18.20 is enough for the 1.4.0 pinned there; 2.x needs Node 22).
+  python3-venv nodejs
 )
+# npm, for the probe's `npm ci`, unless a Node.js that bundles it is already there
+# (NodeSource's nodejs package conflicts with Debian's npm).
+command -v npm > /dev/null || packages+=(npm)
 if [[ $image == 1 ]]; then
   # jq: deploy/image/sbom.sh writes the image's SBOM with it.
   packages+=(buildah bubblewrap binutils ca-certificates jq)

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "differential/replay.hpp"
 #include "e2e/kube_calls.hpp"
@@ -62,6 +63,68 @@ std::string build_informer_probe(const std::string& dir) {
   return out;
 }
 
+/// Where the client-library probes are installed: the build tree, kept across runs.
+std::filesystem::path clients_dir() {
+  return std::filesystem::path(SCHEDOPT_BINARY_DIR).parent_path() / "differential-clients";
+}
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+/// Runs a shell command, its output to `log`; true when it exits 0.
+bool run_logged(const std::string& cmd, const std::filesystem::path& log) {
+  return std::system((cmd + " > '" + log.string() + "' 2>&1").c_str()) == 0;
+}
+
+/// python/'s probe: a venv in the build tree with the pinned, hash-checked requirements
+/// (pip --require-hashes), made again only when requirements.txt changed (a stamp holds
+/// the copy it was made from) or the venv no longer runs (its python3 went away).
+/// Returns the program and its leading arguments.
+std::vector<std::string> set_up_python_probe() {
+  auto dir = clients_dir() / "python";
+  auto requirements = source_file("test/differential/python/requirements.txt");
+  auto stamp = dir / "requirements.installed";
+  if (!std::filesystem::exists(stamp) || slurp(stamp) != slurp(requirements)
+      || std::system(("'" + dir.string() + "/bin/python' -c 'import kubernetes' 2> /dev/null").c_str()) != 0) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir.parent_path());
+    auto log = dir.parent_path() / "python-install.log";
+    auto cmd = "python3 -m venv '" + dir.string() + "' && '" + dir.string()
+               + "/bin/pip' install --disable-pip-version-check --no-input -q --require-hashes -r '" + requirements
+               + "'";
+    BOOST_REQUIRE_MESSAGE(run_logged(cmd, log), "cannot install test/differential/python's requirements (needs "
+                                                "python3 with venv, python3-venv on Debian): see " << log);
+    std::filesystem::copy_file(requirements, stamp, std::filesystem::copy_options::overwrite_existing);
+  }
+  return {(dir / "bin" / "python").string(), source_file("test/differential/python/probe.py")};
+}
+
+/// node/'s probe: `npm ci` of the pinned package-lock.json into the build tree, again
+/// only when the lock changed; probe.mjs is copied beside node_modules, where Node's
+/// ES module resolution looks for its import.
+std::vector<std::string> set_up_node_probe() {
+  auto dir = clients_dir() / "node";
+  auto source = std::filesystem::path(source_file("test/differential/node"));
+  auto stamp = dir / "package-lock.installed";
+  std::filesystem::create_directories(dir);
+  if (!std::filesystem::exists(stamp) || slurp(stamp) != slurp(source / "package-lock.json")) {
+    std::filesystem::remove_all(dir / "node_modules");
+    for (const char* file : {"package.json", "package-lock.json"})
+      std::filesystem::copy_file(source / file, dir / file, std::filesystem::copy_options::overwrite_existing);
+    auto log = dir.parent_path() / "node-install.log";
+    auto cmd = "cd '" + dir.string() + "' && npm ci --ignore-scripts --no-audit --no-fund";
+    BOOST_REQUIRE_MESSAGE(run_logged(cmd, log), "cannot npm ci test/differential/node (needs node and npm): see "
+                                                    << log);
+    std::filesystem::copy_file(source / "package-lock.json", stamp, std::filesystem::copy_options::overwrite_existing);
+  }
+  std::filesystem::copy_file(source / "probe.mjs", dir / "probe.mjs", std::filesystem::copy_options::overwrite_existing);
+  return {"node", (dir / "probe.mjs").string()};
+}
+
 /// The files kubectl rows name (${file:NAME}).
 std::string corpus_files() {
   char tmpl[] = "/tmp/schedopt-differential-XXXXXX";
@@ -97,10 +160,12 @@ void print_table(const std::vector<row_result>& results) {
               << " |\n";
   }
   std::cout << std::endl;
-  // SCHEDOPT_DIFFERENTIAL_VERBOSE=1: both whole answers of each differing row.
-  if (std::getenv("SCHEDOPT_DIFFERENTIAL_VERBOSE") != nullptr)
+  // SCHEDOPT_DIFFERENTIAL_VERBOSE=1: both whole answers of each differing row; =all: of
+  // every row.
+  const char* verbose = std::getenv("SCHEDOPT_DIFFERENTIAL_VERBOSE");
+  if (verbose != nullptr)
     for (auto& r : results)
-      if (!r.differences.empty())
+      if (!r.differences.empty() || std::string(verbose) == "all")
         std::cout << "---- " << r.label << "\nkube-apiserver: " << r.real.compared.dump() << "\nsimulator:      "
                   << r.simulated.compared.dump() << "\n";
 }
@@ -119,20 +184,34 @@ BOOST_AUTO_TEST_CASE(the_simulators_api_server_answers_as_kube_apiserver, *boost
   auto files = corpus_files();
   auto kubectl = cp.value("BIN") + "/kubectl";
   auto probe = build_informer_probe(files);
+  std::map<std::string, std::vector<std::string>> clients = {{"python", set_up_python_probe()},
+                                                             {"node", set_up_node_probe()}};
   replayer real({"kube-apiserver", cp.url(), cp.ca_file(), cp.token(), cp.value("ADMIN_KUBECONFIG"), kubectl, files,
-                 probe});
-  replayer simulated({"simulator", sim.url(), sim.ca_file(), sim.token(), sim.kubeconfig(), kubectl, files, probe});
+                 probe, clients});
+  replayer simulated(
+      {"simulator", sim.url(), sim.ca_file(), sim.token(), sim.kubeconfig(), kubectl, files, probe, clients});
 
   std::vector<row_result> results;
   std::set<std::string> differing;
   const auto rows = corpus().at("rows");
   BOOST_REQUIRE(!rows.empty());
   for (auto& row : rows) {
+    // The client-library probes run all their steps from the first client row: both
+    // probes on both servers at once.
+    real.start(row);
+    simulated.start(row);
     row_result r{row.value("label", ""), real.run(row), simulated.run(row), {}};
     // A row that names the status kube-apiserver gives it checks the probe itself: two
     // servers refusing a malformed request alike would compare equal.
     if (row.contains("expect"))
       BOOST_TEST(r.real.status == row["expect"].get<long>(), r.label << ": kube-apiserver answered " << r.real.summary);
+    // A client probe that cannot run would fail alike on both servers and so agree: it
+    // must have run on kube-apiserver and printed the row's step there.
+    auto kind = row.value("kind", "http");
+    if (kind == "python" || kind == "node")
+      BOOST_TEST((r.real.status == 0 && r.real.compared.contains("step")),
+                 "the " << kind << " probe did not run step \"" << row.value("step", "") << "\" on kube-apiserver: "
+                        << r.real.summary);
     r.differences = differences(r.real.compared, r.simulated.compared);
     if (!r.differences.empty())
       differing.insert(r.label);

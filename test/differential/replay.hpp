@@ -1,10 +1,12 @@
 // One row of the differential corpus (corpus.json) replayed against one API server: an
-// HTTP request, a watch read to its timeout, or a stock kubectl command. The answer is
+// HTTP request, a watch read to its timeout, a stock kubectl command, the client-go
+// informer probe, or one step of the Python or JavaScript client probe. The answer is
 // reduced to what is compared (status and normalised body, its keys, or one header).
 #pragma once
 
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -32,6 +34,9 @@ struct server_under_test {
   std::string kubectl;   // stock kubectl, the same binary for both servers
   std::string files_dir; // the corpus's ${file:NAME} files
   std::string informer_probe; // informer/'s client-go program, built by the suite
+  // The client-library probes (python/, node/) as program and leading arguments, set up
+  // by the suite; each row of kind "python" or "node" names one of their steps.
+  std::map<std::string, std::vector<std::string>> client_probes;
 
   // The endpoint shape wire_http's http_request takes.
   std::string url() const { return base_url; }
@@ -94,17 +99,55 @@ public:
 
   answer run(const json& row) {
     auto kind = row.value("kind", "http");
-    answer a = kind == "kubectl"    ? kubectl(row)
-               : kind == "informer" ? informer(row)
-               : kind == "watch"    ? watch(row)
-                                    : http(row);
+    answer a = kind == "kubectl"                       ? kubectl(row)
+               : kind == "informer"                    ? informer(row)
+               : kind == "watch"                       ? watch(row)
+               : kind == "python" || kind == "node"    ? client_step(kind, row)
+                                                       : http(row);
     answers_[row.value("label", "")] = a;
     return a;
+  }
+
+  /// Starts the client-library probes at the first row of kind "python" or "node":
+  /// all of them, since they touch objects of their own (py-*, node-*), and the suite
+  /// starts them on both servers before either's row runs, so all the runs overlap.
+  void start(const json& row) {
+    auto kind = row.value("kind", "http");
+    if ((kind != "python" && kind != "node") || client_runs_.count(kind))
+      return;
+    for (const char* each : {"python", "node"})
+      if (!client_runs_.count(each))
+        start_client(each);
   }
 
   const server_under_test& server() const { return server_; }
 
 private:
+  /// One probe's run against this server, in a thread of its own.
+  void start_client(const std::string& kind) {
+    auto found = server_.client_probes.find(kind);
+    std::vector<std::string> command = found == server_.client_probes.end() ? std::vector<std::string>{}
+                                                                             : found->second;
+    auto kubeconfig = server_.kubeconfig;
+    client_runs_[kind] = std::async(std::launch::async, [kind, command, kubeconfig] {
+      client_run run;
+      if (command.empty()) {
+        run.output = "no " + kind + " probe set up";
+      } else {
+        std::vector<std::string> args(command.begin() + 1, command.end());
+        args.insert(args.end(), {"--kubeconfig", kubeconfig});
+        run.exit = run_program(command.front(), args, run.output);
+      }
+      std::istringstream lines(run.output);
+      for (std::string line; std::getline(lines, line);) {
+        auto parsed = json::parse(line, nullptr, false);
+        if (!parsed.is_discarded() && parsed.is_object() && parsed.contains("step") && parsed["step"].is_string())
+          run.steps[parsed["step"].get<std::string>()] = parsed;
+      }
+      return run;
+    }).share();
+  }
+
   /// ${uid:LABEL}, ${rv:LABEL}, ${token}, ${repeat:C:N}, ${file:NAME} in `text`.
   std::string substitute(std::string text) const {
     static const std::regex placeholder(R"(\$\{(uid|rv|token|repeat|file)(?::([^}]*))?\})");
@@ -250,6 +293,40 @@ private:
     return a;
   }
 
+  /// One step of a client-library probe (python/probe.py, node/probe.mjs). The probe runs
+  /// all its steps once, from the first client row, against this server (one process per
+  /// client and server keeps the cost to its start-up); each row compares its own step's
+  /// line: the client's normalised result, or the exception it raised.
+  answer client_step(const std::string& kind, const json& row) {
+    start(row);
+    const client_run& run = client_runs_.at(kind).get();
+    answer a;
+    a.status = run.exit;
+    auto step = run.steps.find(row.value("step", ""));
+    if (step == run.steps.end()) {
+      // The probe died before this step (or never started): its own words are the answer.
+      auto tail = run.output.size() > 600 ? run.output.substr(run.output.size() - 600) : run.output;
+      a.compared = {{"exit", run.exit}, {"output", normalise_text(tail)}};
+      a.summary = detail::short_text("exit " + std::to_string(run.exit) + ", no step " + row.value("step", "") + ": "
+                                     + tail.substr(tail.rfind('\n', tail.size() - 2) + 1), 140);
+      return a;
+    }
+    // The probe normalised already; normalise() again keeps what it missed out of the
+    // comparison in the same way as the HTTP rows.
+    json line = normalise(step->second);
+    a.compared = {{"exit", run.exit}, {"step", line}};
+    if (line.contains("error")) {
+      const auto& e = line["error"];
+      a.summary = e.value("exception", "") + " " + (e.contains("status") ? e["status"].dump() : "") + " "
+                  + (e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "") + ": "
+                  + (e.contains("message") && e["message"].is_string() ? e["message"].get<std::string>() : "");
+    } else {
+      a.summary = "ok " + line.value("result", json()).dump();
+    }
+    a.summary = detail::short_text(a.summary);
+    return a;
+  }
+
   answer kubectl(const json& row) {
     std::vector<std::string> args = {"--kubeconfig", server_.kubeconfig, "--cache-dir",
                                      server_.files_dir + "/kubectl-cache-" + server_.name};
@@ -269,8 +346,16 @@ private:
     return a;
   }
 
+  /// One client probe's run against this server: its exit code, output and step lines.
+  struct client_run {
+    int exit = -1;
+    std::string output;
+    std::map<std::string, json> steps;
+  };
+
   server_under_test server_;
   std::map<std::string, answer> answers_;
+  std::map<std::string, std::shared_future<client_run>> client_runs_;
 };
 
 } // namespace schedopt::differential
