@@ -25,7 +25,8 @@ TAG = re.compile(r'(\w+):"([^"]*)"')
 
 def package_facts(directory):
     """(proto package, group, version,
-    {struct: {proto field: [json name, pointer, omitempty, omitzero]}})"""
+    {struct: {proto field: [json name, pointer, omitempty, omitzero]}}); a json name ""
+    is an inline struct, and the entry "$typeMeta" a type that embeds TypeMeta."""
     proto = os.path.join(directory, "generated.proto")
     package = None
     with open(proto) as f:
@@ -59,11 +60,18 @@ def package_facts(directory):
                 if not f_match:
                     continue
                 tags = dict(TAG.findall(f_match.group(3)))
+                json_parts = tags.get("json", "-").split(",")
+                if f_match.group(1) is None and f_match.group(2).endswith("TypeMeta") and json_parts[0] == "":
+                    # An embedded TypeMeta: apiVersion and kind are this type's JSON fields,
+                    # with no protobuf field behind them.
+                    current["$typeMeta"] = ["", False, True, False]
+                    continue
                 if "protobuf" not in tags or "json" not in tags:
                     continue
                 proto_name = dict(p.split("=", 1) for p in tags["protobuf"].split(",") if "=" in p).get("name")
-                json_parts = tags["json"].split(",")
-                if not proto_name or json_parts[0] in ("", "-"):
+                # json name "": an embedded struct whose fields are this type's (Volume's
+                # VolumeSource); its message is a field on the wire.
+                if not proto_name or json_parts[0] == "-":
                     continue
                 current[proto_name] = [json_parts[0], f_match.group(2).startswith("*"),
                                        "omitempty" in json_parts[1:], "omitzero" in json_parts[1:]]

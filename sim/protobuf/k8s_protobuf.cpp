@@ -123,7 +123,14 @@ json from_raw_json(const std::string& raw) {
   if (raw.empty())
     return nullptr;
   if (raw.compare(0, magic.size(), magic) == 0) {
+    // An embedded object in protobuf (a WatchEvent's) is decoded in turn; a body nesting
+    // envelopes within envelopes stops here rather than at the end of the stack.
+    static thread_local int depth = 0;
+    if (depth >= 8)
+      return nullptr;
+    ++depth;
     auto inner = decode(raw);
+    --depth;
     return inner.error.empty() ? inner.object : json(nullptr);
   }
   auto parsed = json::parse(raw, nullptr, false);
@@ -213,6 +220,11 @@ json to_json(const Message& m) {
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       // encoding/json never leaves out a struct for omitempty; omitzero leaves out a zero one.
       json v = present ? scalar(m, f, -1) : zero_struct(f->message_type());
+      if (go.json_name.empty()) { // an inline struct: its fields are this object's
+        if (v.is_object())
+          out.update(v);
+        continue;
+      }
       if (go.omitzero && is_zero(v))
         continue;
       if (special_of(f->message_type()) == special::slice && v.is_null() && go.omitempty)
@@ -337,18 +349,23 @@ void fill(Message* m, const json& j) {
   if (!j.is_object())
     return;
   const auto& types = k8s_types::instance();
-  const Reflection* r = m->GetReflection();
   for (const auto& [name, v] : j.items()) {
-    const FieldDescriptor* f = types.by_json_name(d, name);
-    if (f == nullptr || v.is_null())
+    auto path = types.resolve(d, name);
+    if (path.empty() || v.is_null())
       continue;
+    // Into the inline structs the field sits in.
+    Message* target = m;
+    for (std::size_t k = 0; k + 1 < path.size(); ++k)
+      target = target->GetReflection()->MutableMessage(target, path[k]);
+    const FieldDescriptor* f = path.back();
+    const Reflection* r = target->GetReflection();
     if (f->is_map()) {
       if (!v.is_object())
         continue;
       for (const auto& [key, value] : v.items()) {
         if (value.is_null())
           continue;
-        Message* entry = r->AddMessage(m, f);
+        Message* entry = r->AddMessage(target, f);
         const Descriptor* e = entry->GetDescriptor();
         entry->GetReflection()->SetString(entry, e->FindFieldByNumber(1), key);
         add_or_set(entry, e->FindFieldByNumber(2), value);
@@ -356,9 +373,9 @@ void fill(Message* m, const json& j) {
     } else if (f->is_repeated()) {
       if (v.is_array())
         for (const auto& element : v)
-          add_or_set(m, f, element);
+          add_or_set(target, f, element);
     } else {
-      add_or_set(m, f, v);
+      add_or_set(target, f, v);
     }
   }
 }
@@ -394,15 +411,15 @@ void drop_unknown(json& j, const Descriptor* d, const std::string& path, std::ve
   const auto& types = k8s_types::instance();
   for (auto it = j.begin(); it != j.end();) {
     auto where = path.empty() ? it.key() : path + "." + it.key();
-    const FieldDescriptor* f = types.by_json_name(d, it.key());
-    bool type_meta = path.empty() && (it.key() == "apiVersion" || it.key() == "kind");
-    if (f == nullptr && !type_meta) {
+    auto field = types.resolve(d, it.key());
+    bool type_meta = (path.empty() || types.has_type_meta(d)) && (it.key() == "apiVersion" || it.key() == "kind");
+    if (field.empty() && !type_meta) {
       dropped.push_back(where);
       it = j.erase(it);
       continue;
     }
-    if (f != nullptr)
-      drop_unknown_in_value(it.value(), f, where, dropped);
+    if (!field.empty())
+      drop_unknown_in_value(it.value(), field.back(), where, dropped);
     ++it;
   }
 }

@@ -59,13 +59,36 @@ go_field k8s_types::field(const google::protobuf::FieldDescriptor* f) const {
   return go_field{f->name()};
 }
 
-const google::protobuf::FieldDescriptor* k8s_types::by_json_name(const google::protobuf::Descriptor* m,
-                                                                  const std::string& json_name) const {
-  if (auto facts = fields_.find(m->full_name()); facts != fields_.end())
-    for (auto& [proto_name, f] : facts->second)
-      if (f.json_name == json_name)
-        return m->FindFieldByName(proto_name);
-  return m->FindFieldByName(json_name);
+std::vector<const google::protobuf::FieldDescriptor*> k8s_types::resolve(const google::protobuf::Descriptor* m,
+                                                                         const std::string& json_name) const {
+  auto facts = fields_.find(m->full_name());
+  if (facts == fields_.end()) {
+    if (auto* f = m->FindFieldByName(json_name))
+      return {f};
+    return {};
+  }
+  for (const auto& [proto_name, f] : facts->second)
+    if (!f.json_name.empty() && f.json_name == json_name)
+      if (auto* field = m->FindFieldByName(proto_name))
+        return {field};
+  for (const auto& [proto_name, f] : facts->second) {
+    if (!f.json_name.empty())
+      continue;
+    auto* field = m->FindFieldByName(proto_name);
+    if (field == nullptr || field->message_type() == nullptr)
+      continue;
+    auto inner = resolve(field->message_type(), json_name);
+    if (!inner.empty()) {
+      inner.insert(inner.begin(), field);
+      return inner;
+    }
+  }
+  return {};
+}
+
+bool k8s_types::has_type_meta(const google::protobuf::Descriptor* m) const {
+  auto facts = fields_.find(m->full_name());
+  return facts != fields_.end() && facts->second.count("$typeMeta") != 0;
 }
 
 bool k8s_types::is_slice(const google::protobuf::Descriptor* m) const {

@@ -3,6 +3,7 @@
 // per field, what its Go struct tag says about its JSON form.
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <google/protobuf/descriptor.h>
 
@@ -11,7 +12,7 @@ namespace schedopt::sim::protobuf {
 /// A Go struct field's JSON traits. A field the Go sources do not describe (a named slice
 /// type's `items`, say) gets its proto name and omitempty, what most optional fields have.
 struct go_field {
-  std::string json_name;
+  std::string json_name;  // empty: an inline struct, whose fields are its parent's
   bool pointer = false;   // a zero value on the wire is set, not absent
   bool omitempty = true;  // a zero scalar, or an empty list or map, is left out
   bool omitzero = false;  // a zero struct is left out too
@@ -30,9 +31,15 @@ public:
 
   go_field field(const google::protobuf::FieldDescriptor* f) const;
 
-  /// The field whose JSON name is `json_name`, or nullptr.
-  const google::protobuf::FieldDescriptor* by_json_name(const google::protobuf::Descriptor* m,
-                                                         const std::string& json_name) const;
+  /// The field whose JSON name is `json_name`, reached through the inline structs it
+  /// may sit in (Volume's `persistentVolumeClaim` is in its inline VolumeSource): the
+  /// inline fields first, the field last; empty when the type has no such field.
+  std::vector<const google::protobuf::FieldDescriptor*> resolve(const google::protobuf::Descriptor* m,
+                                                                const std::string& json_name) const;
+
+  /// True when the Go type embeds TypeMeta: apiVersion and kind are its fields (a claim
+  /// template's, say), with nothing behind them on the wire.
+  bool has_type_meta(const google::protobuf::Descriptor* m) const;
 
   /// True for a message that is a Go named slice on the JSON side (metav1.Verbs,
   /// authentication's ExtraValue): one repeated `items` field and no struct behind it.

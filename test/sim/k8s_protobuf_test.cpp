@@ -11,6 +11,23 @@ using nlohmann::json;
 
 namespace {
 
+std::string varint(std::size_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  return out + static_cast<char>(v);
+}
+
+/// The serializer's envelope around `raw` by hand: magic, then runtime.Unknown's
+/// typeMeta (1: apiVersion 1, kind 2) and raw (2).
+std::string envelope(const std::string& api_version, const std::string& kind, const std::string& raw) {
+  std::string type_meta = "\x0a" + varint(api_version.size()) + api_version + "\x12" + varint(kind.size()) + kind;
+  std::string unknown = "\x0a" + varint(type_meta.size()) + type_meta + "\x12" + varint(raw.size()) + raw;
+  return std::string("k8s\0", 4) + unknown;
+}
+
 json round_trip(const json& object) {
   auto bytes = pb::encode(object);
   BOOST_REQUIRE(bytes.has_value());
@@ -77,6 +94,15 @@ BOOST_AUTO_TEST_CASE(fields_without_omitempty_and_structs_show_as_go_writes_them
   BOOST_TEST(back["status"] == json::object());
 }
 
+BOOST_AUTO_TEST_CASE(an_inline_struct_travels_as_its_parents_fields) {
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p"}}},
+              {"spec", {{"volumes", {{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "claim"}}}}}}}}};
+  auto volume = round_trip(pod)["spec"]["volumes"][0];
+  BOOST_TEST(volume == json({{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "claim"}}}}));
+}
+
 BOOST_AUTO_TEST_CASE(int_or_string_quantity_and_micro_time_keep_their_json_form) {
   json budget = {{"apiVersion", "policy/v1"},
                  {"kind", "PodDisruptionBudget"},
@@ -128,6 +154,20 @@ BOOST_AUTO_TEST_CASE(bad_bytes_are_an_error_never_a_crash) {
   BOOST_REQUIRE(bytes.has_value());
   for (std::size_t cut = 5; cut < bytes->size(); ++cut)
     pb::decode(bytes->substr(0, cut)); // truncated anywhere: an error or a partial object
+  // WatchEvents nested in each other's object, far deeper than any client sends.
+  json event = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "x"}}}};
+  std::string nested = *pb::encode(event);
+  for (int i = 0; i < 2000; ++i) {
+    // The encoder writes a RawExtension as JSON text, so the protobuf object goes in by
+    // hand: WatchEvent's type (1) and object (2), a RawExtension whose raw (1) is it.
+    std::string raw = std::string(1, '\x0a') + varint(nested.size()) + nested;
+    std::string object = std::string(1, '\x12') + varint(raw.size()) + raw;
+    std::string inner = std::string(1, '\x0a') + varint(5) + "ADDED" + object;
+    nested = envelope("v1", "WatchEvent", inner);
+  }
+  auto deep = pb::decode(nested);
+  BOOST_TEST(deep.error.empty());
+  BOOST_TEST(deep.object["kind"] == "WatchEvent");
 }
 
 BOOST_AUTO_TEST_CASE(unknown_fields_are_dropped_and_named_as_the_strict_decoder_names_them) {
@@ -141,6 +181,15 @@ BOOST_AUTO_TEST_CASE(unknown_fields_are_dropped_and_named_as_the_strict_decoder_
              boost::test_tools::per_element());
   BOOST_TEST(!pod.contains("bogus"));
   BOOST_TEST(pod["spec"]["containers"][0] == json({{"name", "c"}}));
+  // Inline structs and embedded TypeMeta are the type's own fields, not unknown ones.
+  json set = {{"apiVersion", "apps/v1"},
+              {"kind", "StatefulSet"},
+              {"metadata", {{"name", "s"}}},
+              {"spec",
+               {{"template", {{"spec", {{"volumes", {{{"name", "v"}, {"persistentVolumeClaim", {{"claimName", "c"}}}}}}}}}},
+                {"volumeClaimTemplates", {{{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}, {"metadata", {{"name", "d"}}}}}}}}};
+  BOOST_TEST(pb::drop_unknown_fields(set, "apps/v1", "StatefulSet").empty());
+  BOOST_TEST(set["spec"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] == "c");
   json cr = {{"anything", 1}};
   BOOST_TEST(pb::drop_unknown_fields(cr, "stork.libopenstorage.org/v1alpha1", "SchedulingOptimization").empty());
 }
