@@ -14,6 +14,7 @@
 #include "k8s/listen_thread.hpp"
 #include "sim/kubeconfig_writer.hpp"
 #include "sim/kubevirt_names.hpp"
+#include "sim/request_user.hpp"
 #include "sim/tls_server.hpp"
 
 namespace schedopt::sim {
@@ -68,6 +69,11 @@ struct admission_webhooks::impl {
       auto review = json::parse(req.body, nullptr, false);
       json object = review.is_object() ? review.value("/request/object"_json_pointer, json::object()) : json::object();
       json response = {{"allowed", true}};
+      // The requester as kube-apiserver names it; the simulator's own writes arrive under
+      // the attach kubeconfig's user, so a priority only virt-controller may set is
+      // refused to it too (docs/simulator.md, attached).
+      request_user_scope as_user{
+        review.is_object() ? review.value("/request/userInfo/username"_json_pointer, std::string()) : std::string()};
       if (auto denied = admit(object))
         response = {{"allowed", false},
                     {"status", {{"code", denied->http_status ? denied->http_status : 400},

@@ -23,6 +23,7 @@
 #include "sim/api_server_status.hpp"
 #include "sim/audit_log.hpp"
 #include "sim/request_attributes.hpp"
+#include "sim/request_user.hpp"
 #include "sim/tls_server.hpp"
 
 namespace schedopt::sim {
@@ -241,6 +242,7 @@ struct api_server::impl {
       return;
     }
     user_name = user->name.empty() ? std::string{"system:admin"} : user->name;
+    request_user_scope as_user{user_name};
     if (!user->name.empty()) {
       auto denial = denial_of(options.authorization, store, *user, req);
       if (!denial.is_null()) {

@@ -144,7 +144,7 @@ expected<bool> attached_world::start(const std::string& kubeconfig, const serve_
   auto webhook_tls = make_tls_material("schedopt-sim-virt-api-ca");
   if (!webhook_tls)
     return webhook_tls.err();
-  impl_->webhooks = std::make_unique<admission_webhooks>(make_migration_admission(impl_->store));
+  impl_->webhooks = std::make_unique<admission_webhooks>(make_migration_admission(impl_->store, kubevirt));
   if (auto port = impl_->webhooks->start(*webhook_tls); !port)
     return port.err();
   for (auto& [collection, configuration] :

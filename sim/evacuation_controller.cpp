@@ -41,12 +41,15 @@ struct marked_vmi {
   bool migrating = false;     // migrations.go IsMigrating: started and not ended
   bool migrated_here = false; // migrationState completed, not failed, targetNode == node
   std::size_t active_pods = 0;
+  bool descheduled = false;   // annotation kubevirt.io/eviction-source: descheduler
 };
 
 marked_vmi facts_of(const json& vmi) {
   marked_vmi f;
   f.ns = text_at(vmi, "/metadata/namespace"_json_pointer);
   f.name = text_at(vmi, "/metadata/name"_json_pointer);
+  f.descheduled = vmi.value("/metadata/annotations"_json_pointer, json::object()).value("kubevirt.io/eviction-source", "")
+                  == "descheduler";
   f.uid = text_at(vmi, "/metadata/uid"_json_pointer);
   f.node = text_at(vmi, "/status/nodeName"_json_pointer);
   f.evacuation_node = text_at(vmi, "/status/evacuationNodeName"_json_pointer);
@@ -269,6 +272,23 @@ struct evacuation_controller::impl {
       if (vmi && text_at(*vmi, "/status/nodeName"_json_pointer) == node)
         ++running_from_node;
     }
+    // evacuation.go sync with the priority queue (1.7 and 1.8 with the gate, always from
+    // 1.9; commit "evacuation: always create migrations"): a migration for every
+    // candidate at once, the caps left to the migration controller's queue.
+    if (options.kubevirt.priority_queue_always_on()
+        || (options.kubevirt.has_migration_priority() && settings.lists_gate(kv::priority_queue_gate))) {
+      for (const auto& f : not_migratable)
+        record_event(store, kubevirt_ref("VirtualMachineInstance", f.ns, f.name, f.uid), "Normal", "FailedCreate",
+                     "VirtualMachineInstance is not migrateable", evacuation_recorder_name);
+      if (!not_migratable.empty())
+        requeue(node, now + options.not_migratable_requeue);
+      if (!candidates.empty())
+        spdlog::info("evacuation: node: {}, migrations: {}, candidates: {}, selected: {}", node, unfinished.size(),
+                     candidates.size(), candidates.size());
+      for (const auto& f : candidates)
+        create_migration(f, node, true);
+      return;
+    }
     int free_spots = std::min(settings.parallel_migrations_per_cluster - running,
                               settings.parallel_outbound_migrations_per_node - running_from_node);
     if (free_spots <= 0) {
@@ -292,8 +312,10 @@ struct evacuation_controller::impl {
       create_migration(candidates[i], node);
   }
 
-  /// GenerateNewMigration, then the Create and its event.
-  void create_migration(const marked_vmi& f, const std::string& node) {
+  /// GenerateNewMigration, then the Create and its event. `prioritised`: with the
+  /// priority queue, system-critical, or system-maintenance for a VMI the descheduler
+  /// evicted (kubevirt.io/eviction-source: descheduler).
+  void create_migration(const marked_vmi& f, const std::string& node, bool prioritised = false) {
     json vmim = {{"apiVersion", "kubevirt.io/v1"},
                  {"kind", "VirtualMachineInstanceMigration"},
                  {"metadata",
@@ -301,6 +323,8 @@ struct evacuation_controller::impl {
                    {"namespace", f.ns},
                    {"annotations", {{evacuation_annotation, node}}}}},
                  {"spec", {{"vmiName", f.name}}}};
+    if (prioritised)
+      vmim["spec"]["priority"] = f.descheduled ? "system-maintenance" : "system-critical";
     auto ref = kubevirt_ref("VirtualMachineInstance", f.ns, f.name, f.uid);
     auto made = store.create(kv::vmim_key, std::move(vmim));
     if (!made) {

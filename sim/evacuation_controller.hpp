@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "sim/kubevirt_cr_settings.hpp"
+#include "sim/kubevirt_version.hpp"
 
 namespace schedopt::sim {
 
@@ -21,6 +22,9 @@ struct evacuation_controller_options {
   std::chrono::milliseconds not_migratable_requeue{std::chrono::minutes{1}};
   /// The caps and eviction strategy when the store holds no KubeVirt CR.
   kubevirt_cr_settings fallback;
+  /// From 1.7, with the MigrationPriorityQueue gate (always from 1.9), evacuations are
+  /// created all at once and system-critical.
+  kubevirt_version kubevirt;
 };
 
 class evacuation_controller {

@@ -5,7 +5,10 @@
 #include "sim/kubevirt_admission.hpp"
 
 #include "sim/json_fields.hpp"
+#include "sim/kubevirt_config.hpp"
+#include "sim/kubevirt_cr_settings.hpp"
 #include "sim/kubevirt_names.hpp"
+#include "sim/request_user.hpp"
 
 namespace schedopt::sim {
 
@@ -23,12 +26,40 @@ bool is_final_vmim(const json& m) {
   return phase == kubevirt::phase_succeeded || phase == kubevirt::phase_failed;
 }
 
+/// migration-create-admitter.go hasRequestOriginatedFromVirtController: one of KubeVirt's
+/// service accounts in its install namespace, and the one named kubevirt-controller. A
+/// write with no request behind it is the simulator's own KubeVirt.
+bool from_virt_controller(const object_store& store) {
+  const std::string* user = current_request_user();
+  if (user == nullptr)
+    return true;
+  auto cr = find_kubevirt_cr(store);
+  auto ns = cr ? text_at(*cr, "/metadata/namespace"_json_pointer) : std::string{};
+  return *user == "system:serviceaccount:" + (ns.empty() ? std::string{"kubevirt"} : ns) + ":kubevirt-controller";
+}
+
+/// migration-create-admitter.go Admit, its priority checks (1.7 on), made before the VMI
+/// is looked up: the gate first (1.7 and 1.8; GA from 1.9), then who sets it.
+std::optional<error> refuse_priority(const object_store& store, const json& object, kubevirt_version version) {
+  if (!version.has_migration_priority() || !object.contains("/spec/priority"_json_pointer)
+      || object.at("/spec/priority"_json_pointer).is_null())
+    return std::nullopt;
+  if (!version.priority_queue_always_on()
+      && !read_kubevirt_cr_settings(store).lists_gate(kubevirt::priority_queue_gate))
+    return denied("MigrationPriorityQueue feature gate is not enabled in kubevirt resource", 422);
+  if (!from_virt_controller(store))
+    return denied("Migration priority queue, only virt-controller is allowed to set priority field", 422);
+  return std::nullopt;
+}
+
 } // namespace
 
-object_store::admission_hook make_migration_admission(object_store& store) {
-  return [&store](json& object) -> std::optional<error> {
+object_store::admission_hook make_migration_admission(object_store& store, kubevirt_version version) {
+  return [&store, version](json& object) -> std::optional<error> {
     if (!object.is_object())
       return denied("request object is not a JSON object");
+    if (auto refused = refuse_priority(store, object, version))
+      return refused;
     auto ns = text_at(object, "/metadata/namespace"_json_pointer);
     auto vmi_name = text_at(object, "/spec/vmiName"_json_pointer);
     if (vmi_name.empty())

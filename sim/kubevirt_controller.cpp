@@ -17,6 +17,7 @@
 #include "model/timestamp.hpp"
 #include "sim/event_recorder.hpp"
 #include "sim/json_fields.hpp"
+#include "sim/kubevirt_cr_settings.hpp"
 #include "sim/kubevirt_names.hpp"
 #include "sim/migration_transfer.hpp"
 #include "sim/object_store.hpp"
@@ -420,6 +421,17 @@ struct kubevirt_controller::impl {
     std::sort(vmims.begin(), vmims.end(), [this](const json* a, const json* b) {
       return by_uid[text_at(*a, "/metadata/uid"_json_pointer)].seq < by_uid[text_at(*b, "/metadata/uid"_json_pointer)].seq;
     });
+    // With the priority queue (1.7 on, gate permitting) the highest priority is
+    // dequeued first, ties in arrival order.
+    bool priority_queue = options.kubevirt.priority_queue_always_on()
+                          || (options.kubevirt.has_migration_priority()
+                              && read_kubevirt_cr_settings(store).lists_gate(kv::priority_queue_gate));
+    if (priority_queue)
+      std::stable_sort(vmims.begin(), vmims.end(),
+                       [](const json* a, const json* b) { return queue_priority(*a) > queue_priority(*b); });
+    if (priority_queue && a_migration_finished)
+      requeue_highest_pending(vmims);
+    a_migration_finished = false;
 
     // Idle clusters with thousands of VMIs should cost nothing per tick.
     bool busy = std::any_of(vmims.begin(), vmims.end(), [](const json* m) {
@@ -570,7 +582,7 @@ struct kubevirt_controller::impl {
         if (active >= config.parallel_migrations_per_cluster
             || outbound[source] >= config.parallel_outbound_migrations_per_node) {
           t.held = true;
-          t.held_until = now + options.held_requeue;
+          t.held_until = now + (priority_queue ? requeue_delay(queue_priority(m)) : options.held_requeue);
           t.held_vmim_rv = vmim_rv;
           t.held_vmi_rv = vmi_rv;
           continue;
@@ -720,6 +732,7 @@ struct kubevirt_controller::impl {
       record_phase(status, kv::phase_succeeded, when);
       status["migrationState"] = state;
     });
+    a_migration_finished = true;
     if (options.vmi_update_lag.count() > 0)
       pending_ends.push_back({now + options.vmi_update_lag, ns, vmi, state.value("targetNode", ""), state});
     release_finalizer(ns, name);
@@ -729,6 +742,43 @@ struct kubevirt_controller::impl {
     return "virt-launcher-" + vmi + "-" + uid.substr(0, std::min<std::size_t>(5, uid.size()));
   }
 
+  /// Set when a migration turns final: the priority queue then looks at the pending
+  /// migrations again at once.
+  bool a_migration_finished = false;
+
+  /// pkg/util/migrations/migrations.go PriorityFromMigration (1.7 on): the queue
+  /// priority of spec.priority; none, or a value it does not know, is 0.
+  static int queue_priority(const json& m) {
+    auto priority = text_at(m, "/spec/priority"_json_pointer);
+    return priority == "system-critical"      ? 100
+           : priority == "user-triggered"     ? 50
+           : priority == "system-maintenance" ? 20
+                                              : 0;
+  }
+
+  /// migration.go getRequeueDelayForPriority: a capped migration is looked at again
+  /// after 1 s (system-critical), 3 s (user-triggered) or 5 s.
+  static std::chrono::milliseconds requeue_delay(int priority) {
+    return std::chrono::seconds(priority >= 100 ? 1 : priority >= 50 ? 3 : 5);
+  }
+
+  /// migration.go reEnqueueHighestPriorityPendingMigrations: when a migration ends, the
+  /// parallelMigrationsPerCluster highest-priority Pending migrations are enqueued again
+  /// at once. `vmims` is already in priority order.
+  void requeue_highest_pending(const std::vector<const json*>& vmims) {
+    int left = config.parallel_migrations_per_cluster;
+    for (const auto* mp : vmims) {
+      if (left <= 0)
+        break;
+      if (text_at(*mp, "/status/phase"_json_pointer) != kv::phase_pending || is_deleting(*mp))
+        continue;
+      auto t = by_uid.find(text_at(*mp, "/metadata/uid"_json_pointer));
+      if (t != by_uid.end())
+        t->second.held = false;
+      --left;
+    }
+  }
+
   /// A failure the migration controller decides itself (migration.go updateStatus): it
   /// writes phase=Failed and a Warning FailedMigration event with `message`, and nothing
   /// in migrationState: KubeVirt's words are only in that event.
@@ -736,6 +786,7 @@ struct kubevirt_controller::impl {
     auto ns = text_at(m, "/metadata/namespace"_json_pointer);
     auto name = text_at(m, "/metadata/name"_json_pointer);
     write_status(kv::vmim_key, ns, name, [&](json& status) { record_phase(status, kv::phase_failed, when); });
+    a_migration_finished = true;
     emit_event(vmim_ref(m), "Warning", "FailedMigration", message, when);
     mark_failed_on_vmi(m, when);
     // The finalizer goes on the next reconcile, in the is_final branch of tick().

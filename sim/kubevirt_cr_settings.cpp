@@ -3,6 +3,8 @@
 // with the migration loop.
 #include "sim/kubevirt_cr_settings.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/kubevirt_config.hpp"
@@ -24,7 +26,14 @@ kubevirt_cr_settings read_kubevirt_cr_settings(const object_store& store, kubevi
   auto config = cr->value("/spec/configuration"_json_pointer, nlohmann::json::object());
   if (auto it = config.find("evictionStrategy"); it != config.end() && it->is_string() && !it->get<std::string>().empty())
     fallback.eviction_strategy = it->get<std::string>();
+  for (const auto& gate : config.value("/developerConfiguration/featureGates"_json_pointer, nlohmann::json::array()))
+    if (gate.is_string())
+      fallback.feature_gates.push_back(gate.get<std::string>());
   return fallback;
+}
+
+bool kubevirt_cr_settings::lists_gate(const std::string& gate) const {
+  return std::find(feature_gates.begin(), feature_gates.end(), gate) != feature_gates.end();
 }
 
 } // namespace schedopt::sim

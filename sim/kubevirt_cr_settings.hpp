@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace schedopt::sim {
 
@@ -13,6 +14,11 @@ struct kubevirt_cr_settings {
   int parallel_migrations_per_cluster = 5;       // virt-config ParallelMigrationsPerCluster
   int parallel_outbound_migrations_per_node = 2; // virt-config ParallelOutboundMigrationsPerNode
   std::string eviction_strategy = "None";        // virt-config configuration.go defaultEvictionStrategy
+  std::vector<std::string> feature_gates;        // developerConfiguration.featureGates
+
+  /// True when the CR's developerConfiguration.featureGates lists `gate`
+  /// (virt-config feature-gates.go isFeatureGateDefined).
+  bool lists_gate(const std::string& gate) const;
 };
 
 /// `fallback` overlaid with spec.configuration of the KubeVirt CR KubeVirt configures

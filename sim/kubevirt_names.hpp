@@ -12,6 +12,8 @@ constexpr const char* vmi_name_label = "kubevirt.io/vmi-name";              // v
 constexpr const char* migration_finalizer = "kubevirt.io/migrationJobFinalize";
 constexpr const char* node_name_label = "kubevirt.io/nodeName";
 constexpr const char* create_webhook = "migration-create-validator.kubevirt.io";
+/// pkg/virt-config/featuregate (1.7 on): orders pending migrations by spec.priority.
+constexpr const char* priority_queue_gate = "MigrationPriorityQueue";
 
 // VMIM phases, in the order a successful migration walks them.
 constexpr const char* phase_pending = "Pending";

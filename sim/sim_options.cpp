@@ -207,7 +207,7 @@ std::string serve_usage() {
          "                               (default 0: the same tick)\n"
          "  --parallel-migrations-per-cluster N        KubeVirt's cluster cap (default 5)\n"
          "  --parallel-outbound-migrations-per-node N  KubeVirt's per-node cap (default 2)\n"
-         "  --kubevirt-version 1.3|1.4|1.5|1.6         the KubeVirt release answered as\n"
+         "  --kubevirt-version 1.3|...|1.9             the KubeVirt release answered as\n"
          "                               (default 1.6; before 1.6 the VMIM schema prunes\n"
          "                               spec.addedNodeSelector)\n"
          "  --driver portworx|csi-topology|longhorn    storage driver (default portworx)\n"

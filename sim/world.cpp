@@ -62,7 +62,11 @@ struct world::impl {
 
   impl(object_store& s, scenario_options o)
     : store(s), options(std::move(o)), controller(s, controller_options(options)),
-      evacuation(s, {std::chrono::milliseconds{100}, std::chrono::seconds{5}, std::chrono::minutes{1}, cr_fallback(options)}),
+      // Attached, the simulator writes to kube-apiserver as the attach kubeconfig's user,
+      // which KubeVirt's admitter would not take for virt-controller: its evacuations
+      // stay as before 1.7, throttled and without a priority.
+      evacuation(s, {std::chrono::milliseconds{100}, std::chrono::seconds{5}, std::chrono::minutes{1}, cr_fallback(options),
+                     options.attached ? kubevirt_version{6} : options.kubevirt}),
       drainer(s, {std::chrono::seconds{5}, std::chrono::milliseconds{100}, cr_fallback(options), !options.attached}),
       churn(s, {options.vmi_churn_per_second, std::chrono::milliseconds{100}, options.seed}),
       pods(s, storage, {options.pod_recreate_delay, options.pod_start_delay, options.pod_termination_delay,
@@ -73,7 +77,7 @@ struct world::impl {
 world::world(object_store& store, scenario_options options)
   : impl_(std::make_unique<impl>(store, std::move(options))) {
   register_world_types(store);
-  store.set_admission(kubevirt::vmim_key, make_migration_admission(store));
+  store.set_admission(kubevirt::vmim_key, make_migration_admission(store, impl_->options.kubevirt));
   auto planned = populate(store, impl_->storage, impl_->options);
   if (impl_->options.attached && impl_->options.pods > 0)
     impl_->attached_pods_ = std::make_unique<attached_pods>(store, impl_->storage, std::move(planned));

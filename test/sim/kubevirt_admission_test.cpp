@@ -3,6 +3,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "kubevirt_test_fixture.hpp"
+#include "sim/kubevirt_config.hpp"
+#include "sim/request_user.hpp"
 
 using namespace schedopt;
 using namespace schedopt::sim;
@@ -105,6 +107,91 @@ BOOST_AUTO_TEST_CASE(second_in_flight_migration_is_rejected_until_the_first_ends
                                },
                                true));
   BOOST_CHECK(w.migrate(vmi));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// KubeVirt 1.7 on: spec.priority is virt-controller's alone, and in 1.7 and 1.8 only while
+// the MigrationPriorityQueue gate is listed in the KubeVirt CR
+// (migration-create-admitter.go Admit and its test, "handling priority field").
+BOOST_AUTO_TEST_SUITE(kubevirt_admission_priority)
+
+namespace {
+
+scenario_options on(int minor) {
+  auto o = small();
+  o.kubevirt = kubevirt_version{minor};
+  return o;
+}
+
+/// A store of `minor` with its KubeVirt CR deployed, as serve starts one.
+struct release_store : populated_store {
+  explicit release_store(int minor) : populated_store(on(minor)) {
+    serve_kubevirt_type(store);
+    BOOST_REQUIRE(create_kubevirt_cr(store, kubevirt_version{minor}, json::object()));
+  }
+};
+
+std::string controller_of(const object_store& store) {
+  auto cr = find_kubevirt_cr(store);
+  BOOST_REQUIRE(cr.has_value());
+  return "system:serviceaccount:" + (*cr)["metadata"]["namespace"].get<std::string>() + ":kubevirt-controller";
+}
+
+expected<json> migrate_with_priority(populated_store& w, const std::string& user, const json& priority = "system-critical") {
+  request_user_scope as{user};
+  auto vmi = w.vmis().front();
+  json m = {{"metadata", {{"generateName", "p-"}, {"namespace", vmi["metadata"]["namespace"]}}},
+            {"spec", {{"vmiName", vmi["metadata"]["name"]}, {"priority", priority}}}};
+  return w.store.create(kubevirt::vmim_key, m);
+}
+
+void list_gate(populated_store& w) {
+  auto cr = find_kubevirt_cr(w.store);
+  BOOST_REQUIRE(cr.has_value());
+  BOOST_REQUIRE(w.store.modify(kubevirt_cr_key, (*cr)["metadata"]["namespace"], (*cr)["metadata"]["name"], [](json& kv) {
+    kv["spec"]["configuration"]["developerConfiguration"]["featureGates"] = {"MigrationPriorityQueue"};
+    return true;
+  }));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(on_1_9_only_virt_controller_may_set_a_priority) {
+  release_store w{9};
+  auto refused = migrate_with_priority(w, "system:serviceaccount:schedopt:schedopt");
+  BOOST_REQUIRE(!refused);
+  BOOST_CHECK_EQUAL(refused.err().http_status, 422);
+  BOOST_CHECK_EQUAL(refused.err().message,
+                    denied + "Migration priority queue, only virt-controller is allowed to set priority field");
+  // A service account of the same name in another namespace is not virt-controller.
+  BOOST_CHECK(!migrate_with_priority(w, "system:serviceaccount:elsewhere:kubevirt-controller"));
+  BOOST_CHECK(w.vmims().empty());
+  BOOST_CHECK(migrate_with_priority(w, controller_of(w.store)));
+}
+
+BOOST_AUTO_TEST_CASE(on_1_8_the_gate_is_checked_first_even_for_virt_controller) {
+  release_store w{8};
+  auto refused = migrate_with_priority(w, controller_of(w.store));
+  BOOST_REQUIRE(!refused);
+  BOOST_CHECK_EQUAL(refused.err().http_status, 422);
+  BOOST_CHECK_EQUAL(refused.err().message,
+                    denied + "MigrationPriorityQueue feature gate is not enabled in kubevirt resource");
+  list_gate(w);
+  auto user = migrate_with_priority(w, "system:serviceaccount:schedopt:schedopt");
+  BOOST_REQUIRE(!user);
+  BOOST_CHECK_EQUAL(user.err().message,
+                    denied + "Migration priority queue, only virt-controller is allowed to set priority field");
+  BOOST_CHECK(migrate_with_priority(w, controller_of(w.store)));
+}
+
+BOOST_AUTO_TEST_CASE(without_a_priority_anyone_may_migrate_and_before_1_7_there_is_no_check) {
+  release_store nine{9};
+  request_user_scope as{"system:serviceaccount:schedopt:schedopt"};
+  BOOST_CHECK(nine.migrate(nine.vmis().front()));
+  // 1.6 has no priority field: its schema prunes it before any webhook sees it.
+  release_store six{6};
+  BOOST_CHECK(migrate_with_priority(six, "system:serviceaccount:schedopt:schedopt"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -13,11 +13,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-void serve_kubevirt_type(object_store& store) {
-  store.register_type({"kubevirt.io", "v1", "KubeVirt", "kubevirts", "kubevirt", "KubeVirtList", true, true,
-                       {"kv", "kvs"}, {"all"}});
-}
-
 void patch_migrations(object_store& store, const json& migrations) {
   auto patched = store.modify(
       kubevirt_cr_key, kubevirt_cr_namespace, kubevirt_cr_name,

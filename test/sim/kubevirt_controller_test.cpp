@@ -152,6 +152,32 @@ BOOST_AUTO_TEST_CASE(a_queued_migration_takes_the_pending_step_after_the_cap_let
   BOOST_CHECK_EQUAL(phase_of(w.vmim(*queued)), "Scheduling");
 }
 
+// KubeVirt 1.9's migration queue (pkg/util/migrations/migrations.go PriorityFromMigration):
+// a system-critical migration created last still takes the only free slot first; on 1.6
+// the queue is first come, first served.
+BOOST_AUTO_TEST_CASE(the_priority_queue_lets_a_system_critical_migration_through_first) {
+  for (int minor : {6, 9}) {
+    BOOST_TEST_CONTEXT("KubeVirt 1." << minor) {
+      populated_store w{cluster(4, 16)};
+      auto options = fast(1, 1);
+      options.kubevirt = kubevirt_version{minor};
+      kubevirt_controller c{w.store, options};
+      stepper s{c};
+      auto vmis = w.vmis();
+      auto plain = w.migrate(vmis[0]);
+      json critical = {{"metadata", {{"generateName", "evac-"}, {"namespace", vmis[1]["metadata"]["namespace"]}}},
+                       {"spec", {{"vmiName", vmis[1]["metadata"]["name"]}, {"priority", "system-critical"}}}};
+      auto urgent = w.store.create(kubevirt::vmim_key, critical);
+      BOOST_REQUIRE(plain && urgent);
+      s.step(3);
+      auto ahead = minor == 9 ? *urgent : *plain;
+      auto behind = minor == 9 ? *plain : *urgent;
+      BOOST_TEST(phase_of(w.vmim(ahead)) != "Pending");
+      BOOST_TEST(phase_of(w.vmim(behind)) == "Pending");
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(added_node_selector_pins_the_target) {
   populated_store w{cluster()};
   kubevirt_controller c{w.store, fast()};

@@ -22,6 +22,12 @@ namespace schedopt::sim::testing {
 using json = nlohmann::json;
 
 /// A store holding a scenario, with KubeVirt's admission installed.
+/// The KubeVirt CR's type, which serve installs from its CRD.
+inline void serve_kubevirt_type(object_store& store) {
+  store.register_type({"kubevirt.io", "v1", "KubeVirt", "kubevirts", "kubevirt", "KubeVirtList", true, true,
+                       {"kv", "kvs"}, {"all"}});
+}
+
 struct populated_store {
   object_store store;
   storage_backend storage;
@@ -29,7 +35,7 @@ struct populated_store {
 
   explicit populated_store(scenario_options o) : options(std::move(o)) {
     register_world_types(store);
-    store.set_admission(kubevirt::vmim_key, make_migration_admission(store));
+    store.set_admission(kubevirt::vmim_key, make_migration_admission(store, options.kubevirt));
     populate(store, storage, options);
   }
 
