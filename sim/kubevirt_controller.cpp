@@ -570,6 +570,7 @@ struct kubevirt_controller::impl {
           fail(m, "Migration failed vmi shutdown during migration.", when);
           continue;
         }
+
         // migration.go handleTargetPodCreation: a migration over a cap stays Pending and is
         // requeued After 5s (1.6: AddWithOpts at lowPriority; 1.3-1.5: AddAfter), so it is
         // not looked at again until then, unless an update of it or of its VMI enqueues it
@@ -579,6 +580,14 @@ struct kubevirt_controller::impl {
         auto vmi_rv = text_at(*current, "/metadata/resourceVersion"_json_pointer);
         if (t.held && now < t.held_until && vmim_rv == t.held_vmim_rv && vmi_rv == t.held_vmi_rv)
           continue;
+        if (options.kubevirt.has_backup_block() && held_by_backup(m, *current, when)) {
+          // Requeued as a capped one is; the condition it just got wakes it once more.
+          t.held = true;
+          t.held_until = now + (priority_queue ? requeue_delay(queue_priority(m)) : options.held_requeue);
+          t.held_vmim_rv = vmim_rv;
+          t.held_vmi_rv = vmi_rv;
+          continue;
+        }
         if (active >= config.parallel_migrations_per_cluster
             || outbound[source] >= config.parallel_outbound_migrations_per_node) {
           t.held = true;
@@ -740,6 +749,60 @@ struct kubevirt_controller::impl {
 
   static std::string target_pod_name(const std::string& vmi, const std::string& uid) {
     return "virt-launcher-" + vmi + "-" + uid.substr(0, std::min<std::size_t>(5, uid.size()));
+  }
+
+  /// migration.go handleVMBackup (1.8 on): while the VMI's backup runs
+  /// (migrations.go IsBackupInProgress: status.changedBlockTracking.backupStatus names a
+  /// backup not completed) a Pending migration stays Pending with the condition
+  /// migrationBlockedByBackup; a system-critical one first aborts the backup. The
+  /// condition goes once the backup ends. Upstream may still create the target pod
+  /// meanwhile; here nothing of the migration starts.
+  bool held_by_backup(const json& m, const json& vmi, const std::string& when) {
+    auto ns = text_at(m, "/metadata/namespace"_json_pointer);
+    auto name = text_at(m, "/metadata/name"_json_pointer);
+    auto backup = vmi.value("/status/changedBlockTracking/backupStatus"_json_pointer, json::object());
+    auto backup_name = backup.value("backupName", std::string{});
+    bool running = !backup_name.empty() && !backup.value("completed", false);
+    bool has_condition = false;
+    for (const auto& c : m.value("/status/conditions"_json_pointer, json::array()))
+      has_condition = has_condition || c.value("type", "") == kv::blocked_by_backup_condition;
+    if (!running) {
+      if (has_condition)
+        write_status(kv::vmim_key, ns, name, [](json& status) {
+          auto& conditions = status["conditions"];
+          conditions.erase(std::remove_if(conditions.begin(), conditions.end(),
+                                          [](const json& c) {
+                                            return c.value("type", "") == kv::blocked_by_backup_condition;
+                                          }),
+                           conditions.end());
+        });
+      return false;
+    }
+    bool critical = text_at(m, "/spec/priority"_json_pointer) == "system-critical";
+    if (critical && !has_condition) {
+      // abortBackupForCriticalMigration: virt-handler ends the backup, failed.
+      write_status(kv::vmi_key, ns, text_at(vmi, "/metadata/name"_json_pointer), [&](json& status) {
+        auto& b = status["changedBlockTracking"]["backupStatus"];
+        b["completed"] = true;
+        b["failed"] = true;
+        b["endTimestamp"] = when;
+      });
+      emit_event(vmim_ref(m), "Normal", "BackupAbortedForMigration",
+                 "Aborting backup " + backup_name + " for system-critical migration", when);
+    }
+    if (!has_condition)
+      write_status(kv::vmim_key, ns, name, [&](json& status) {
+        auto& conditions = status["conditions"];
+        if (!conditions.is_array())
+          conditions = json::array();
+        conditions.push_back({{"type", kv::blocked_by_backup_condition},
+                              {"status", "True"},
+                              {"reason", "BackupInProgress"},
+                              {"message", (critical ? "Aborting backup " + backup_name + " for system-critical migration"
+                                                    : "Waiting for backup " + backup_name + " to complete")},
+                              {"lastTransitionTime", when}});
+      });
+    return true;
   }
 
   /// Set when a migration turns final: the priority queue then looks at the pending

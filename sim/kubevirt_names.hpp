@@ -14,6 +14,8 @@ constexpr const char* node_name_label = "kubevirt.io/nodeName";
 constexpr const char* create_webhook = "migration-create-validator.kubevirt.io";
 /// pkg/virt-config/featuregate (1.7 on): orders pending migrations by spec.priority.
 constexpr const char* priority_queue_gate = "MigrationPriorityQueue";
+/// types.go VirtualMachineInstanceMigrationBlockedByBackup (1.8 on).
+constexpr const char* blocked_by_backup_condition = "migrationBlockedByBackup";
 
 // VMIM phases, in the order a successful migration walks them.
 constexpr const char* phase_pending = "Pending";

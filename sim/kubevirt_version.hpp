@@ -23,6 +23,8 @@ struct kubevirt_version {
   /// inactive.go): always on, every check of it removed. In 1.7 (Alpha) and 1.8 (Beta,
   /// still off by default) it is on only when the KubeVirt CR lists it.
   bool priority_queue_always_on() const { return minor >= 9; }
+  /// A running VM backup holds a pending migration (migrationBlockedByBackup) from 1.8.
+  bool has_backup_block() const { return minor >= 8; }
 };
 
 /// "1.3" to "1.9"; anything else is a one-line error naming what is accepted.

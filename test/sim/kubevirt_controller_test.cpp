@@ -178,6 +178,78 @@ BOOST_AUTO_TEST_CASE(the_priority_queue_lets_a_system_critical_migration_through
   }
 }
 
+// KubeVirt 1.8's handleVMBackup: a backup running on the VMI holds its migration Pending
+// with migrationBlockedByBackup in KubeVirt's words until the backup ends; a
+// system-critical migration aborts the backup instead. 1.6 knows no backups.
+BOOST_AUTO_TEST_CASE(a_running_backup_holds_a_migration_pending_from_1_8) {
+  auto backup = [](populated_store& w, const json& vmi, bool completed) {
+    BOOST_REQUIRE(w.store.modify(kubevirt::vmi_key, vmi["metadata"]["namespace"], vmi["metadata"]["name"], [&](json& v) {
+      v["status"]["changedBlockTracking"]["backupStatus"] = {{"backupName", "nightly"}, {"completed", completed}};
+      return true;
+    }, true));
+  };
+  auto condition = [](const json& m) {
+    for (const auto& c : m.value("/status/conditions"_json_pointer, json::array()))
+      if (c.value("type", "") == "migrationBlockedByBackup")
+        return c;
+    return json();
+  };
+  for (int minor : {6, 8}) {
+    BOOST_TEST_CONTEXT("KubeVirt 1." << minor) {
+      populated_store w{cluster(4, 16)};
+      auto options = fast();
+      options.kubevirt = kubevirt_version{minor};
+      kubevirt_controller c{w.store, options};
+      stepper s{c};
+      auto vmi = w.vmis().front();
+      backup(w, vmi, false);
+      auto made = w.migrate(vmi);
+      BOOST_REQUIRE(made);
+      s.step(4);
+      if (minor == 6) {
+        BOOST_TEST(phase_of(w.vmim(*made)) != "Pending");
+        BOOST_TEST(condition(w.vmim(*made)).is_null());
+        continue;
+      }
+      BOOST_TEST(phase_of(w.vmim(*made)) == "Pending");
+      auto held = condition(w.vmim(*made));
+      BOOST_TEST(held.value("status", "") == "True");
+      BOOST_TEST(held.value("reason", "") == "BackupInProgress");
+      BOOST_TEST(held.value("message", "") == "Waiting for backup nightly to complete");
+      backup(w, vmi, true);
+      s.step(4);
+      BOOST_TEST(phase_of(w.vmim(*made)) != "Pending");
+      BOOST_TEST(condition(w.vmim(*made)).is_null());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_system_critical_migration_aborts_the_backup) {
+  populated_store w{cluster(4, 16)};
+  auto options = fast();
+  options.kubevirt = kubevirt_version{9};
+  kubevirt_controller c{w.store, options};
+  stepper s{c};
+  auto vmi = w.vmis().front();
+  BOOST_REQUIRE(w.store.modify(kubevirt::vmi_key, vmi["metadata"]["namespace"], vmi["metadata"]["name"], [](json& v) {
+    v["status"]["changedBlockTracking"]["backupStatus"] = {{"backupName", "nightly"}, {"completed", false}};
+    return true;
+  }, true));
+  json critical = {{"metadata", {{"generateName", "evac-"}, {"namespace", vmi["metadata"]["namespace"]}}},
+                   {"spec", {{"vmiName", vmi["metadata"]["name"]}, {"priority", "system-critical"}}}};
+  auto made = w.store.create(kubevirt::vmim_key, critical);
+  BOOST_REQUIRE(made);
+  s.step(2);
+  auto after = w.vmi(vmi["metadata"]["namespace"], vmi["metadata"]["name"]);
+  BOOST_TEST(after["status"]["changedBlockTracking"]["backupStatus"].value("failed", false));
+  bool said = false;
+  for (const auto& c : w.vmim(*made).value("/status/conditions"_json_pointer, json::array()))
+    said = said || c.value("message", "") == "Aborting backup nightly for system-critical migration";
+  BOOST_TEST(said);
+  s.step(4);
+  BOOST_TEST(phase_of(w.vmim(*made)) != "Pending"); // the backup ended: the migration goes on
+}
+
 BOOST_AUTO_TEST_CASE(added_node_selector_pins_the_target) {
   populated_store w{cluster()};
   kubevirt_controller c{w.store, fast()};
