@@ -1,19 +1,15 @@
 #include "sim/aggregated_discovery.hpp"
 
-#include <sstream>
+#include <algorithm>
 #include <vector>
+
+#include "sim/media_ranges.hpp"
 
 namespace schedopt::sim {
 
 using json = nlohmann::json;
 
 namespace {
-
-std::string trimmed(std::string s) {
-  auto first = s.find_first_not_of(" \t");
-  auto last = s.find_last_not_of(" \t");
-  return first == std::string::npos ? std::string{} : s.substr(first, last - first + 1);
-}
 
 /// One group version's resources, subresources under their resource.
 json version_entry(const resource_registry& registry, const std::string& group, const std::string& version) {
@@ -60,23 +56,12 @@ json version_entry(const resource_registry& registry, const std::string& group, 
 } // namespace
 
 bool wants_aggregated_discovery(const std::string& accept) {
-  std::stringstream ranges(accept);
-  std::string range;
-  while (std::getline(ranges, range, ',')) {
-    std::stringstream parts(range);
-    std::string part;
-    bool json_type = false, group = false, version = false, as = false;
-    bool first = true;
-    while (std::getline(parts, part, ';')) {
-      part = trimmed(part);
-      if (first)
-        json_type = part == "application/json";
-      first = false;
-      group = group || part == "g=apidiscovery.k8s.io";
-      version = version || part == "v=v2";
-      as = as || part == "as=APIGroupDiscoveryList";
-    }
-    if (json_type && group && version && as)
+  for (const auto& range : media_ranges(accept)) {
+    auto has = [&](const char* param) {
+      return std::find(range.params.begin(), range.params.end(), param) != range.params.end();
+    };
+    if (range.type == "application/json" && has("g=apidiscovery.k8s.io") && has("v=v2")
+        && has("as=APIGroupDiscoveryList"))
       return true;
   }
   return false;

@@ -64,6 +64,14 @@ void fill_event_fields(json& event) {
       event[key] = "";
 }
 
+/// `finalizer` appended to a finalizers list (made one if it is not) unless it is there.
+void add_finalizer(json& finalizers, const char* finalizer) {
+  if (!finalizers.is_array())
+    finalizers = json::array();
+  if (std::find(finalizers.begin(), finalizers.end(), json(finalizer)) == finalizers.end())
+    finalizers.push_back(finalizer);
+}
+
 } // namespace
 
 void apply_decode_defaults(const resource_type& type, json& object) {
@@ -85,19 +93,11 @@ void prepare_for_create(const resource_type& type, json& object) {
   if (key == "namespaces") {
     // pkg/registry/core/namespace/strategy.go namespaceStrategy.PrepareForCreate.
     object["status"] = {{"phase", "Active"}};
-    auto& finalizers = object["spec"]["finalizers"];
-    if (!finalizers.is_array())
-      finalizers = json::array();
-    if (std::find(finalizers.begin(), finalizers.end(), json("kubernetes")) == finalizers.end())
-      finalizers.push_back("kubernetes");
+    add_finalizer(object["spec"]["finalizers"], "kubernetes");
   } else if (key == "persistentvolumeclaims") {
     // plugin/pkg/admission/storage/storageobjectinuseprotection admitPVC; the PVC
     // protection controller (sim/pvc_protection.hpp) takes it off.
-    auto& finalizers = object["metadata"]["finalizers"];
-    if (!finalizers.is_array())
-      finalizers = json::array();
-    if (std::find(finalizers.begin(), finalizers.end(), json(pvc_protection_finalizer)) == finalizers.end())
-      finalizers.push_back(pvc_protection_finalizer);
+    add_finalizer(object["metadata"]["finalizers"], pvc_protection_finalizer);
   } else if (key == "poddisruptionbudgets.policy") {
     // pkg/registry/policy/poddisruptionbudget/strategy.go PrepareForCreate: an empty
     // PodDisruptionBudgetStatus, whose four counts are never omitted.

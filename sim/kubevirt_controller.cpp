@@ -421,17 +421,6 @@ struct kubevirt_controller::impl {
     std::sort(vmims.begin(), vmims.end(), [this](const json* a, const json* b) {
       return by_uid[text_at(*a, "/metadata/uid"_json_pointer)].seq < by_uid[text_at(*b, "/metadata/uid"_json_pointer)].seq;
     });
-    // With the priority queue (1.7 on, gate permitting) the highest priority is
-    // dequeued first, ties in arrival order.
-    bool priority_queue = options.kubevirt.priority_queue_always_on()
-                          || (options.kubevirt.has_migration_priority()
-                              && read_kubevirt_cr_settings(store).lists_gate(kv::priority_queue_gate));
-    if (priority_queue)
-      std::stable_sort(vmims.begin(), vmims.end(),
-                       [](const json* a, const json* b) { return queue_priority(*a) > queue_priority(*b); });
-    if (priority_queue && a_migration_finished)
-      requeue_highest_pending(vmims);
-    a_migration_finished = false;
 
     // Idle clusters with thousands of VMIs should cost nothing per tick.
     bool busy = std::any_of(vmims.begin(), vmims.end(), [](const json* m) {
@@ -443,6 +432,23 @@ struct kubevirt_controller::impl {
       return;
     }
     config = config_reader.read(store); // live: a patched KubeVirt CR applies from this tick
+    // With the priority queue (1.7 on, gate permitting) the highest priority is
+    // dequeued first, ties in arrival order. Read here, past the idle return: an idle
+    // tick has nothing queued.
+    bool priority_queue = options.kubevirt.priority_queue_always_on()
+                          || (options.kubevirt.has_migration_priority()
+                              && read_kubevirt_cr_settings(store).lists_gate(kv::priority_queue_gate));
+    if (priority_queue)
+      std::stable_sort(vmims.begin(), vmims.end(),
+                       [](const json* a, const json* b) { return queue_priority(*a) > queue_priority(*b); });
+    if (priority_queue && a_migration_finished)
+      requeue_highest_pending(vmims);
+    a_migration_finished = false;
+    // migration.go: a capped migration is looked at again after the priority's delay
+    // with the queue, after 5 s (held_requeue) without.
+    auto requeue_after = [&](const json& m) {
+      return now + (priority_queue ? requeue_delay(queue_priority(m)) : options.held_requeue);
+    };
     auto nodes = store.list("nodes").items;
     std::map<std::string, int> load; // VMIs per node, plus migrations heading there
     std::map<std::string, pod_resources> usage; // requests per node, target pods included
@@ -583,7 +589,7 @@ struct kubevirt_controller::impl {
         if (options.kubevirt.has_backup_block() && held_by_backup(m, *current, when)) {
           // Requeued as a capped one is; the condition it just got wakes it once more.
           t.held = true;
-          t.held_until = now + (priority_queue ? requeue_delay(queue_priority(m)) : options.held_requeue);
+          t.held_until = requeue_after(m);
           t.held_vmim_rv = vmim_rv;
           t.held_vmi_rv = vmi_rv;
           continue;
@@ -591,7 +597,7 @@ struct kubevirt_controller::impl {
         if (active >= config.parallel_migrations_per_cluster
             || outbound[source] >= config.parallel_outbound_migrations_per_node) {
           t.held = true;
-          t.held_until = now + (priority_queue ? requeue_delay(queue_priority(m)) : options.held_requeue);
+          t.held_until = requeue_after(m);
           t.held_vmim_rv = vmim_rv;
           t.held_vmi_rv = vmi_rv;
           continue;
