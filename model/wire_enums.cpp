@@ -47,6 +47,7 @@ constexpr wire_name<reason_kind> reason_kind_names[] = {
   {reason_kind::migration_run_failed, "MigrationRunFailed"},
   {reason_kind::migration_timed_out, "MigrationTimedOut"},
   {reason_kind::migration_create_failed, "MigrationCreateFailed"},
+  {reason_kind::backup_in_progress, "BackupInProgress"},
 };
 
 constexpr wire_name<run_failure_kind> run_failure_kind_names[] = {

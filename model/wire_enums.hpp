@@ -53,6 +53,7 @@ enum class reason_kind : uint8_t {
   migration_run_failed,
   migration_timed_out,
   migration_create_failed,
+  backup_in_progress,
 };
 
 /// What failed a run as a whole (docs/design.md §1.5): the request's spec, the storage

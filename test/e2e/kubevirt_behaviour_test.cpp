@@ -179,4 +179,63 @@ BOOST_AUTO_TEST_CASE(a_64_gib_vm_is_not_timed_out_while_kubevirt_makes_progress)
   }
 }
 
+// docs/design.md §3.6: KubeVirt 1.8 on holds a migration Pending for as long as a backup
+// of the VM runs (virt-controller migration.go handleVMBackup), with the condition
+// migrationBlockedByBackup. schedopt deletes that VMIM before KubeVirt starts anything of
+// it, reports the VM Skipped in KubeVirt's words and gives its cool-off back; the rest of
+// the fleet converges.
+BOOST_AUTO_TEST_CASE(a_vm_held_by_a_backup_is_skipped_in_kubevirts_words) {
+  scenario s("portworx", {"--nodes", "5", "--vmis", "16", "--misplaced", "0.5", "--seed", "7",
+                          "--migration-duration", "300ms", "--kubevirt-version", "1.9"});
+  auto expected = migratable_candidates(s.truth());
+  BOOST_REQUIRE_MESSAGE(expected.size() >= 3, "scenario has too few candidates to test");
+  auto held = expected.front();
+  const std::string vmi_path = "/apis/kubevirt.io/v1/namespaces/" + held.ns
+                               + "/virtualmachineinstances/" + held.name;
+  merge_patch(s.sim(), vmi_path,
+              {{"status", {{"changedBlockTracking",
+                            {{"backupStatus", {{"backupName", "nightly"}, {"completed", false}}}}}}}});
+
+  s.start_controller();
+  s.create_request("backup", scenario::enabled_spec());
+  auto r = s.wait_final("backup");
+
+  auto details = details_by_vm(r);
+  auto& d = details[held.key()];
+  BOOST_TEST(d.value("status", "") == "Skipped");
+  auto reason = d.value("reason", "");
+  BOOST_TEST(starts_with(reason, "BackupInProgress: vmim=" + held.ns + "/"), reason);
+  BOOST_TEST(reason.find(": Waiting for backup nightly to complete") != std::string::npos, reason);
+  BOOST_TEST(counter(r, "successful") == (long long)expected.size() - 1);
+  BOOST_TEST(counter(r, "failed") == 0);
+
+  // By the simulator's record: the held VM's VMIM was deleted before it was taken up, the
+  // VM did not move and carries no cool-off record; every other VMIM succeeded.
+  bool seen = false;
+  for (auto& m : read_audit(s.sim()).vmims) {
+    if (!m.by_schedopt())
+      continue;
+    BOOST_TEST_CONTEXT("VMIM " << m.key()) {
+      if (m.vmi_key() == held.key()) {
+        seen = true;
+        BOOST_TEST(m.deleted);
+        // Deleted while Pending, KubeVirt ends it Failed ("being canceled") at once, with
+        // no target ever chosen.
+        BOOST_TEST(m.target_node.empty());
+        BOOST_TEST(m.handed_off_ms == m.finished_ms);
+      } else {
+        BOOST_TEST(m.succeeded());
+      }
+    }
+  }
+  BOOST_TEST(seen, "no VMIM was created for " << held.key());
+  auto vmi = get(s.sim(), vmi_path);
+  BOOST_TEST(vmi.value("/status/nodeName"_json_pointer, std::string()) == held.node);
+  auto vm = get(s.sim(), "/apis/kubevirt.io/v1/namespaces/" + held.ns + "/virtualmachines/" + held.name);
+  BOOST_TEST(!vm["metadata"].value("annotations", json::object())
+                .contains("schedopt.libopenstorage.org/last-migration-time"),
+             vm["metadata"].dump());
+  BOOST_TEST(s.controller().terminate() == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -196,3 +196,28 @@ BOOST_AUTO_TEST_CASE(a_handed_off_vmim_without_timestamps_has_no_time) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(vmim_blocked_by_backup)
+
+BOOST_AUTO_TEST_CASE(a_pending_vmim_held_for_a_backup_gives_kubevirts_words) {
+  auto m = vmim("Pending");
+  BOOST_TEST(!blocked_by_backup(m));
+  m.conditions.push_back({"migrationBlockedByBackup", "True", "BackupInProgress",
+                          "Waiting for backup nightly-vm1 to complete", ""});
+  auto words = blocked_by_backup(m);
+  BOOST_REQUIRE(words);
+  BOOST_TEST(*words == "Waiting for backup nightly-vm1 to complete");
+  BOOST_TEST(backup_in_progress_reason("ns", m.metadata.name, *words)
+             == "BackupInProgress: vmim=ns/vm1-schedopt-abcde: Waiting for backup nightly-vm1 to complete");
+}
+
+BOOST_AUTO_TEST_CASE(a_false_condition_or_a_migration_past_pending_is_not_blocked) {
+  auto m = vmim("Pending");
+  m.conditions.push_back({"migrationBlockedByBackup", "False", "BackupInProgress", "", ""});
+  BOOST_TEST(!blocked_by_backup(m));
+  m.conditions.back().status = "True";
+  m.phase = "Scheduling"; // the backup ended and KubeVirt took it up: nothing holds it now
+  BOOST_TEST(!blocked_by_backup(m));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

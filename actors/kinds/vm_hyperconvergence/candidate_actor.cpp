@@ -38,7 +38,9 @@ struct candidate_state {
   std::string vmim;                    // the VMIM followed, once created or adopted
   std::optional<timestamp> vmim_created; // its creationTimestamp
   bool record_pending = false;           // the cool-off patch is not answered yet
-  std::optional<std::string> fail_after_record; // a failed create waits for it to restore
+  // Not migrated (a failed create, a VMIM given up for a backup): the result waits for
+  // the record to land, then restores it.
+  std::optional<std::pair<detail_status, std::string>> finish_after_record;
   bool finished = false;
 };
 
@@ -121,7 +123,7 @@ void finish(candidate_pointer self, detail_status status, const std::string& rea
   self->send(st.supervisor, migration_finished{vmi.namespace_, vmi.name, st.target});
   self->send(st.kind, candidate_done{vmi.namespace_, vmi.name, status});
   k8s::default_metrics().counter_add("schedopt_migrations_total", {{"outcome", to_string(status)}});
-  if (st.vmim_created) {
+  if (st.vmim_created && status != detail_status::skipped) { // a skipped VMIM never ran
     describe_migration_metrics();
     auto took = std::chrono::duration<double>(actor_now(self) - *st.vmim_created).count();
     auto outcome = status == detail_status::successful ? "successful" : "failed";
@@ -134,7 +136,7 @@ void finish(candidate_pointer self, detail_status status, const std::string& rea
                      "live migration" + (st.vmim.empty() ? std::string{} : " " + st.vmim)
                        + " for request " + st.plan.request_name + " failed: " + reason);
   } else if (status == detail_status::skipped) {
-    log_kv(spdlog::level::info, "skipped at admission", vm_fields(st, {{"reason", reason}}));
+    log_kv(spdlog::level::info, st.vmim.empty() ? "skipped at admission" : "skipped; vmim given up", vm_fields(st, {{"reason", reason}}));
   } else {
     auto where = landed_on.empty() ? st.target : landed_on;
     log_kv(spdlog::level::info,
@@ -189,12 +191,15 @@ void feed_own_write(candidate_pointer self, const cool_off_holder& holder,
   }
 }
 
-/// The create failed for good: the VM was not migrated, so it must not cool off. The
-/// record goes back to what it was before this run wrote it, then the VM is reported.
-void restore_cool_off_then_fail(candidate_pointer self, const std::string& reason) {
+/// The VM was not migrated (the create failed for good, or its VMIM was given up), so it
+/// must not cool off. The record goes back to what it was before this run wrote it, then
+/// the VM is reported.
+void restore_cool_off_then_finish(candidate_pointer self, detail_status status,
+                                  const std::string& reason) {
   auto& st = self->state;
   if (st.record_pending) {
-    st.fail_after_record = reason; // restoring before the record lands would be undone by it
+    // Restoring before the record lands would be undone by it.
+    st.finish_after_record.emplace(status, reason);
     return;
   }
   auto holder = cool_off_holder_of(st.plan.vmi);
@@ -206,14 +211,14 @@ void restore_cool_off_then_fail(candidate_pointer self, const std::string& reaso
     .then(
       [=](const k8s::api_response& resp) {
         feed_own_write(self, holder, resp.body);
-        finish(self, detail_status::failed, reason);
+        finish(self, status, reason);
       },
           [=](caf::error& err) {
             // Costs the VM one cool-off window at most; the result is reported anyway.
             log_kv(spdlog::level::warn,
                    "cool-off record on " + holder.kind + " " + holder.name + " not restored",
                    vm_fields(self->state, {{"error", error_message(err)}}));
-            finish(self, detail_status::failed, reason);
+            finish(self, status, reason);
           });
 }
 
@@ -250,13 +255,13 @@ void adopt_or_fail(candidate_pointer self, const std::string& name, const caf::e
             return announce_migration(self);
           }
         }
-        restore_cool_off_then_fail(self, reason);
+        restore_cool_off_then_finish(self, detail_status::failed, reason);
       },
       [=](caf::error& err) {
         // Not found: the create really failed. Any other error leaves the question open,
         // so the record stays (erring on the side of waiting).
         if (error_code(err) == ec::not_found)
-          return restore_cool_off_then_fail(self, reason);
+          return restore_cool_off_then_finish(self, detail_status::failed, reason);
         finish(self, detail_status::failed, reason);
       });
 }
@@ -293,8 +298,8 @@ void create_migration(candidate_pointer self) {
 void record_answered(candidate_pointer self) {
   auto& st = self->state;
   st.record_pending = false;
-  if (st.fail_after_record)
-    restore_cool_off_then_fail(self, *st.fail_after_record);
+  if (st.finish_after_record)
+    restore_cool_off_then_finish(self, st.finish_after_record->first, st.finish_after_record->second);
 }
 
 /// Durable cool-off record on the VM (or the VMI without owner), sent just before the
@@ -363,7 +368,12 @@ candidate_actor::behavior_type candidate(candidate_pointer self, controller_cont
         self->quit();
       });
   return {
-    [=](const migration_result& r) { finish(self, r.status, r.reason, r.landed_on); },
+    [=](const migration_result& r) {
+      // Given up before KubeVirt started it: the VM stays where it is, free to move later.
+      if (r.status == detail_status::skipped)
+        return restore_cool_off_then_finish(self, r.status, r.reason);
+      finish(self, r.status, r.reason, r.landed_on);
+    },
   };
 }
 

@@ -62,7 +62,7 @@ struct migration_finished {
 /// vmim_watch -> candidate: the VMIM reached an outcome.
 struct migration_result {
   std::string vmim_name;
-  detail_status status = detail_status::failed; // successful or failed
+  detail_status status = detail_status::failed; // successful, failed or skipped (given up)
   std::string reason;
   /// Where the VM went (the VMIM's migrationState.targetNode) when Successful.
   std::string landed_on;

@@ -30,6 +30,7 @@ struct vmim_watch_state {
   bool timed_out = false; // deleted for the timeout: only an outcome KubeVirt still
                           // reaches (the abort lost the race) or its end is awaited
   bool reported = false;
+  bool giving_up = false; // held for a backup: the VMIM's delete is on its way
   // Failed without KubeVirt's cause: the reason to give if none turns up, and whether
   // the wait for it (then the events lookup) has begun.
   std::string causeless_reason;
@@ -90,10 +91,41 @@ void report_from_events(watch_pointer self) {
 
 void set_timer(watch_pointer self);
 
+/// KubeVirt holds the migration Pending while a backup of the VM runs, for as long as the
+/// backup takes (docs/design.md §3.6). The VMIM is deleted before KubeVirt starts anything
+/// of it, which frees the run's slot and leaves the backup alone, and the VM is Skipped in
+/// KubeVirt's words; a later request moves it.
+void give_up_for_backup(watch_pointer self, std::string kubevirt_words) {
+  auto& st = self->state;
+  if (st.giving_up || st.reported)
+    return;
+  st.giving_up = true;
+  auto reason = backup_in_progress_reason(st.ns, st.vmim, kubevirt_words);
+  log_kv(spdlog::level::info, "vmim held for a vm backup; deleting it",
+         {{"namespace", st.ns}, {"vmim", st.vmim}, {"reason", kubevirt_words}});
+  k8s::delete_request del{k8s::resources::vmims, st.ns, st.vmim, st.uid, "", ""};
+  self->request(st.ctx.api, caf::infinite, std::move(del))
+    .then([self, reason](const k8s::api_response&) {
+            report(self, detail_status::skipped, reason);
+          },
+          [self, reason](caf::error& err) {
+            auto& st = self->state;
+            auto code = error_code(err);
+            if (code != ec::not_found && code != ec::conflict)
+              log_kv(spdlog::level::warn, "deleting a vmim held for a backup failed; it may run later",
+                     {{"namespace", st.ns}, {"vmim", st.vmim}, {"error", error_message(err)}});
+            report(self, detail_status::skipped, reason);
+          });
+}
+
 void observe(watch_pointer self, const virtual_machine_instance_migration& m) {
   auto& st = self->state;
   if (st.uid.empty())
     st.uid = m.metadata.uid;
+  if (st.giving_up)
+    return;
+  if (auto words = blocked_by_backup(m))
+    return give_up_for_backup(self, std::move(*words));
   if (!st.handed_off_at && handed_off(m)) {
     st.handed_off_at = hand_off_time(m).value_or(actor_now(self));
     set_timer(self);
@@ -162,6 +194,8 @@ vmim_watch_actor::behavior_type vmim_watch(watch_pointer self, controller_contex
       // bring the cause any more).
       auto outcome = classify_migration(e.object);
       auto& st = self->state;
+      if (st.giving_up)
+        return; // this watch's own delete: its answer reports
       if (st.timed_out && outcome.progress != migration_progress::succeeded)
         return report(self, detail_status::failed, timed_out_reason(st.ns, st.vmim, st.timeout));
       if (outcome.progress == migration_progress::failed && !outcome.cause_known && !self->state.uid.empty()) {

@@ -135,6 +135,20 @@ std::string deleted_reason(std::string_view ns, std::string_view name) {
                      vmim_detail(ns, name, "deleted before completion"));
 }
 
+std::optional<std::string> blocked_by_backup(const virtual_machine_instance_migration& m) {
+  if (handed_off(m))
+    return std::nullopt;
+  for (const auto& c : m.conditions)
+    if (c.type == "migrationBlockedByBackup" && c.status == "True")
+      return c.message.empty() ? c.reason : c.message;
+  return std::nullopt;
+}
+
+std::string backup_in_progress_reason(std::string_view ns, std::string_view name,
+                                      std::string_view kubevirt_message) {
+  return make_reason(reason_kind::backup_in_progress, vmim_detail(ns, name, kubevirt_message));
+}
+
 std::string create_failed_reason(std::string_view api_message) {
   return make_reason(reason_kind::migration_create_failed, api_message);
 }

@@ -85,6 +85,17 @@ bool handed_off(const virtual_machine_instance_migration& m);
 /// when not handed off or the VMIM records no such time.
 std::optional<timestamp> hand_off_time(const virtual_machine_instance_migration& m);
 
+/// KubeVirt's words when it holds the migration Pending for a VM backup: the message of
+/// the VMIM's `migrationBlockedByBackup` condition ("Waiting for backup NAME to
+/// complete"), set from KubeVirt 1.8 by virt-controller's migration controller
+/// (pkg/virt-controller/watch/migration/migration.go handleVMBackup). nullopt when the
+/// VMIM has left Pending or carries no such True condition.
+std::optional<std::string> blocked_by_backup(const virtual_machine_instance_migration& m);
+
+/// `BackupInProgress: vmim=<ns>/<name>: <KubeVirt's message>`.
+std::string backup_in_progress_reason(std::string_view ns, std::string_view name,
+                                      std::string_view kubevirt_message);
+
 /// `MigrationRunFailed: vmim=<ns>/<name>: <why>`.
 std::string run_failed_reason(std::string_view ns, std::string_view name, std::string_view why);
 
