@@ -24,7 +24,7 @@ typename Inspector::result_type inspect(Inspector& f, kubevirt_migration_limits&
   return f(caf::meta::type_name("kubevirt_migration_limits"),
            x.parallel_migrations_per_cluster, x.parallel_outbound_migrations_per_node,
            x.completion_timeout_per_gib, x.progress_timeout_seconds, x.pinning_supported,
-           x.version);
+           x.priority_queue, x.version);
 }
 
 } // namespace schedopt

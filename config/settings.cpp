@@ -244,6 +244,10 @@ std::vector<setting_def> build_table() {
   t.push_back(make("pinTargetNode", &settings::pin_target_node, "", "true",
                    "pin VMIMs to a replica node (spec.addedNodeSelector; KubeVirt >= 1.6)",
                    bool_field(&settings::pin_target_node)));
+  t.push_back(make("yieldToKubevirt", &settings::yield_to_kubevirt, "MODE", "auto",
+                   "create no VMIM while one KubeVirt created itself (a drain's) waits for a "
+                   "slot: true, false, or auto (unless KubeVirt's migration priority queue is on)",
+                   one_of(&settings::yield_to_kubevirt, {"auto", "true", "false"})));
   t.push_back(make("driver", &settings::driver, "NAME", "portworx", "storage driver: portworx, csi-topology or longhorn",
                    one_of(&settings::driver, {"portworx", "csi-topology", "longhorn"})));
   t.push_back(make("vmCoolOffAnnotation", &settings::vm_cool_off_annotation, "KEY",

@@ -39,6 +39,10 @@ struct settings {
   duration status_flush_interval = std::chrono::seconds(1);
   duration status_heartbeat_interval = std::chrono::seconds(30);
   bool pin_target_node = true;
+  /// "auto", "true" or "false": whether no new VMIM is created while one KubeVirt created
+  /// itself (a drain's evacuation, a workload update) waits for a slot; auto yields unless
+  /// KubeVirt's migration priority queue orders them (docs/design.md §3.3).
+  std::string yield_to_kubevirt = "auto";
   std::string driver = "portworx"; // "portworx", "csi-topology" or "longhorn"
   std::string vm_cool_off_annotation = "schedopt.libopenstorage.org/last-migration-time";
   /// Each optimization kind's own settings (config/kind_settings.hpp) as validated text by

@@ -21,6 +21,8 @@ void read_kubevirt_cr(decode_reader& r, const json_object& root, kubevirt_cr& ou
          out.parallel_outbound_migrations_per_node);
   r.read(migrations, "completionTimeoutPerGiB", out.completion_timeout_per_gib);
   r.read(migrations, "progressTimeout", out.progress_timeout);
+  auto developer = r.child(r.child(r.child(root, "spec"), "configuration"), "developerConfiguration");
+  r.read(developer, "featureGates", out.feature_gates);
   auto status = r.child(root, "status");
   r.read(status, "phase", out.phase);
   r.read(status, "observedKubeVirtVersion", out.observed_version);
@@ -56,7 +58,23 @@ bool operator==(const kubevirt_migration_limits& a, const kubevirt_migration_lim
          && a.parallel_outbound_migrations_per_node == b.parallel_outbound_migrations_per_node
          && a.completion_timeout_per_gib == b.completion_timeout_per_gib
          && a.progress_timeout_seconds == b.progress_timeout_seconds
-         && a.pinning_supported == b.pinning_supported && a.version == b.version;
+         && a.pinning_supported == b.pinning_supported && a.priority_queue == b.priority_queue
+         && a.version == b.version;
+}
+
+yield_mode yield_mode_of(const std::string& text) {
+  if (text == "true")
+    return yield_mode::always;
+  if (text == "false")
+    return yield_mode::never;
+  return yield_mode::automatic;
+}
+
+bool yields_to_kubevirt(yield_mode mode, const kubevirt_migration_limits& limits,
+                        int64_t kubevirt_waiting) {
+  if (kubevirt_waiting <= 0 || mode == yield_mode::never)
+    return false;
+  return mode == yield_mode::always || !limits.priority_queue;
 }
 
 kubevirt_migration_limits migration_limits_of(const kubevirt_cr& cr) {
@@ -67,6 +85,11 @@ kubevirt_migration_limits migration_limits_of(const kubevirt_cr& cr) {
   if (version && *version < std::pair{1, 4})
     out.completion_timeout_per_gib = 800;
   out.pinning_supported = !version || *version >= std::pair{1, 6};
+  // pkg/virt-config/featuregate: MigrationPriorityQueue Alpha in 1.7, Beta in 1.8 (both
+  // off unless listed), GA in 1.9 (always on).
+  bool listed = std::find(cr.feature_gates.begin(), cr.feature_gates.end(),
+                          "MigrationPriorityQueue") != cr.feature_gates.end();
+  out.priority_queue = version && (*version >= std::pair{1, 9} || (*version >= std::pair{1, 7} && listed));
   // The API server's schema takes 0 and negatives; KubeVirt would then not migrate at
   // all (a cap of 0), which is no limit schedopt can follow: the default stands.
   auto take = [](const std::optional<int64_t>& v, int64_t& field) {

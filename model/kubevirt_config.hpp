@@ -24,6 +24,8 @@ struct kubevirt_cr {
   std::optional<int64_t> progress_timeout;           // seconds
   std::string phase;            // status.phase: Deployed, Deploying, ...
   std::string observed_version; // status.observedKubeVirtVersion, "v1.6.0"
+  /// spec.configuration.developerConfiguration.featureGates
+  std::vector<std::string> feature_gates;
 };
 
 /// KubeVirt's "v1.6.0" (also "1.6", "v1.6.0-rc.1") as (major, minor); nullopt when not a
@@ -40,6 +42,10 @@ struct kubevirt_migration_limits {
   /// spec.addedNodeSelector exists (KubeVirt 1.6 on); true when the version is unknown,
   /// so a created VMIM decides (the pin pruned from it says otherwise).
   bool pinning_supported = true;
+  /// virt-controller orders pending migrations by spec.priority, a drain's first
+  /// (MigrationPriorityQueue: GA from 1.9, from 1.7 when the CR lists the gate). False
+  /// when the version is unknown.
+  bool priority_queue = false;
   std::string version; // as observed; empty when unknown
 };
 
@@ -47,6 +53,18 @@ bool operator==(const kubevirt_migration_limits& a, const kubevirt_migration_lim
 inline bool operator!=(const kubevirt_migration_limits& a, const kubevirt_migration_limits& b) {
   return !(a == b);
 }
+
+/// yieldToKubevirt: whether schedopt holds its new VMIMs while KubeVirt's own wait.
+enum class yield_mode { automatic, always, never };
+
+/// "auto", "true", "false" (validated by the setting); anything else is automatic.
+yield_mode yield_mode_of(const std::string& text);
+
+/// Whether admissions hold while `kubevirt_waiting` of KubeVirt's own migrations wait for
+/// a slot. Automatic yields unless KubeVirt's priority queue already puts them first: on
+/// 1.9 yielding left a drain no faster and schedopt's run slower (docs/kubevirt-versions.md).
+bool yields_to_kubevirt(yield_mode mode, const kubevirt_migration_limits& limits,
+                        int64_t kubevirt_waiting);
 
 /// The CR's limits with KubeVirt's defaults for absent (or non-positive) fields.
 kubevirt_migration_limits migration_limits_of(const kubevirt_cr& cr);

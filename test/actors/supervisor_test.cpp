@@ -19,6 +19,7 @@ namespace {
 using admission = std::shared_ptr<reply_slot<admission_grant>>;
 
 struct supervisor_fixture : actor_fixture {
+  yield_mode yield_to_kubevirt = yield_mode::automatic; // yieldToKubevirt
   void start(std::size_t parallelism, bool pin = true, bool follow_kubevirt = false,
              bool explicit_parallelism = false) {
     caf::scoped_actor parent{sys};
@@ -26,6 +27,7 @@ struct supervisor_fixture : actor_fixture {
     opts.parallelism = parallelism;
     opts.parallelism_explicit = explicit_parallelism;
     opts.pin_target_node = pin;
+    opts.yield_to_kubevirt = yield_to_kubevirt;
     opts.cool_off_period = 1h;
     if (follow_kubevirt) {
       crs = std::make_shared<informer_log<kubevirt_cr>>();
@@ -59,6 +61,18 @@ struct supervisor_fixture : actor_fixture {
     cr.observed_version = std::move(version);
     crs->push_added(cr);
     sched.run();
+  }
+
+  /// Whether a Pending evacuation holds back a candidate's admission.
+  bool evacuation_holds(yield_mode mode, std::string version) {
+    yield_to_kubevirt = mode;
+    start(5, true, true);
+    kubevirt_says(5, 2, std::move(version));
+    vmims->push_added(evacuation("Pending"));
+    sched.run();
+    auto a = admit("a", {"n1"}, "s1");
+    sched.run();
+    return !a->arrived();
   }
 
   static virtual_machine_instance_migration evacuation(std::string phase) {
@@ -268,6 +282,16 @@ BOOST_AUTO_TEST_CASE(kubevirts_waiting_migrations_hold_admission) {
   sched.run();
   BOOST_CHECK(a->value);
 }
+
+// yieldToKubevirt: auto holds admissions for KubeVirt's waiting migrations unless its
+// priority queue orders them (1.9; 1.8 with the gate listed); true always holds, false
+// never (docs/kubevirt-versions.md has the drain figures behind the default).
+BOOST_AUTO_TEST_CASE(auto_yields_on_1_6) { BOOST_CHECK(evacuation_holds(yield_mode::automatic, "v1.6.0")); }
+BOOST_AUTO_TEST_CASE(auto_does_not_yield_on_1_9) {
+  BOOST_CHECK(!evacuation_holds(yield_mode::automatic, "v1.9.0"));
+}
+BOOST_AUTO_TEST_CASE(true_yields_on_1_9) { BOOST_CHECK(evacuation_holds(yield_mode::always, "v1.9.0")); }
+BOOST_AUTO_TEST_CASE(false_never_yields) { BOOST_CHECK(!evacuation_holds(yield_mode::never, "v1.6.0")); }
 
 // A KubeVirt older than 1.6 prunes spec.addedNodeSelector: the run starts unpinned.
 BOOST_AUTO_TEST_CASE(kubevirt_before_1_6_starts_the_run_unpinned) {

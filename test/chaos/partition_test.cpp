@@ -72,7 +72,8 @@ void partition_leader(const std::string& name, uint64_t seed, int vmis, int per_
   scenario s(driver, {"--nodes", "10", "--vmis", std::to_string(vmis), "--misplaced", "0.5",
                       "--migration-duration", sized<std::string>("1s", "1500ms"),
                       "--parallel-migrations-per-cluster", "12",
-                      "--parallel-outbound-migrations-per-node", "3", "--seed", std::to_string(seed)});
+                      "--parallel-outbound-migrations-per-node", "3", "--seed", std::to_string(seed),
+                      "--kubevirt-version", chaos_kubevirt_version()});
   auto truth = truth_of(s.sim(), driver);
   auto candidates = candidate_keys(truth);
   BOOST_REQUIRE_MESSAGE(candidates.size() >= 20, "only " << candidates.size() << " candidates");

@@ -58,6 +58,26 @@ BOOST_AUTO_TEST_CASE(the_cr_is_decoded_with_its_migration_configuration) {
   BOOST_CHECK_EQUAL(l.version, "v1.6.0");
 }
 
+// The MigrationPriorityQueue gate (pkg/virt-config/featuregate): listed in the CR from
+// 1.7, always on from 1.9; unknown versions are taken as without it.
+BOOST_AUTO_TEST_CASE(the_priority_queue_follows_the_release_and_the_listed_gate) {
+  auto cr = cr_of(R"({"apiVersion":"kubevirt.io/v1","kind":"KubeVirt",
+    "metadata":{"name":"kubevirt","namespace":"kubevirt"},
+    "spec":{"configuration":{"developerConfiguration":{"featureGates":["LiveMigration","MigrationPriorityQueue"]}}},
+    "status":{"observedKubeVirtVersion":"v1.8.4"}})");
+  BOOST_CHECK(migration_limits_of(cr).priority_queue);
+  cr.observed_version = "v1.6.6";
+  BOOST_CHECK(!migration_limits_of(cr).priority_queue); // no such gate before 1.7
+  cr.observed_version = "v1.7.4";
+  BOOST_CHECK(migration_limits_of(cr).priority_queue);
+  cr.feature_gates = {"LiveMigration"};
+  BOOST_CHECK(!migration_limits_of(cr).priority_queue);
+  cr.observed_version = "v1.9.0";
+  BOOST_CHECK(migration_limits_of(cr).priority_queue);
+  cr.observed_version = "";
+  BOOST_CHECK(!migration_limits_of(cr).priority_queue);
+}
+
 BOOST_AUTO_TEST_CASE(absent_fields_take_kubevirts_defaults_for_its_version) {
   auto on = [](const char* version) {
     kubevirt_cr cr;

@@ -94,7 +94,7 @@ void follow(supervisor_pointer self, const kubevirt_policy& p) {
     static_cast<int64_t>(st.options.parallelism), st.options.parallelism_explicit, p.limits)));
   st.queue->set_per_source_limit(
     static_cast<std::size_t>(std::max<int64_t>(0, p.limits.parallel_outbound_migrations_per_node)));
-  st.queue->set_held(p.kubevirt_waiting > 0);
+  st.queue->set_held(yields_to_kubevirt(st.options.yield_to_kubevirt, p.limits, p.kubevirt_waiting));
   if (first)
     st.closed_at_start = p.closed_nodes;
   st.kubevirt = p;

@@ -16,6 +16,8 @@ struct supervisor_options {
   /// by KubeVirt's parallelMigrationsPerCluster.
   bool parallelism_explicit = false;
   bool pin_target_node = true;
+  /// Hold admissions while KubeVirt's own migrations wait for a slot (yieldToKubevirt).
+  yield_mode yield_to_kubevirt = yield_mode::automatic;
   duration cool_off_period = std::chrono::hours(1);
   /// Where an unpinned run is said (Warning TargetPinningUnsupported on the request).
   event_recorder_actor events;

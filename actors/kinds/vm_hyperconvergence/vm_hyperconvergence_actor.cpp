@@ -214,7 +214,7 @@ void start_engine(kind_pointer self) {
                                     || cfg.max_parallel_migrations_explicit;
         st.supervisor = spawn_supervisor( // linked, like every candidate
           self, {static_cast<std::size_t>(par.effective), explicit_parallelism,
-                 cfg.pin_target_node, st.cool_off, st.ctx.events,
+                 cfg.pin_target_node, yield_mode_of(cfg.yield_to_kubevirt), st.cool_off, st.ctx.events,
                  request_reference(st.request), st.ctx.kubevirt});
         spawn_candidates(self, st.queued);
         maybe_reply(self);
