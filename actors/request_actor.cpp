@@ -99,6 +99,8 @@ void run_next_kind(request_pointer self) {
   auto entry = std::find_if(st.registry.begin(), st.registry.end(),
                             [&](const optimization_kind& k) { return k.name == kinds[index].kind; });
   st.kind = entry->spawn(self, st.ctx);
+  // The kind's status block exists from its start, zeros included.
+  self->send(st.ctx.status, atom::reserve_v, uid_of(self), kinds[index].kind, int64_t{0});
   kind_run run{st.request, st.request.spec.kinds.at(kinds[index].kind), st.resume};
   self->request(st.kind, caf::infinite, std::move(run))
     .then(

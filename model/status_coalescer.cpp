@@ -122,6 +122,12 @@ status_coalescer::block_caps& status_coalescer::caps_of(const std::string& kind)
   return caps_.try_emplace(kind, block_caps{max_details_, 0}).first->second;
 }
 
+void status_coalescer::reserve_details(const std::string& kind, std::size_t n) {
+  caps_of(kind).reserved += n;
+  if (!final_ && status_.kinds.try_emplace(kind).second)
+    touch();
+}
+
 bool status_coalescer::add_result(const std::string& kind, const kind_detail& d) {
   if (final_ || !recorded_.insert(key_of(kind, d.namespace_, d.name)).second)
     return false;

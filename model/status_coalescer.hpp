@@ -63,8 +63,10 @@ public:
                   const std::string& name) const;
   /// Keeps `n` more detail slots in the block of `kind` for engine results still to
   /// come (a run reserves as it hands candidates on): skips are listed only while they
-  /// leave that room, so every item the engine ran gets its entry.
-  void reserve_details(const std::string& kind, std::size_t n) { caps_of(kind).reserved += n; }
+  /// leave that room, so every item the engine ran gets its entry. The block exists from
+  /// then on, zeros included (a run reserves 0 as it starts a kind): the CRD says a block
+  /// mirrors its spec field, so an enabled kind with nothing to do still reports.
+  void reserve_details(const std::string& kind, std::size_t n);
 
   /// Final stage with outcome and reason, finishTimestamp = now; urgent. Afterwards
   /// every mutation is ignored.

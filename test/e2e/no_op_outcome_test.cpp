@@ -45,6 +45,16 @@ BOOST_AUTO_TEST_CASE(converged_fleet_finishes_successful_with_empty_reason) {
   s.start_controller();
   s.create_request("converged", scenario::enabled_spec());
   expect_no_op(s.wait_final("converged"), "");
+  // Both kinds enabled over a fleet with no pod to move: each enabled kind writes its
+  // block, zeros included, as the CRD says a block mirrors its spec field.
+  auto both = scenario::enabled_spec();
+  both["podHyperconvergence"] = {{"enabled", true}};
+  s.create_request("converged-both", both);
+  auto r = s.wait_final("converged-both");
+  expect_no_op(r, "");
+  const json zeros = {{"successful", 0}, {"skipped", 0}, {"failed", 0}, {"details", json::array()}};
+  for (auto kind : {"vmHyperconvergence", "podHyperconvergence"})
+    BOOST_TEST(r["status"].value(kind, json()) == zeros, kind << ": " << r["status"].dump());
   BOOST_TEST(s.schedopt_vmims().size() == 0u);
   BOOST_TEST(s.controller().terminate() == 0);
 }

@@ -334,6 +334,23 @@ BOOST_AUTO_TEST_CASE(patch_failures_are_classified) {
               == pf::too_large);
 }
 
+// A kind that starts has its block, zeros included, though nothing of it ever runs: the
+// CRD says the block mirrors the spec field.
+BOOST_AUTO_TEST_CASE(a_started_kind_with_nothing_to_do_still_has_its_block) {
+  auto c = make();
+  c.set_stage(request_stage::evaluating, request_status::in_progress, t0);
+  (void)c.take_patch(t0);
+  c.reserve_details("podHyperconvergence", 0);
+  BOOST_CHECK(c.dirty());
+  c.finish(request_status::successful, "", t0);
+  auto s = status_of(c.take_patch(t0));
+  BOOST_REQUIRE(s.contains("podHyperconvergence"));
+  BOOST_CHECK_EQUAL(s["podHyperconvergence"],
+                    (nlohmann::json{{"successful", 0}, {"skipped", 0}, {"failed", 0},
+                                    {"details", nlohmann::json::array()}}));
+  BOOST_CHECK(!s.contains(vm_hyperconvergence_kind)); // never started
+}
+
 // Each kind's block counts, caps and reserves on its own (docs/design.md §1, several kinds).
 BOOST_AUTO_TEST_CASE(each_kind_has_its_own_block_cap_and_reservation) {
   auto c = make(2);
