@@ -124,8 +124,9 @@ status_coalescer::block_caps& status_coalescer::caps_of(const std::string& kind)
 
 void status_coalescer::reserve_details(const std::string& kind, std::size_t n) {
   caps_of(kind).reserved += n;
-  if (!final_ && status_.kinds.try_emplace(kind).second)
-    touch();
+  // No write of its own: the block rides on the next one (the kind's stage or Final).
+  if (!final_)
+    status_.kinds.try_emplace(kind);
 }
 
 bool status_coalescer::add_result(const std::string& kind, const kind_detail& d) {

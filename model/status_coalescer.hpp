@@ -65,7 +65,8 @@ public:
   /// come (a run reserves as it hands candidates on): skips are listed only while they
   /// leave that room, so every item the engine ran gets its entry. The block exists from
   /// then on, zeros included (a run reserves 0 as it starts a kind): the CRD says a block
-  /// mirrors its spec field, so an enabled kind with nothing to do still reports.
+  /// mirrors its spec field, so an enabled kind with nothing to do still reports. Opening
+  /// it writes nothing by itself: the block goes out with the next patch.
   void reserve_details(const std::string& kind, std::size_t n);
 
   /// Final stage with outcome and reason, finishTimestamp = now; urgent. Afterwards
