@@ -36,15 +36,19 @@ log=$dir/logs
 mkdir -p "$log"
 
 pids=()
-stop_all() {
-  trap - TERM INT EXIT
+stop_started() {
   # Reverse start order: the API server's clients, then the API server, then etcd.
   local i
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     kill -TERM "${pids[i]}" 2>/dev/null || true
     wait "${pids[i]}" 2>/dev/null || true
   done
+  pids=()
   rm -rf "$dir/etcd-data"
+}
+stop_all() {
+  trap - TERM INT EXIT
+  stop_started
 }
 trap stop_all EXIT
 trap 'exit 0' TERM INT
@@ -119,8 +123,6 @@ rules:
   - level: Metadata
 EOF
 
-etcd_port=$(free_port) etcd_peer=$(free_port) api_port=$(free_port)
-server=https://127.0.0.1:$api_port
 
 kubeconfig() {  # kubeconfig <file> <user> <token>
   cat > "$1" <<EOF
@@ -138,41 +140,56 @@ contexts:
 current-context: $2
 EOF
 }
+
+# The ports come from the kernel's ephemeral range (a bind to port 0), so between the
+# probe and a component's own bind an outgoing connection may be given one. A component
+# that finds its port taken makes run.sh start etcd and kube-apiserver again on new ports.
+port_taken() { grep -qs "address already in use" "$log/etcd.log" "$log/kube-apiserver.log"; }
+ready=0
+for attempt in 1 2 3; do
+  etcd_port=$(free_port) etcd_peer=$(free_port) api_port=$(free_port)
+  server=https://127.0.0.1:$api_port
+  supervise etcd "$bin/etcd" --name test --data-dir "$dir/etcd-data" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$etcd_peer" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
+    --initial-cluster "test=http://127.0.0.1:$etcd_peer" --unsafe-no-fsync
+
+  # MutablePVNodeAffinity (alpha, KEP-5381) lets a replicated local-storage CSI driver
+  # move a PV's node affinity with its replicas, as the simulated csi-topology driver's
+  # pool failover does.
+  supervise kube-apiserver "$bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
+    --feature-gates MutablePVNodeAffinity=true \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+    --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+    --client-ca-file "$pki/ca.crt" --token-auth-file "$pki/tokens.csv" \
+    --authorization-mode RBAC --allow-privileged \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+    --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
+    --audit-policy-file "$pki/audit-policy.yaml" --audit-log-path "$dir/audit.log" \
+    --audit-log-format json --audit-log-mode blocking --audit-log-maxsize 0
+
+  for ((i = 0; i < 600; i++)); do
+    if curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $admin_token" "$server/readyz" >/dev/null; then
+      ready=1
+      break
+    fi
+    port_taken && break
+    sleep 0.1
+  done
+  ((ready)) && break
+  port_taken || { tail -20 "$log/kube-apiserver.log" >&2; echo "run.sh: kube-apiserver not ready after 60s" >&2; exit 1; }
+  echo "run.sh: a port was taken before its component bound it (attempt $attempt); new ports" >&2
+  stop_started
+  for c in etcd kube-apiserver; do mv -f "$log/$c.log" "$log/$c.log.$attempt" 2>/dev/null || true; done
+done
+((ready)) || { echo "run.sh: ports taken on every attempt" >&2; exit 1; }
 kubeconfig "$dir/admin.kubeconfig" admin "$admin_token"
 kubeconfig "$dir/requester.kubeconfig" requester "$requester_token"
 kubeconfig "$dir/scraper.kubeconfig" scraper "$scraper_token"
 kubeconfig "$pki/kcm.kubeconfig" kcm "$kcm_token"
 kubeconfig "$pki/scheduler.kubeconfig" scheduler "$scheduler_token"
 kubeconfig "$pki/kwok.kubeconfig" kwok "$kwok_token"
-
-supervise etcd "$bin/etcd" --name test --data-dir "$dir/etcd-data" \
-  --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
-  --listen-peer-urls "http://127.0.0.1:$etcd_peer" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
-  --initial-cluster "test=http://127.0.0.1:$etcd_peer" --unsafe-no-fsync
-
-# MutablePVNodeAffinity (alpha, KEP-5381) lets a replicated local-storage CSI driver
-# move a PV's node affinity with its replicas, as the simulated csi-topology driver's
-# pool failover does.
-supervise kube-apiserver "$bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
-  --feature-gates MutablePVNodeAffinity=true \
-  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
-  --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
-  --client-ca-file "$pki/ca.crt" --token-auth-file "$pki/tokens.csv" \
-  --authorization-mode RBAC --allow-privileged \
-  --service-account-issuer https://kubernetes.default.svc.cluster.local \
-  --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
-  --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
-  --audit-policy-file "$pki/audit-policy.yaml" --audit-log-path "$dir/audit.log" \
-  --audit-log-format json --audit-log-mode blocking --audit-log-maxsize 0
-
-for ((i = 0; i < 600; i++)); do
-  if curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $admin_token" "$server/readyz" >/dev/null; then
-    break
-  fi
-  sleep 0.1
-done
-curl -sf --cacert "$dir/ca.crt" -H "Authorization: Bearer $admin_token" "$server/readyz" >/dev/null \
-  || { tail -20 "$log/kube-apiserver.log" >&2; echo "run.sh: kube-apiserver not ready after 60s" >&2; exit 1; }
 
 # The controllers a cluster runs for the objects the tests create. Client rate limits
 # off, as kwokctl's --disable-qps-limits sets them: thousands of pods are made in seconds,

@@ -104,7 +104,11 @@ void drain_during_a_run(const std::string& version, bool yielding) {
   }
   BOOST_TEST_MESSAGE("KubeVirt " << version << ": " << created_beside_pending
                                  << " (schedopt VMIM, Pending evacuation) pairs at creation");
-  if (!yielding) // the run went on beside the drain: KubeVirt's queue ordered them
+  // Not yielding, the run goes on beside the drain and KubeVirt's queue orders them. The
+  // simulator's own server creates a 1.9 drain's evacuations all at once, so some wait
+  // Pending beside schedopt's; attached to kube-apiserver it still creates them as slots
+  // free, and none may wait at all (seen on the real control plane).
+  if (!yielding && !on_real_control_plane())
     BOOST_TEST(created_beside_pending > 0);
   BOOST_TEST_MESSAGE(evac.size() << " evacuations; " << schedopt_after
                                  << " schedopt VMIMs created after the drain started; " << caught_by_cordon
