@@ -15,14 +15,14 @@ namespace detail {
 
 // Called by model/decode.cpp's read_into(kubevirt_cr&) after the metadata.
 void read_kubevirt_cr(decode_reader& r, const json_object& root, kubevirt_cr& out) {
-  auto migrations = r.child(r.child(r.child(root, "spec"), "configuration"), "migrations");
+  auto configuration = r.child(r.child(root, "spec"), "configuration");
+  auto migrations = r.child(configuration, "migrations");
   r.read(migrations, "parallelMigrationsPerCluster", out.parallel_migrations_per_cluster);
   r.read(migrations, "parallelOutboundMigrationsPerNode",
          out.parallel_outbound_migrations_per_node);
   r.read(migrations, "completionTimeoutPerGiB", out.completion_timeout_per_gib);
   r.read(migrations, "progressTimeout", out.progress_timeout);
-  auto developer = r.child(r.child(r.child(root, "spec"), "configuration"), "developerConfiguration");
-  r.read(developer, "featureGates", out.feature_gates);
+  r.read(r.child(configuration, "developerConfiguration"), "featureGates", out.feature_gates);
   auto status = r.child(root, "status");
   r.read(status, "phase", out.phase);
   r.read(status, "observedKubeVirtVersion", out.observed_version);
