@@ -14,7 +14,7 @@
 #include "actors/model_inspect.hpp"
 #include "model/objects.hpp"
 #include "model/outcome.hpp"
-#include "model/replica_nodes.hpp"
+#include "model/placement/replica_nodes.hpp"
 
 namespace schedopt {
 

@@ -17,7 +17,7 @@
 #include "actors/status_writer_actor.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/resource_traits.hpp"
-#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
+#include "model/placement/cool_off.hpp"
 
 namespace schedopt {
 

@@ -16,7 +16,7 @@
 #include "commands/scheduler_config.hpp"
 #include "k8s/cluster_config.hpp"
 #include "model/decode.hpp"
-#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/ownership_labels.hpp"
 #include "model/status_report.hpp"
 
 namespace schedopt {

@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "model/decode_reader.hpp"
-#include "model/kinds/vm_hyperconvergence/node_admission.hpp"
-#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/placement/node_admission.hpp"
+#include "model/ownership_labels.hpp"
 
 namespace schedopt {
 

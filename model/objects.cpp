@@ -3,6 +3,13 @@
 
 namespace schedopt {
 
+std::string vmi_key(std::string_view namespace_, std::string_view name) {
+  std::string key;
+  key.reserve(namespace_.size() + 1 + name.size());
+  key.append(namespace_).append(1, '/').append(name);
+  return key;
+}
+
 bool is_final_phase(const std::string& phase) {
   return phase == "Succeeded" || phase == "Failed";
 }

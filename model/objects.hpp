@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/boxed_optional.hpp"
@@ -17,6 +18,9 @@
 namespace schedopt {
 
 using string_map = std::map<std::string, std::string>;
+
+/// "<namespace>/<name>", the key every per-object map of a run uses (VMIs, pods, details).
+std::string vmi_key(std::string_view namespace_, std::string_view name);
 
 /// Objects shared with an informer's store (copy-on-write: an update stores a new object,
 /// a snapshot keeps the one it had). An evaluation reads 10,000 VMIs without copying them.

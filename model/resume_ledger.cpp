@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "model/kinds/vm_hyperconvergence/evaluation.hpp"
 
 namespace schedopt {
 

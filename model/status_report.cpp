@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/ownership_labels.hpp"
 #include "model/text_table.hpp"
 
 namespace schedopt {

@@ -10,9 +10,9 @@
 #include "actors/clock.hpp"
 #include "actors/kinds/vm_hyperconvergence/vm_hyperconvergence_actor.hpp"
 #include "k8s/metrics.hpp"
-#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
+#include "model/placement/cool_off.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
-#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/ownership_labels.hpp"
 #include "model/timestamp.hpp"
 
 using namespace schedopt;

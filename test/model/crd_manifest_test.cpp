@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "fixture_file.hpp"
+#include "model/fixture_file.hpp"
 #include "model/duration.hpp"
 
 using schedopt::test::read_source_file;

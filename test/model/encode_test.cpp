@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fixture_file.hpp"
+#include "model/fixture_file.hpp"
 #include "model/decode.hpp"
 #include "model/encode.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"

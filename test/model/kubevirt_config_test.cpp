@@ -3,7 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "model/decode.hpp"
-#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/ownership_labels.hpp"
 #include "model/kubevirt_config.hpp"
 
 using namespace schedopt;

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
-#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/ownership_labels.hpp"
 #include "model/status_report.hpp"
 
 using namespace schedopt;

@@ -4,7 +4,7 @@
 
 #include "model/decode.hpp"
 #include "model/store_fields.hpp"
-#include "fixture_file.hpp"
+#include "model/fixture_file.hpp"
 
 using namespace schedopt;
 using schedopt::test::fixture;

@@ -6,7 +6,7 @@
 
 #include "kubevirt_test_fixture.hpp"
 #include "model/decode.hpp"
-#include "model/kinds/vm_hyperconvergence/node_admission.hpp"
+#include "model/placement/node_admission.hpp"
 #include "sim/kubevirt_controller.hpp"
 
 using namespace schedopt;

@@ -30,7 +30,7 @@
 #include "model/kinds/pod_hyperconvergence/pod_resume.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
 #include "model/outcome.hpp"
-#include "model/kinds/vm_hyperconvergence/run_floors.hpp"
+#include "model/placement/run_floors.hpp"
 #include "model/name_list.hpp"
 
 namespace schedopt {

@@ -17,7 +17,7 @@
 #include "actors/system_config.hpp"
 #include "k8s/metrics.hpp"
 #include "model/decode.hpp"
-#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
+#include "model/placement/cool_off.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
 #include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
 #include "model/kubevirt_config.hpp"

@@ -16,10 +16,10 @@
 #include "actors/logging.hpp"
 #include "actors/system_config.hpp"
 #include "k8s/metrics.hpp"
-#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
+#include "model/placement/cool_off.hpp"
 #include "model/kinds/vm_hyperconvergence/evaluation.hpp"
-#include "model/kinds/vm_hyperconvergence/parallelism.hpp"
-#include "model/kinds/vm_hyperconvergence/target_choice.hpp"
+#include "model/placement/parallelism.hpp"
+#include "model/placement/target_choice.hpp"
 #include "model/kubevirt_config.hpp"
 
 namespace schedopt {

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp" // is_virt_launcher
-#include "model/node_refusals.hpp"
+#include "model/placement/node_refusals.hpp"
 #include "model/quantity.hpp"
 
 namespace schedopt::pod_hyperconvergence {

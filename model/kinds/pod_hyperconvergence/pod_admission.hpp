@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "model/kinds/pod_hyperconvergence/pod_objects.hpp"
-#include "model/kinds/vm_hyperconvergence/node_admission.hpp"
+#include "model/placement/node_admission.hpp"
 
 namespace schedopt::pod_hyperconvergence {
 

@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
+#include "model/placement/cool_off.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_objects.hpp"
 
 namespace schedopt::pod_hyperconvergence {

@@ -5,7 +5,7 @@
 #include <tuple>
 #include <utility>
 
-#include "model/kinds/vm_hyperconvergence/target_choice.hpp"
+#include "model/placement/target_choice.hpp"
 
 namespace schedopt::pod_hyperconvergence {
 

@@ -32,8 +32,8 @@
 #include "model/kinds/pod_hyperconvergence/pod_objects.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_reason.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_status.hpp"
-#include "model/kinds/vm_hyperconvergence/scoring.hpp"
-#include "model/placement_tally.hpp"
+#include "model/placement/scoring.hpp"
+#include "model/placement/placement_tally.hpp"
 #include "model/sorted_objects.hpp"
 #include "model/timestamp.hpp"
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "model/kinds/vm_hyperconvergence/scoring.hpp"
+#include "model/placement/scoring.hpp"
 
 namespace schedopt::pod_hyperconvergence {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/kinds/pod_hyperconvergence/pod_evaluation.hpp"
-#include "model/placement_explanation.hpp"
+#include "model/placement/placement_explanation.hpp"
 
 namespace schedopt::pod_hyperconvergence {
 

@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/kinds/vm_hyperconvergence/parallelism.hpp"
+#include "model/placement/parallelism.hpp"
 #include "model/reason.hpp"
-#include "model/kinds/vm_hyperconvergence/run_floors.hpp"
+#include "model/placement/run_floors.hpp"
 
 namespace schedopt::pod_hyperconvergence {
 

@@ -10,18 +10,11 @@
 #include <utility>
 
 #include "model/hashed_names.hpp"
-#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
-#include "model/kinds/vm_hyperconvergence/target_choice.hpp"
+#include "model/placement/cool_off.hpp"
+#include "model/placement/target_choice.hpp"
 #include "model/reason.hpp"
 
 namespace schedopt {
-
-std::string vmi_key(std::string_view namespace_, std::string_view name) {
-  std::string key;
-  key.reserve(namespace_.size() + 1 + name.size());
-  key.append(namespace_).append(1, '/').append(name);
-  return key;
-}
 
 bool is_considered(const virtual_machine_instance& vmi) {
   return vmi.phase == "Running" && !vmi.node_name.empty();

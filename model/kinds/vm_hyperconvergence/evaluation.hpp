@@ -14,17 +14,14 @@
 #include <boost/container/small_vector.hpp>
 
 #include "model/duration.hpp"
-#include "model/kinds/vm_hyperconvergence/node_admission.hpp"
-#include "model/kinds/vm_hyperconvergence/scoring.hpp"
+#include "model/placement/node_admission.hpp"
+#include "model/placement/scoring.hpp"
 #include "model/objects.hpp"
-#include "model/placement_tally.hpp"
+#include "model/placement/placement_tally.hpp"
 #include "model/sorted_objects.hpp"
 #include "model/timestamp.hpp"
 
 namespace schedopt {
-
-/// "<namespace>/<name>", the key every per-VMI map below uses.
-std::string vmi_key(std::string_view namespace_, std::string_view name);
 
 /// docs/design.md §2.1: status.phase == Running and status.nodeName set.
 bool is_considered(const virtual_machine_instance& vmi);

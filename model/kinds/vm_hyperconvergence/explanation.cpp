@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <tuple>
 
-#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
-#include "model/kinds/vm_hyperconvergence/scoring.hpp"
-#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/placement/cool_off.hpp"
+#include "model/placement/scoring.hpp"
+#include "model/ownership_labels.hpp"
 #include "model/reason.hpp"
 #include "model/text_table.hpp"
 

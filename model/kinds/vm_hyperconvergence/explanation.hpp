@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "model/kinds/vm_hyperconvergence/evaluation.hpp"
-#include "model/placement_explanation.hpp"
+#include "model/placement/placement_explanation.hpp"
 
 namespace schedopt {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
+#include "model/placement/cool_off.hpp"
 #include "model/quantity.hpp"
 #include "model/text_table.hpp"
 

@@ -1,8 +1,8 @@
 // A run's inputs and what is decided from them alone; see run_inputs.hpp.
 #include "model/kinds/vm_hyperconvergence/run_inputs.hpp"
 
-#include "model/kinds/vm_hyperconvergence/cool_off.hpp"
-#include "model/kinds/vm_hyperconvergence/vmim_outcome.hpp"
+#include "model/placement/cool_off.hpp"
+#include "model/ownership_labels.hpp"
 
 namespace schedopt {
 

@@ -36,16 +36,6 @@ std::string own_failure_reason(const virtual_machine_instance_migration& m) {
 
 } // namespace
 
-bool is_schedopt_migration(const virtual_machine_instance_migration& m) {
-  auto it = m.metadata.labels.find(labels::managed_by);
-  return it != m.metadata.labels.end() && it->second == labels::managed_by_value;
-}
-
-std::string request_migrations_selector(const std::string& request_uid) {
-  return std::string(labels::managed_by) + "=" + labels::managed_by_value + ","
-         + labels::request_uid + "=" + request_uid;
-}
-
 std::string migration_name(const std::string& vmi_name, const std::string& request_uid) {
   std::string suffix;
   for (char c : request_uid) {

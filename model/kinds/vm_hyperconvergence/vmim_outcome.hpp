@@ -10,25 +10,11 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "model/duration.hpp"
+#include "model/ownership_labels.hpp"
 #include "model/objects.hpp"
 #include "model/timestamp.hpp"
 
 namespace schedopt {
-
-namespace labels {
-constexpr const char* managed_by = "app.kubernetes.io/managed-by";
-constexpr const char* managed_by_value = "schedopt";
-constexpr const char* request_uid = "schedopt.libopenstorage.org/request-uid";
-constexpr const char* request_annotation = "schedopt.libopenstorage.org/request";
-constexpr const char* source_node_annotation = "schedopt.libopenstorage.org/source-node";
-constexpr const char* hostname = "kubernetes.io/hostname";
-} // namespace labels
-
-/// True when the VMIM carries app.kubernetes.io/managed-by=schedopt.
-bool is_schedopt_migration(const virtual_machine_instance_migration& m);
-
-/// Label selector for the VMIMs one request created (adoption on resume).
-std::string request_migrations_selector(const std::string& request_uid);
 
 struct migration_request {
   std::string request_name;
