@@ -100,6 +100,19 @@ using node_informer_actor = informer_actor<node>;
 using longhorn_replica_informer_actor = informer_actor<longhorn_replica>;
 using kubevirt_informer_actor = informer_actor<kubevirt_cr>;
 
+/// Whoever follows KubeVirt's migration policy (a kind's migration engine).
+using kubevirt_policy_listener = caf::typed_actor<caf::reacts_to<kubevirt_policy>>;
+
+/// Follows the KubeVirt CR (spec.configuration.migrations, observed version) and counts
+/// KubeVirt's own VMIMs waiting for a slot, one watch event at a time; tells every
+/// subscribed listener when either changes. One per controller stack, for every kind.
+using kubevirt_policy_actor = informer_subscriber_actor<kubevirt_cr>::extend_with<
+  informer_subscriber_actor<virtual_machine_instance_migration>>::extend_with<
+  informer_subscriber_actor<node>>::extend<
+  // listener -> policy: send the current kubevirt_policy now and on every change, until
+  // the listener is gone.
+  caf::reacts_to<atom::subscribe, kubevirt_policy_listener>>;
+
 /// Hears when this replica gains or loses leadership.
 using leadership_subscriber_actor = caf::typed_actor<
   // leader_elector -> subscriber: this replica holds the Lease now.
@@ -185,8 +198,9 @@ using longhorn_driver_actor = storage_driver_actor::extend_with<
   caf::reacts_to<atom::timeout>>;
 
 /// One optimization kind's run for one request: what the request actor sees of every
-/// kind (actors/optimization_kinds.cpp lists them). The kind writes its status block
-/// through the status writer as it goes (detail_result), replies once done and quits.
+/// kind (actors/kinds/optimization_kinds.cpp lists them). The kind writes its status
+/// block through the status writer as it goes (detail_result), replies once done and
+/// quits.
 using optimization_kind_actor = caf::typed_actor<
   // request -> kind: run with this spec fragment; replies the kind's counters and
   // summary once every item it started is final.

@@ -10,9 +10,8 @@
 
 #include "actors/actors.hpp"
 #include "actors/drivers/storage_drivers.hpp"
-#include "actors/kinds/vm_hyperconvergence/vm_actors.hpp"
 #include "config/settings.hpp"
-#include "model/kinds/vm_hyperconvergence/explanation_report.hpp"
+#include "model/explain_query.hpp"
 
 namespace schedopt {
 

@@ -11,7 +11,9 @@
 
 #include <caf/meta/type_name.hpp>
 
+#include "actors/kubevirt_inspect.hpp"
 #include "actors/model_inspect.hpp"
+#include "model/kubevirt_config.hpp"
 #include "model/objects.hpp"
 #include "model/outcome.hpp"
 #include "model/placement/replica_nodes.hpp"
@@ -32,7 +34,7 @@ struct stage_change {
 /// (counted once per item, kind and request).
 struct detail_result {
   std::string request; // the request's metadata.uid
-  std::string kind;    // the block: "vmHyperconvergence"
+  std::string kind;    // the block: the kind's spec field
   kind_detail detail;
 };
 
@@ -114,4 +116,26 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replica_answer& x) {
   return f(caf::meta::type_name("replica_answer"), x.replicas, x.by_position, x.errors);
 }
+
+/// kubevirt_policy -> its subscribers (a kind's migration engine): what KubeVirt's
+/// configuration allows now.
+struct kubevirt_policy {
+  /// A KubeVirt CR was read; else `limits` are KubeVirt's defaults and its version (so
+  /// the derived timeout and version-based pinning) is unknown.
+  bool cr_seen = false;
+  kubevirt_migration_limits limits;
+  /// KubeVirt's own VMIMs (not schedopt's) with no phase yet or Pending.
+  int64_t kubevirt_waiting = 0;
+  /// Nodes no migration may target now: cordoned (what `kubectl drain` does first) or
+  /// carrying KubeVirt's drain taint. Sorted. A run's target lists were computed when it
+  /// evaluated; this is what has closed since.
+  std::vector<std::string> closed_nodes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, kubevirt_policy& x) {
+  return f(caf::meta::type_name("kubevirt_policy"), x.cr_seen, x.limits, x.kubevirt_waiting,
+           x.closed_nodes);
+}
+
 } // namespace schedopt

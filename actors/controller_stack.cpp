@@ -11,7 +11,7 @@
 #include "actors/api_client_actor.hpp"
 #include "actors/event_recorder_actor.hpp"
 #include "actors/informer_actor.hpp"
-#include "actors/kinds/vm_hyperconvergence/kubevirt_policy_actor.hpp"
+#include "actors/kubevirt_policy_actor.hpp"
 #include "actors/optimization_kinds.hpp"
 #include "actors/stack_owner_actor.hpp"
 #include "actors/status_writer_actor.hpp"

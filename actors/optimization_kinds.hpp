@@ -2,7 +2,8 @@
 // one block of its status, one actor implementing optimization_kind_actor and whatever
 // it starts for itself (its own informers); adding a kind is its own files
 // (actors/kinds/<kind>/, model/kinds/<kind>/: its informers and settings too), its CRD
-// fields and one line in optimization_kinds.cpp (docs/design.md "How to add a kind").
+// fields and one line in kinds/optimization_kinds.cpp (docs/design.md "How to add a
+// kind").
 #pragma once
 
 #include <functional>
@@ -19,7 +20,7 @@
 namespace schedopt {
 
 struct optimization_kind {
-  std::string name; // the spec field and status block, e.g. "vmHyperconvergence"
+  std::string name; // the spec field and status block it owns
   /// Spawns the kind's actor for one run, linked to `parent` (the request).
   std::function<optimization_kind_actor(caf::local_actor* parent, const controller_context&)>
     spawn;
@@ -48,7 +49,7 @@ const std::vector<optimization_kind>& optimization_kinds();
 /// parse_command_line and the docs list.
 std::vector<kind_settings_table> kind_settings_tables();
 
-/// The kind registered as `name`; nullptr when there is none.
+/// The kind registered as `name`, the first registered for ""; nullptr when there is none.
 const optimization_kind* find_optimization_kind(const std::string& name);
 
 } // namespace schedopt

@@ -1,6 +1,6 @@
 // The CAF type-ID block of schedopt's core: every message type and atom outside the
 // optimization kinds, each of which has a block of its own after this one
-// (actors/kinds/<kind>/). IDs are positional and number types within this process only
+// (actors/kinds/<kind>/, at kind_type_id_base of its slot). IDs are positional and number types within this process only
 // (no message leaves it).
 #pragma once
 
@@ -78,6 +78,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(schedopt, (schedopt::kind_result))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::replica_answer))
   CAF_ADD_TYPE_ID(schedopt, (schedopt::scheduling_optimization_status))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_migration_limits))
+  CAF_ADD_TYPE_ID(schedopt, (schedopt::kubevirt_policy))
   CAF_ADD_ATOM(schedopt, schedopt::atom, open, "open")
   CAF_ADD_ATOM(schedopt, schedopt::atom, close, "close")
   CAF_ADD_ATOM(schedopt, schedopt::atom, stop, "stop")
@@ -90,6 +92,18 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt, caf::first_custom_type_id)
   CAF_ADD_ATOM(schedopt, schedopt::atom, observed, "observed")
 
 CAF_END_TYPE_ID_BLOCK(schedopt)
+
+namespace schedopt {
+
+/// Where the type-ID block of the kind in registry slot `slot` begins (its
+/// CAF_BEGIN_TYPE_ID_BLOCK's first ID). Each kind owns a fixed span after the core's
+/// block, so no kind numbers its IDs after another kind's and includes its block.
+constexpr caf::type_id_t kind_type_id_span = 64;
+constexpr caf::type_id_t kind_type_id_base(caf::type_id_t slot) {
+  return caf::id_block::schedopt::end + slot * kind_type_id_span;
+}
+
+} // namespace schedopt
 
 // Informer snapshots share the store's objects (k8s/informer_store.hpp, copy-on-write):
 // they never leave the process, so they are whitelisted instead of given serializers.

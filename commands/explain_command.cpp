@@ -36,11 +36,13 @@ std::optional<scheduling_optimization> next_in_queue(caf::actor_system& sys,
 /// (the kind's registry entry says what it takes from that request).
 void take_cool_off(const std::string& kind, const scheduling_optimization& next,
                    scheduling_optimization& request) {
-  auto fragment = next.spec.kinds.find(kind);
   const auto* entry = find_optimization_kind(kind);
-  if (fragment == next.spec.kinds.end() || !entry || !entry->explain_spec)
+  if (!entry || !entry->explain_spec)
     return;
-  request.spec.kinds[kind] = entry->explain_spec(fragment->second);
+  auto fragment = next.spec.kinds.find(entry->name);
+  if (fragment == next.spec.kinds.end())
+    return;
+  request.spec.kinds[entry->name] = entry->explain_spec(fragment->second);
 }
 
 } // namespace

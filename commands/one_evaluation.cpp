@@ -14,16 +14,18 @@
 
 namespace schedopt {
 
-int run_one_evaluation(const char* command, const std::string& kind_name,
+int run_one_evaluation(const char* command, const std::string& asked_kind,
                        const settings& given, const evaluation_setup& setup) {
-  if (!find_optimization_kind(kind_name)) {
+  const auto* entry = find_optimization_kind(asked_kind);
+  if (!entry) {
     std::string known;
     for (const auto& k : optimization_kinds())
       known += (known.empty() ? "" : ", ") + k.name;
     std::fprintf(stderr, "schedopt %s: no optimization kind %s (known: %s)\n", command,
-                 kind_name.c_str(), known.c_str());
+                 asked_kind.c_str(), known.c_str());
     return 1;
   }
+  const auto& kind_name = entry->name;
   settings cfg = given;
   cfg.dry_run = true;
   configure_logging(cfg.log_format, cfg.log_level == "info" ? "warn" : cfg.log_level);
@@ -47,7 +49,7 @@ int run_one_evaluation(const char* command, const std::string& kind_name,
     request.spec.kinds[kind_name] = kind_spec{true, R"({"enabled":true})"};
     setup(sys, *stack, request);
     caf::scoped_actor self{sys};
-    auto kind = find_optimization_kind(kind_name)->spawn(self.ptr(), stack->ctx);
+    auto kind = entry->spawn(self.ptr(), stack->ctx);
     self->request(kind, caf::infinite, kind_run{request, request.spec.kinds.at(kind_name), false})
       .receive(
         [&](const kind_result& r) {

@@ -16,7 +16,8 @@ namespace schedopt {
 using evaluation_setup =
   std::function<void(caf::actor_system&, controller_stack&, scheduling_optimization&)>;
 
-/// Runs the kind registered as `kind_name` once (actors/optimization_kinds.hpp).
+/// Runs the kind registered as `kind_name` once (actors/optimization_kinds.hpp; "": the
+/// first registered).
 /// Exit code: 0; 1 when the cluster cannot be read or the run fails (one line
 /// `schedopt <command>: <why>` on stderr); 2 when the kubeconfig is unusable.
 int run_one_evaluation(const char* command, const std::string& kind_name, const settings& cfg,

@@ -68,11 +68,11 @@ std::vector<option_def> command_options(command c) {
                    }});
   }
   if (c == command::plan || c == command::explain) {
-    out.push_back({"--kind", "", "KIND", "vmHyperconvergence",
+    out.push_back({"--kind", "", "KIND", "",
                    std::string("optimization kind to ")
                      + (c == command::plan ? "evaluate" : "explain")
-                     + ", by its spec field (docs/cli.md lists them); an unknown kind is "
-                       "refused with the names of those there are",
+                     + ", by its spec field (docs/cli.md lists them), the first listed when "
+                       "not given; an unknown kind is refused with the names of those there are",
                    [c](parse_result& r, const std::string& text) -> std::string {
                      if (text.empty())
                        return "must name an optimization kind";
@@ -283,7 +283,9 @@ std::string help_text(command c, const std::string& program,
     std::string left = o.short_flag.empty() ? o.flag : o.short_flag + ", " + o.flag;
     if (!o.value_name.empty())
       left += " " + o.value_name;
-    rows.push_back({left, o.description + " (default " + o.default_text + ")"});
+    rows.push_back({left, o.default_text.empty()
+                            ? o.description // the description says what holds instead
+                            : o.description + " (default " + o.default_text + ")"});
   }
   for (const auto& d : config_detail::setting_defs(kinds)) {
     std::string left = d.info.flag + (d.value_name.empty() ? "" : " " + d.value_name);

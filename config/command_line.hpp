@@ -20,8 +20,8 @@ const char* to_string(command c);
 struct plan_options {
   std::string output = "table"; // -o table|json
   /// --kind: the optimization kind evaluated (its registry name); the command refuses
-  /// one the registry does not know.
-  std::string kind = "vmHyperconvergence";
+  /// one the registry does not know. "": the registry's first kind.
+  std::string kind;
 };
 
 /// `schedopt explain NAMESPACE/NAME | --all [-o table|json] [--kind KIND]`: exactly one of
@@ -32,7 +32,8 @@ struct explain_options {
   std::string name;
   bool all = false; // every misplaced VMI (pod kind: every misplaced or skipped pod)
   /// --kind, as plan's: the registry name; the command refuses one it does not know.
-  std::string kind = "vmHyperconvergence";
+  /// "": the registry's first kind.
+  std::string kind;
 };
 
 /// `schedopt status [-o table|json]`.

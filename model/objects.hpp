@@ -318,7 +318,7 @@ struct api_status {
 // -- SchedulingOptimization ---------------------------------------------------
 //
 // The request model names no optimization kind: the spec and the status hold one entry per
-// kind, keyed by the kind's field name ("vmHyperconvergence"). A kind reads its own spec
+// kind, keyed by the kind's spec field name. A kind reads its own spec
 // fields with its own model code (model/kinds/<kind>/); every kind's status block has the
 // same shape and rules (docs/design.md §3.7).
 
@@ -333,8 +333,8 @@ struct scheduling_optimization_spec {
   /// By spec field name; null fields are not listed, nor are non-object ones (those make
   /// the spec invalid).
   std::map<std::string, kind_spec> kinds;
-  /// The first spec field of the wrong type ("spec.vmHyperconvergence.enabled: expected
-  /// boolean, got string"): the request still decodes, so it can be failed with this
+  /// The first spec field of the wrong type ("spec.<kind>.enabled: expected boolean, got
+  /// string"): the request still decodes, so it can be failed with this
   /// reason instead of being skipped by the informer and never answered.
   std::optional<std::string> invalid;
 };

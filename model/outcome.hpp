@@ -13,7 +13,7 @@
 namespace schedopt {
 
 /// Why a run failed as a whole: what failed, and the reason the request's status gives
-/// ("driver failure: portworx: ...", "invalid spec.vmHyperconvergence.coolOffPeriod ...").
+/// ("driver failure: portworx: ...", "invalid spec.<kind>.coolOffPeriod ...").
 struct run_failure {
   run_failure_kind kind = run_failure_kind::internal;
   std::string reason;
@@ -57,7 +57,7 @@ terminal_outcome decide_outcome(const run_summary& run);
 /// A kind the request's spec names, in registry order, and what its run did (nothing
 /// when it is disabled: it is not run).
 struct kind_report {
-  std::string kind; // "vmHyperconvergence"
+  std::string kind; // the kind's spec field
   bool enabled = false;
   run_summary run;
 };

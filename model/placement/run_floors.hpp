@@ -27,7 +27,7 @@ struct cool_off_choice {
 /// kind's cool-off shares this floor and its wording.
 cool_off_choice choose_cool_off(const std::optional<std::string>& requested,
                                 duration cluster_default, duration floor,
-                                std::string_view kind = "vmHyperconvergence");
+                                std::string_view kind);
 
 /// How long a run started at `started` may still create migrations (zero once past).
 /// A resumed run counts from its recorded startTimestamp, so a restart does not give it

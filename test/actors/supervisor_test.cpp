@@ -7,7 +7,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actor_fixture.hpp"
-#include "actors/kinds/vm_hyperconvergence/kubevirt_policy_actor.hpp"
+#include "actors/kubevirt_policy_actor.hpp"
 #include "actors/kinds/vm_hyperconvergence/supervisor_actor.hpp"
 
 using namespace schedopt;

@@ -214,7 +214,8 @@ BOOST_AUTO_TEST_CASE(plan_output) {
   BOOST_CHECK_EQUAL(ok({"plan", "--output=json"}).plan.output, "json");
   BOOST_CHECK_EQUAL(fails({"plan", "-o", "yaml"}), "-o \"yaml\": must be table or json");
   BOOST_CHECK_EQUAL(fails({"run", "-o", "json"}), "unknown flag -o (see schedopt run --help)");
-  BOOST_CHECK_EQUAL(ok({"plan"}).plan.kind, "vmHyperconvergence");
+  // No --kind: the registry's first (test_actors kind_footprint_test checks which).
+  BOOST_CHECK_EQUAL(ok({"plan"}).plan.kind, "");
   BOOST_CHECK_EQUAL(ok({"plan", "--kind", "podHyperconvergence"}).plan.kind, "podHyperconvergence");
   BOOST_CHECK_EQUAL(fails({"plan", "--kind", ""}), "--kind \"\": must name an optimization kind");
   BOOST_CHECK_EQUAL(fails({"status", "--kind", "podHyperconvergence"}),
@@ -223,15 +224,15 @@ BOOST_AUTO_TEST_CASE(plan_output) {
 
 BOOST_AUTO_TEST_CASE(explain_takes_plans_kind) {
   auto vm = ok({"explain", "vms/vm-1"});
-  BOOST_CHECK_EQUAL(vm.explain.kind, "vmHyperconvergence");
-  BOOST_CHECK_EQUAL(vm.plan.kind, "vmHyperconvergence");
+  BOOST_CHECK_EQUAL(vm.explain.kind, "");
+  BOOST_CHECK_EQUAL(vm.plan.kind, "");
   auto pod = ok({"explain", "db/db-0", "--kind", "podHyperconvergence", "-o", "json"});
   BOOST_CHECK_EQUAL(pod.explain.kind, "podHyperconvergence");
   BOOST_CHECK_EQUAL(pod.explain.namespace_, "db");
   BOOST_CHECK_EQUAL(pod.explain.name, "db-0");
   BOOST_CHECK_EQUAL(pod.explain.output, "json");
   // Only the command given takes the kind: plan's stays at its default.
-  BOOST_CHECK_EQUAL(pod.plan.kind, "vmHyperconvergence");
+  BOOST_CHECK_EQUAL(pod.plan.kind, "");
   BOOST_CHECK_EQUAL(ok({"explain", "--kind=podHyperconvergence", "--all"}).explain.kind,
                     "podHyperconvergence");
   BOOST_CHECK_EQUAL(fails({"explain", "--all", "--kind", ""}),
@@ -240,8 +241,8 @@ BOOST_AUTO_TEST_CASE(explain_takes_plans_kind) {
                     "--kind: missing value (see schedopt explain --help)");
   auto help = help_text(command::explain);
   BOOST_CHECK(help.find("--kind KIND") != std::string::npos);
-  // The help names no kind but the default (the registry, not config, knows them) and
-  // says where they are listed.
+  // The help names no kind (the registry, not config, knows them) and says where they
+  // are listed.
   BOOST_CHECK(help.find("by its spec field (docs/cli.md lists them)") != std::string::npos);
   BOOST_CHECK(help.find("podHyperconvergence") == std::string::npos);
 }

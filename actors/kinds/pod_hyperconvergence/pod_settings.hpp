@@ -1,8 +1,8 @@
 // podHyperconvergence's own cluster settings (docs/design.md §9): its rows of the settings
-// table, handed to config through the kind's registry entry (actors/optimization_kinds.cpp),
-// and the typed values the kind reads. coolOffPeriod, minCoolOffPeriod,
-// maxNonHyperconvergedPerRun, maxRunDuration and excludeNamespaces serve both kinds and
-// stay core settings (config/settings.hpp).
+// table, handed to config through the kind's registry entry
+// (actors/kinds/optimization_kinds.cpp), and the typed values the kind reads.
+// coolOffPeriod, minCoolOffPeriod, maxNonHyperconvergedPerRun, maxRunDuration and
+// excludeNamespaces serve both kinds and stay core settings (config/settings.hpp).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The podHyperconvergence kind's CAF type-ID block: its watched types with their
-// informers' notifications, numbered after the vmHyperconvergence kind's block (a later
-// kind numbers its own after this one's `end`). Registered by the kind's registry entry
+// informers' notifications, in type-ID slot 1 after the core block (actors/type_ids.hpp
+// kind_type_id_base). Registered by the kind's registry entry
 // (add_pod_hyperconvergence_types), so the core's block names none of the kind's types.
 #pragma once
 
@@ -10,11 +10,9 @@
 #include <caf/type_id.hpp>
 
 #include "actors/kinds/pod_hyperconvergence/pod_inspect.hpp"
-#include "actors/kinds/vm_hyperconvergence/vm_type_ids.hpp"
 #include "actors/type_ids.hpp"
 
-CAF_BEGIN_TYPE_ID_BLOCK(schedopt_pod_hyperconvergence,
-                        caf::id_block::schedopt_vm_hyperconvergence::end)
+CAF_BEGIN_TYPE_ID_BLOCK(schedopt_pod_hyperconvergence, ::schedopt::kind_type_id_base(1))
 
   SCHEDOPT_ADD_INFORMER_TYPES_TO(schedopt_pod_hyperconvergence,
                                  schedopt::pod_hyperconvergence::pod)
@@ -26,6 +24,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(schedopt_pod_hyperconvergence,
                                  schedopt::pod_hyperconvergence::pod_disruption_budget)
 
 CAF_END_TYPE_ID_BLOCK(schedopt_pod_hyperconvergence)
+
+static_assert(caf::id_block::schedopt_pod_hyperconvergence::end
+                <= ::schedopt::kind_type_id_base(2), "the kind's type IDs outgrew its slot");
 
 // Snapshots share the store's objects and never leave the process (as the core's, in
 // actors/type_ids.hpp).

@@ -175,7 +175,8 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self, supervisor_o
   st.options = options;
   st.queue = std::make_unique<admission_queue>(std::max<std::size_t>(1, options.parallelism));
   if (options.kubevirt)
-    self->send(options.kubevirt, atom::subscribe_v, caf::actor_cast<supervisor_actor>(self));
+    self->send(options.kubevirt, atom::subscribe_v,
+               caf::actor_cast<kubevirt_policy_listener>(self));
   else
     st.kubevirt = kubevirt_policy{}; // nothing to follow: no per-node cap, no hold
   return {

@@ -1,6 +1,5 @@
 // The vmHyperconvergence kind's typed actor interfaces: the kind itself (extending the
-// generic optimization_kind_actor), its migration engine and the KubeVirt policy it
-// follows. Each message line says who sends it and what comes back.
+// generic optimization_kind_actor) and its migration engine. Each message line says who sends it and what comes back.
 #pragma once
 
 #include <caf/replies_to.hpp>
@@ -29,6 +28,7 @@ using supervisor_actor = caf::typed_actor<
   caf::replies_to<admission_request>::with<admission_grant>,
   // kubevirt_policy -> supervisor: KubeVirt's configuration or its own waiting
   // migrations changed (and once on subscribe); admissions follow it from now on.
+  // (The supervisor subscribes as a kubevirt_policy_listener.)
   caf::reacts_to<kubevirt_policy>,
   // candidate -> supervisor: its migration is final; frees the slot.
   caf::reacts_to<migration_finished>,
@@ -37,16 +37,6 @@ using supervisor_actor = caf::typed_actor<
   caf::reacts_to<atom::unpinned>,
   // kind -> supervisor: admit nothing more; waiting candidates get ec::cancelled.
   caf::reacts_to<atom::stop>>;
-
-/// Follows the KubeVirt CR (spec.configuration.migrations, observed version) and counts
-/// KubeVirt's own VMIMs waiting for a slot, one watch event at a time; tells every
-/// subscribed supervisor when either changes.
-using kubevirt_policy_actor = informer_subscriber_actor<kubevirt_cr>::extend_with<
-  informer_subscriber_actor<virtual_machine_instance_migration>>::extend_with<
-  informer_subscriber_actor<node>>::extend<
-  // kind/supervisor -> policy: send the current kubevirt_policy now and on every change,
-  // until the subscriber is gone.
-  caf::reacts_to<atom::subscribe, supervisor_actor>>;
 
 /// One VM candidate: admission, VMIM create (or adoption on resume), outcome.
 using candidate_actor = caf::typed_actor<

@@ -28,6 +28,7 @@
 #include "model/decode.hpp"
 #include "model/placement/cool_off.hpp"
 #include "model/kinds/vm_hyperconvergence/evaluation.hpp"
+#include "model/kinds/vm_hyperconvergence/explanation_report.hpp"
 #include "model/placement/parallelism.hpp"
 #include "model/kinds/vm_hyperconvergence/plan_report.hpp"
 #include "model/placement/run_floors.hpp"
@@ -653,7 +654,7 @@ vm_hyperconvergence_actor::behavior_type vm_hyperconvergence(kind_pointer self,
       auto& spec = st.spec;
       auto& cfg = st.ctx.config;
       auto cool_off = choose_cool_off(spec.cool_off_period, cfg.cool_off_period,
-                                      cfg.min_cool_off_period);
+                                      cfg.min_cool_off_period, vm_hyperconvergence_kind);
       if (!cool_off.error.empty()) {
         fail_run(self, run_failure_kind::invalid_spec, cool_off.error);
         return st.promise;

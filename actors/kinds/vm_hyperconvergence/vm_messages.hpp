@@ -1,5 +1,5 @@
 // The vmHyperconvergence kind's own messages: its migration engine's (kind, supervisor,
-// candidates, VMIM watches, KubeVirt policy). Plain structs with inspect().
+// candidates, VMIM watches). Plain structs with inspect().
 #pragma once
 
 #include <optional>
@@ -8,9 +8,8 @@
 
 #include <caf/meta/type_name.hpp>
 
-#include "actors/kubevirt_inspect.hpp"
+#include "actors/controller_messages.hpp"
 #include "actors/model_inspect.hpp"
-#include "model/kubevirt_config.hpp"
 #include "model/objects.hpp"
 
 namespace schedopt {
@@ -27,20 +26,6 @@ struct admission_request {
   /// ""); the supervisor counts it in flight at once and replies adopted_target.
   std::string adopted_vmim;
   std::string adopted_target;
-};
-
-/// kubevirt_policy -> supervisor: what KubeVirt's configuration allows now.
-struct kubevirt_policy {
-  /// A KubeVirt CR was read; else `limits` are KubeVirt's defaults and its version (so
-  /// the derived timeout and version-based pinning) is unknown.
-  bool cr_seen = false;
-  kubevirt_migration_limits limits;
-  /// KubeVirt's own VMIMs (not schedopt's) with no phase yet or Pending.
-  int64_t kubevirt_waiting = 0;
-  /// Nodes no migration may target now: cordoned (what `kubectl drain` does first) or
-  /// carrying KubeVirt's drain taint. Sorted. A run's target lists were computed when it
-  /// evaluated; this is what has closed since.
-  std::vector<std::string> closed_nodes;
 };
 
 /// supervisor -> candidate: admitted; the target node ("" unpinned) and KubeVirt's
@@ -80,11 +65,6 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admission_request& x) {
   return f(caf::meta::type_name("admission_request"), x.vmi_namespace, x.vmi_name,
            x.target_nodes, x.source_node, x.adopted_vmim, x.adopted_target);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, kubevirt_policy& x) {
-  return f(caf::meta::type_name("kubevirt_policy"), x.cr_seen, x.limits, x.kubevirt_waiting,
-           x.closed_nodes);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admission_grant& x) {

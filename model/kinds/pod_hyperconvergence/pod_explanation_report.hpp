@@ -1,5 +1,5 @@
-// docs/cli.md `schedopt explain --kind podHyperconvergence` output, shaped as the VM
-// kind's (model/kinds/vm_hyperconvergence/explanation_report.hpp): `-o json` for machines
+// docs/cli.md `schedopt explain --kind podHyperconvergence` output, shaped as every
+// kind's: `-o json` for machines
 // (one object, or a List of them for --all), text for people (a describe-style page for
 // one pod, a table with one row per misplaced or skipped pod for --all).
 #pragma once

@@ -49,7 +49,7 @@ nlohmann::json to_json(const pod_hyperconvergence_spec& spec) {
 run_settings choose_run_settings(const pod_hyperconvergence_spec& spec,
                                  const cluster_defaults& defaults) {
   run_settings out;
-  // The floor, the parse and their wording are the VM kind's (run_floors.hpp).
+  // The floor, the parse and their wording are every kind's (placement/run_floors.hpp).
   auto cool_off = choose_cool_off(spec.cool_off_period, defaults.cool_off_period,
                                   defaults.min_cool_off_period, kind_field);
   if (!cool_off.error.empty()) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/explain_query.hpp"
 #include "model/kinds/vm_hyperconvergence/evaluation.hpp"
 #include "model/placement/placement_explanation.hpp"
 
@@ -31,12 +32,6 @@ struct migration_in_flight {
   std::string name;
   std::string phase; // "" when KubeVirt has not set one yet
   bool schedopt = false;
-};
-
-/// The request that would take the VM next: the one the controller's queue runs first.
-struct next_request {
-  std::string name;
-  request_stage stage = request_stage::none; // none, pending, evaluating, migrating
 };
 
 /// The placement facts (scores, best and target nodes, each node, the per-run cap) are

@@ -31,13 +31,6 @@ std::string render_explanation_text(const vmi_explanation& ex);
 /// NAMESPACE, NAME, NODE, VERDICT, SCORE, DISPOSITION, TARGETS, WHY: one row per VMI.
 std::string render_explanations_table(const std::vector<vmi_explanation>& all);
 
-/// What `schedopt explain` was asked.
-struct explain_query {
-  std::string output = "table"; // or "json"
-  std::string key;              // "<namespace>/<name>"; "" for every misplaced VMI
-  std::optional<next_request> next; // the request the controller's queue runs next
-};
-
 /// The command's output for `query`; a not_found error
 /// `virtualmachineinstance "<ns>/<name>" not found` when the key names no VMI.
 expected<std::string> render_explain(const explain_query& query, const explainer& why);

@@ -13,20 +13,20 @@ using namespace schedopt::test;
 BOOST_AUTO_TEST_SUITE(run_floors)
 
 BOOST_AUTO_TEST_CASE(a_shorter_cool_off_is_raised_to_the_floor_and_said) {
-  auto zero = choose_cool_off(std::string("0s"), 1h, 5min);
+  auto zero = choose_cool_off(std::string("0s"), 1h, 5min, "vmHyperconvergence");
   BOOST_CHECK(zero.effective == 5min);
   BOOST_CHECK(zero.error.empty());
   BOOST_CHECK_EQUAL(zero.clamped, "coolOffPeriod 0s is below the cluster's minCoolOffPeriod; 5m0s is used");
-  auto longer = choose_cool_off(std::string("2h"), 1h, 5min);
+  auto longer = choose_cool_off(std::string("2h"), 1h, 5min, "vmHyperconvergence");
   BOOST_CHECK(longer.effective == 2h);
   BOOST_CHECK(longer.clamped.empty());
-  auto unset = choose_cool_off(std::nullopt, 1h, 5min);
+  auto unset = choose_cool_off(std::nullopt, 1h, 5min, "vmHyperconvergence");
   BOOST_CHECK(unset.effective == 1h);
   BOOST_CHECK(unset.clamped.empty());
 }
 
 BOOST_AUTO_TEST_CASE(an_unreadable_cool_off_fails_with_the_value_cut) {
-  auto bad = choose_cool_off(std::string(1 << 20, '9') + "s", 1h, 5min);
+  auto bad = choose_cool_off(std::string(1 << 20, '9') + "s", 1h, 5min, "vmHyperconvergence");
   BOOST_CHECK(bad.error.rfind("invalid spec.vmHyperconvergence.coolOffPeriod \"999", 0) == 0);
   BOOST_TEST(bad.error.size() <= max_reason_bytes, bad.error.size());
   BOOST_TEST(bad.error.find("(1048577 bytes)") != std::string::npos, bad.error);

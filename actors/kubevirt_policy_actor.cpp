@@ -1,6 +1,6 @@
 // KubeVirt policy actor: the decisions live in model/kubevirt_config; the actor keeps the
 // CRs and the waiting count and tells subscribers when what they enforce changes.
-#include "actors/kinds/vm_hyperconvergence/kubevirt_policy_actor.hpp"
+#include "actors/kubevirt_policy_actor.hpp"
 
 #include <map>
 #include <set>
@@ -25,7 +25,7 @@ struct kubevirt_policy_state {
   kubevirt_waiting_migrations waiting;
   std::set<std::string> closed; // nodes cordoned or carrying KubeVirt's drain taint
   kubevirt_policy current;
-  std::vector<supervisor_actor> subscribers;
+  std::vector<kubevirt_policy_listener> subscribers;
 };
 
 using policy_pointer = kubevirt_policy_actor::stateful_pointer<kubevirt_policy_state>;
@@ -76,7 +76,7 @@ void publish(policy_pointer self) {
     log_kv(spdlog::level::info, "nodes closed to migration targets (cordoned or draining)",
            {{"nodes", std::to_string(next.closed_nodes.size())}});
   if (!limits_changed && !closed_changed && yielding == was_yielding)
-    return; // the count moved but what a supervisor enforces did not
+    return; // the count moved but what a listener enforces did not
   for (auto& s : st.subscribers)
     self->send(s, next);
 }
@@ -102,7 +102,7 @@ kubevirt_policy_actor::behavior_type kubevirt_policy_behavior(policy_pointer sel
   self->set_down_handler([=](const caf::down_msg& down) {
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),
-                              [&](const supervisor_actor& s) { return s.address() == down.source; }),
+                              [&](const kubevirt_policy_listener& s) { return s.address() == down.source; }),
                subs.end());
   });
   auto vmim_changed = [=](const virtual_machine_instance_migration& m) {
@@ -147,7 +147,7 @@ kubevirt_policy_actor::behavior_type kubevirt_policy_behavior(policy_pointer sel
         publish(self);
     },
     [=](const informer_synced<node>&) {},
-    [=](atom::subscribe, const supervisor_actor& s) {
+    [=](atom::subscribe, const kubevirt_policy_listener& s) {
       self->monitor(s);
       self->state.subscribers.push_back(s);
       self->send(s, self->state.current);

@@ -4,7 +4,7 @@
 
 #include <caf/actor_system.hpp>
 
-#include "actors/kinds/vm_hyperconvergence/vm_actors.hpp"
+#include "actors/actors.hpp"
 
 namespace schedopt {
 
