@@ -20,9 +20,6 @@ struct controller_context {
   api_client_actor api;
   vmi_informer_actor vmis;
   vmim_informer_actor vmims;
-  /// VirtualMachines, for their cool-off records; unset (or not synced, e.g. a cluster
-  /// without the VM API) makes each run list them instead.
-  vm_informer_actor vms;
   pvc_informer_actor pvcs;
   pv_informer_actor pvs;
   node_informer_actor nodes;
@@ -37,9 +34,10 @@ struct controller_context {
   event_recorder_actor events;
   storage_driver_entry driver;
   storage_driver_actor driver_actor;
-  /// `schedopt plan`: "table" or "json" — evaluate once, print, migrate nothing.
+  /// `schedopt plan`: "table" or "json" — evaluate once, report, migrate nothing (the
+  /// kind renders its report into kind_result::report; the command prints it).
   std::string plan_output;
-  /// `schedopt explain`: evaluate once, print the explanation, migrate nothing.
+  /// `schedopt explain`: evaluate once, report the explanation, migrate nothing.
   std::optional<explain_query> explain;
 };
 

@@ -65,6 +65,9 @@ struct kind_result {
   std::optional<schedopt::run_failure> run_failure; // the run failed as a whole
   /// Non-empty: the run stopped starting work before it was done (maxRunDuration).
   std::string stopped_by;
+  /// What `schedopt plan` or `explain` prints, rendered by the kind; the command prints
+  /// it. Empty for runs that act.
+  std::string report;
 };
 
 // -- storage drivers ----------------------------------------------------------------
@@ -110,7 +113,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, kind_result& x) {
   auto run_failure = opt(x.run_failure);
   return f(caf::meta::type_name("kind_result"), x.successful, x.skipped, x.failed,
-           x.outstanding, run_failure);
+           x.outstanding, run_failure, x.stopped_by, x.report);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replica_answer& x) {

@@ -36,25 +36,17 @@ struct informer_role {
 template <class Stack, class F>
 void for_each_informer(Stack& stack, F&& f) {
   auto& c = stack.ctx;
-  // VMIs and VirtualMachines hold the cool-off record; their stores keep its two keys.
-  kept_fields cool_off;
-  cool_off.cool_off_annotations = {c.config.vm_cool_off_annotation,
-                                   cool_off_request_annotation(c.config.vm_cool_off_annotation)};
+  // VMIs hold the cool-off record (VirtualMachines too: the VM kind's own informer);
+  // their store keeps its two keys.
   informer_role vmis;
-  vmis.options.kept = cool_off;
-  // Not part of readiness: until it has listed, or where there is no VirtualMachine API,
-  // a run lists VMs itself. Its backoff is longer so a missing API is asked about once a
-  // minute, not every 10 s.
-  informer_role vms{false, {}};
-  vms.options.kept = cool_off;
-  vms.options.max_backoff = std::chrono::seconds(60);
+  vmis.options.kept.cool_off_annotations = {
+    c.config.vm_cool_off_annotation, cool_off_request_annotation(c.config.vm_cool_off_annotation)};
   // Not part of readiness either: a KubeVirt CR that cannot be read leaves KubeVirt's
   // defaults in force and migrationTimeout at its fallback.
   informer_role kubevirts{false, {}};
   kubevirts.options.max_backoff = std::chrono::seconds(60);
   f(c.vmis, vmis);
   f(c.vmims, informer_role{});
-  f(c.vms, vms);
   f(c.pvcs, informer_role{});
   f(c.pvs, informer_role{});
   f(c.nodes, informer_role{});

@@ -54,7 +54,9 @@ int run_one_evaluation(const char* command, const std::string& asked_kind,
       .receive(
         [&](const kind_result& r) {
           if (r.run_failure)
-            failed(r.run_failure->reason);
+            return failed(r.run_failure->reason);
+          std::fputs(r.report.c_str(), stdout);
+          std::fflush(stdout);
         },
         [&](caf::error& err) { failed(error_message(err)); });
   }

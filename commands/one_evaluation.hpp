@@ -11,7 +11,7 @@
 
 namespace schedopt {
 
-/// Lets the command set what the kind prints (ctx.plan_output, ctx.explain) and adjust
+/// Lets the command set what the kind reports (ctx.plan_output, ctx.explain) and adjust
 /// the request the evaluation runs for (its spec names the kind, enabled).
 using evaluation_setup =
   std::function<void(caf::actor_system&, controller_stack&, scheduling_optimization&)>;

@@ -7,6 +7,7 @@
 #include "actors/kinds/pod_hyperconvergence/pod_informers.hpp"
 #include "actors/kinds/pod_hyperconvergence/pod_settings.hpp"
 #include "actors/kinds/vm_hyperconvergence/vm_hyperconvergence_actor.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_services.hpp"
 #include "model/kinds/pod_hyperconvergence/pod_spec.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
 
@@ -16,7 +17,7 @@ const std::vector<optimization_kind>& optimization_kinds() {
   static const std::vector<optimization_kind> kinds{
     // name, spawn, add_message_types, start_services, settings_table, explain_spec
     {vm_hyperconvergence_kind, spawn_vm_hyperconvergence, add_vm_hyperconvergence_types,
-     nullptr, nullptr, vm_hyperconvergence_explain_spec},
+     start_vm_services, nullptr, vm_hyperconvergence_explain_spec},
     {pod_hyperconvergence::kind_field, spawn_pod_hyperconvergence,
      add_pod_hyperconvergence_types, start_pod_informers,
      pod_hyperconvergence::pod_settings_table, pod_hyperconvergence::explain_spec},

@@ -9,6 +9,7 @@
 #include "actor_fixture.hpp"
 #include "actors/clock.hpp"
 #include "actors/kinds/vm_hyperconvergence/vm_hyperconvergence_actor.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_services.hpp"
 #include "k8s/metrics.hpp"
 #include "model/placement/cool_off.hpp"
 #include "model/kinds/vm_hyperconvergence/spec.hpp"
@@ -573,7 +574,8 @@ BOOST_AUTO_TEST_CASE(a_vms_cool_off_record_comes_from_the_vm_informer_without_a_
                              {key + "-request-uid", "an-earlier-request"}};
   auto vm_log = std::make_shared<informer_log<virtual_machine>>();
   vm_log->objects = {vm};
-  ctx.vms = track(spawn_mock_informer(sys, vm_log));
+  set_kind_handles(ctx, vm_hyperconvergence_kind,
+                   vm_services{track(spawn_mock_informer(sys, vm_log))});
   auto result = run_kind(request(), false);
   BOOST_REQUIRE(result->value);
   BOOST_CHECK(api->calls_of("create").empty());

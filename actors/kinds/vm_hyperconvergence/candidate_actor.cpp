@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_services.hpp"
 #include "actors/kinds/vm_hyperconvergence/vmim_watch_actor.hpp"
 #include "actors/logging.hpp"
 #include "actors/system_config.hpp"
@@ -184,8 +185,9 @@ void feed_own_write(candidate_pointer self, const cool_off_holder& holder,
     return m.namespace_ == holder.namespace_ && m.name == holder.name;
   };
   if (holder.kind == "VirtualMachine") {
-    if (auto vm = decode<virtual_machine>(body); ctx.vms && vm && same(vm->metadata))
-      self->send(ctx.vms, atom::observed_v, std::move(*vm));
+    auto vms = vm_informer_of(ctx);
+    if (auto vm = decode<virtual_machine>(body); vms && vm && same(vm->metadata))
+      self->send(vms, atom::observed_v, std::move(*vm));
   } else if (auto vmi = decode_vmi(body); ctx.vmis && vmi && same(vmi->metadata)) {
     self->send(ctx.vmis, atom::observed_v, std::move(*vmi));
   }

@@ -102,6 +102,7 @@ public:
   void advance(timestamp now);
   /// The request went away: nothing new is recorded or sent; what waits is outstanding.
   void stop();
+  bool stopped() const { return stopped_; }
 
   /// Final results since the last call, in the order they came.
   std::vector<pod_detail> take_outcomes();

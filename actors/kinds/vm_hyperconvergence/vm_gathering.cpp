@@ -1,0 +1,193 @@
+// What a vmHyperconvergence run reads before it judges: the informers' snapshots (side by
+// side), then at once the VirtualMachines' cool-off records with the opted-out
+// namespaces, and the storage driver's replica nodes. The later of the two starts the
+// judging (vm_judging).
+#include <memory>
+#include <set>
+#include <string>
+
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/kinds/vm_hyperconvergence/vm_run_state.hpp"
+#include "actors/kinds/vm_hyperconvergence/vm_services.hpp"
+#include "k8s/metrics.hpp"
+#include "model/decode.hpp"
+#include "model/placement/cool_off.hpp"
+#include "model/placement/node_admission.hpp"
+
+namespace schedopt::vm_run {
+
+namespace {
+
+void vms_step_done(run_pointer self) {
+  auto& st = self->state;
+  st.times.vms_ms = phase_times::since(st.times.started) - st.times.snapshots_ms;
+  if (st.progress.vms_read())
+    prepare_evaluation(self);
+  if (st.progress.begin_judging())
+    begin_judging(self);
+}
+
+void driver_step_done(run_pointer self) {
+  auto& st = self->state;
+  st.progress.replicas_read();
+  if (st.progress.begin_judging())
+    begin_judging(self);
+}
+
+// The driver is asked first, about every PV it owns (its bulk lookup answers for every
+// volume anyway). Decoding its answer while it downloads takes a core, so the VMIs are
+// mapped to their volumes as they are judged, after it: done here, beside the download,
+// the mapping competed for the same CPU and held back both.
+void ask_replicas(run_pointer self) {
+  auto& st = self->state;
+  auto owns = st.ctx.driver.owns;
+  const auto& cfg = st.ctx.config;
+  replica_query q;
+  for (auto& v : st.in.pvs)
+    if (owns(*v, cfg))
+      q.volumes.push_back(v);
+  q.nodes = st.in.nodes;
+  // By position, so the answer copies no PV names and the judging hashes none: building
+  // and hashing an entry per PV held the first candidate back at scale. An explanation
+  // looks its volumes up by name.
+  q.by_position = !st.ctx.explain;
+  if (q.by_position)
+    st.in.replicas.positions = replica_map::positions_of(q.volumes);
+  auto asked = phase_times::clock::now();
+  ask_driver(self, std::move(q), [=](replica_answer& answer) {
+    auto& in = self->state.in;
+    // Taken over whole: this handler runs the evaluation, so a copy would be held beside
+    // the answer through it.
+    in.replicas.nodes = std::move(answer.replicas);
+    in.replicas.by_position = std::move(answer.by_position);
+    if (in.replicas.by_position.empty()) // a driver that answers by name only
+      in.replicas.positions.clear();
+    for (auto& [pv, why] : answer.errors)
+      in.replicas.errors[pv] = why;
+    self->state.times.driver_ms = phase_times::since(asked);
+    driver_step_done(self);
+  });
+  // The snapshots are searched as they come (sorted by store key), not indexed or copied.
+  if (st.ctx.explain)
+    st.in.explained_pvcs = values_of(st.in.pvcs);
+  sorted_objects<persistent_volume_claim> pvcs{std::move(st.in.pvcs)};
+  sorted_objects<persistent_volume> pvs{std::move(st.in.pvs)};
+  st.in.pvcs = {};
+  st.in.pvs = {};
+  // The state outlives the mapper it holds, so the predicate may refer to its settings.
+  pv_owned_predicate owned = [owns, &cfg](const persistent_volume& pv) { return owns(pv, cfg); };
+  if (st.ctx.explain) // an explanation shows every VMI's volumes: all mapped and kept
+    st.in.volumes = driver_volumes_of(st.in.vmis, pvcs, pvs, owned);
+  else
+    st.in.mapper = std::make_shared<volume_mapper>(std::move(pvcs), std::move(pvs), std::move(owned));
+}
+
+/// The VirtualMachines are read; the namespaces that opted out are read next.
+void vms_done(run_pointer self) {
+  read_opted_out(self, [=](std::set<std::string> names) {
+    self->state.in.opted_out_namespaces = std::move(names);
+    vms_step_done(self);
+  });
+}
+
+/// Keeps a VirtualMachine's cool-off record, if it has one (from the informer or a list).
+void keep_vm_record(run_state& st, const virtual_machine& vm) {
+  if (vm.opted_out)
+    st.in.opted_out_vms.insert(vmi_key(vm.metadata.namespace_, vm.metadata.name));
+  auto record = cool_off_record_of(vm.metadata.annotations, st.ctx.config.vm_cool_off_annotation);
+  if (!record.empty())
+    st.in.vm_annotations[vmi_key(vm.metadata.namespace_, vm.metadata.name)] = std::move(record);
+}
+
+// Without a synced VM informer, VirtualMachines are listed once per run, page by page
+// (each page decoded as it arrives), keeping only the cool-off annotation: whole pages
+// and every annotation would cost far more memory than one string per VM.
+void list_vm_annotations(run_pointer self, std::string continue_token = {}) {
+  k8s::list_request req;
+  req.res = k8s::resources::vms;
+  req.continue_token = std::move(continue_token);
+  req.all_pages = false;
+  bool mid_list = !req.continue_token.empty();
+  self->request(self->state.ctx.api, caf::infinite, req)
+    .then(
+      [=](const k8s::list_response& resp) {
+        std::string next;
+        for (auto& page : resp.pages) {
+          auto list = decode_list<virtual_machine>(page);
+          if (!list)
+            return fail_run(self, run_failure_kind::api,
+                            "cannot read VirtualMachines: " + list.err().message);
+          for (auto& bad : list->skipped) {
+            // Its cool-off record is unknown; the VMIMs still count for it (docs/design.md §4.1).
+            log_kv(spdlog::level::warn, "virtualmachine does not decode; skipped",
+                   {{"request", self->state.request.metadata.name}, {"namespace", bad.namespace_},
+                    {"vm", bad.name}, {"error", bad.why.message}});
+            k8s::default_metrics().counter_add("schedopt_decode_errors_total",
+                                               {{"resource", "virtualmachines"}});
+          }
+          for (auto& vm : list->items)
+            keep_vm_record(self->state, vm);
+          next = list->continue_token;
+        }
+        if (!next.empty())
+          return list_vm_annotations(self, next);
+        vms_done(self);
+      },
+      [=](caf::error& err) {
+        // Half a list would hide cool-off records: that run fails.
+        if (mid_list)
+          return fail_run(self, run_failure_kind::api,
+                          "cannot list VirtualMachines: " + error_message(err));
+        // Without VirtualMachines (no such API) the VMI annotations and VMIMs still count.
+        log_kv(spdlog::level::warn, "cannot list VirtualMachines",
+               {{"request", self->state.request.metadata.name}, {"error", error_message(err)}});
+        vms_done(self);
+      });
+}
+
+// Cool-off records of VirtualMachines come from the VM informer once it has listed
+// (its store has this controller's own record writes too, fed from their answers): a
+// paged list per run, paced by the rate limit, was most of the way to the first VMIM.
+void read_vm_annotations(run_pointer self) {
+  auto vms = vm_informer_of(self->state.ctx);
+  if (!vms)
+    return list_vm_annotations(self);
+  self->request(vms, caf::infinite, atom::synced_v)
+    .then(
+      [=](bool synced) {
+        if (!synced)
+          return list_vm_annotations(self);
+        self->request(vms, caf::infinite, atom::snapshot_v)
+          .then(
+            [=](const shared_list<virtual_machine>& all) {
+              for (auto& vm : all)
+                keep_vm_record(self->state, *vm);
+              vms_done(self);
+            },
+            [=](caf::error&) { list_vm_annotations(self); });
+      },
+      [=](caf::error&) { list_vm_annotations(self); });
+}
+
+} // namespace
+
+void gather(run_pointer self) {
+  const auto& ctx = self->state.ctx;
+  auto in = [=]() -> run_inputs& { return self->state.in; };
+  read_snapshots(self)
+    .add(ctx.vmis, [=](auto vmis) { in().vmis = std::move(vmis); })
+    .add(ctx.vmims, [=](auto vmims) { in().vmims = values_of(vmims); })
+    .add(ctx.pvcs, [=](auto pvcs) { in().pvcs = std::move(pvcs); })
+    .add(ctx.pvs, [=](auto pvs) { in().pvs = std::move(pvs); })
+    .add(ctx.nodes, [=](auto nodes) { in().nodes = values_of(nodes); })
+    .then([=] {
+      auto& st = self->state;
+      mark_evacuating_nodes(st.in.nodes, st.in.vmis); // never a target (docs/design.md §3.3)
+      st.times.snapshots_ms = phase_times::since(st.times.started);
+      read_vm_annotations(self);
+      ask_replicas(self);
+    });
+}
+
+} // namespace schedopt::vm_run
