@@ -5,10 +5,13 @@
 // VMIM, makespan and an ideal client's makespan on the same scenario (a fresh simulator,
 // same seed, every VMIM schedopt created made at once, KubeVirt's caps pacing them), API
 // requests per migrated VM, status patches vs updates, controller CPU and peak RSS,
-// simulator peak RSS. Loopback only; every wait is bounded.
+// simulator peak RSS. With --peers, each peer (test/bench/peer: a controller-runtime or
+// client-go cache over the same objects) first syncs against the same simulator, and one
+// more table sets its sync time and peak RSS beside schedopt's. Loopback only; every wait
+// is bounded.
 // Usage: scale_bench [--scenario ladder|makespan|churn] [--vmis N[,N...]] [--timeout-seconds S]
 //        [--migration-duration DUR] [--parallel N] [--log-dir DIR]
-//        [--vmi-churn PER_SECOND] [--churn-minutes M]
+//        [--vmi-churn PER_SECOND] [--churn-minutes M] [--peers controller-runtime,client-go]
 //        (ladder: 50 nodes, 1 % misplaced, default 1000,10000,100000; makespan: 3,000
 //        VMIs, 300 misplaced over 30 nodes, KubeVirt's cap and maxParallelMigrations 5;
 //        churn: 100,000 VMIs whose status the simulator updates 1,000 times a second, the
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #include "e2e/child_process.hpp"
+#include "bench/peer_cache.hpp"
 #include "bench/process_figures.hpp"
 #include "e2e/kube_calls.hpp"
 #include "sim/sim_process.hpp"
@@ -58,6 +62,7 @@ struct options {
   std::string log_dir;    // where each rung's controller log is kept ("" = not kept)
   long vmi_churn = 0;     // VMI status updates per second the simulator writes (0 = none)
   int churn_minutes = 0;  // minutes the idle controller is sampled under churn before the request
+  std::vector<std::string> peers; // peer clients run before schedopt ("" = none)
 };
 
 /// The controller under VMI status churn, sampled at the end of each minute before the
@@ -78,6 +83,8 @@ struct migration {
 struct figures {
   long vmis = 0;
   double sync_s = -1;
+  long ready_rss_kib = -1; // the controller's VmHWM once ready
+  std::vector<schedopt::bench::peer_figures> peers;
   double evaluation_s = -1;
   double first_vmim_s = -1;
   double first_vmim_by_timestamp_s = -1;
@@ -231,6 +238,11 @@ figures run_rung(const options& o, long vmis) {
     return std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
   };
 
+  // The peers first, one at a time, on the same objects, each gone before schedopt starts.
+  for (auto& client : o.peers)
+    f.peers.push_back(schedopt::bench::run_peer(SCHEDOPT_BINARY_DIR, client, sim.kubeconfig(),
+                                                static_cast<int>(left().count())));
+
   auto controller_start = std::chrono::steady_clock::now();
   child_process controller({"run", "--kubeconfig", sim.kubeconfig(), "--driver", "portworx",
                             "--portworx-endpoint", sim.sdk_url(), "--metrics-listen",
@@ -257,6 +269,7 @@ figures run_rung(const options& o, long vmis) {
     return f;
   }
   f.sync_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - controller_start).count();
+  f.ready_rss_kib = vm_hwm_kib(controller.pid());
   if (o.churn_minutes > 0)
     f.churn = sample_under_churn(o, controller, deadline);
 
@@ -433,6 +446,22 @@ void print_churn(const options& o, const figures& f) {
   }
 }
 
+/// schedopt beside its peers on the same objects: ready (or synced) and peak RSS then.
+void print_peers(const figures& f) {
+  if (f.peers.empty())
+    return;
+  std::printf("\n| Client (%ld VMIs) | ready / synced | peak RSS once ready / synced |\n"
+              "|---|---|---|\n", f.vmis);
+  std::printf("| schedopt (start → /readyz 200) | %s | %s |\n", fmt_s(f.sync_s).c_str(),
+              fmt_mib(f.ready_rss_kib).c_str());
+  for (auto& p : f.peers)
+    std::printf("| %s (start → every informer synced; %ld objects)%s | %s | %s |\n",
+                p.client == "client-go" ? "client-go v0.37 dynamic informers"
+                                        : "controller-runtime v0.25 typed cache",
+                p.objects, p.error.empty() ? "" : (": " + p.error).c_str(),
+                fmt_s(p.synced_s).c_str(), fmt_mib(p.peak_rss_kib).c_str());
+}
+
 void print(const options& o, const figures& f) {
   std::printf("\n### %s: %ld VMIs (%d nodes, 2 Portworx volumes per VMI, %.0f %% misplaced; "
               "migration %s, KubeVirt's cluster cap and maxParallelMigrations %d, "
@@ -474,6 +503,7 @@ void print(const options& o, const figures& f) {
   std::printf("| controller peak RSS (VmHWM) | %s |\n", fmt_mib(f.peak_rss_kib).c_str());
   std::printf("| simulator peak RSS (VmHWM) | %s |\n", fmt_mib(f.sim_peak_rss_kib).c_str());
   print_churn(o, f);
+  print_peers(f);
   std::fflush(stdout);
 }
 
@@ -506,6 +536,13 @@ bool parse_args(int argc, char** argv, options& o) {
           o.ladder.push_back(std::atol(item.c_str()));
       if (o.ladder.empty())
         return false;
+    } else if (a == "--peers") {
+      std::stringstream ss(value());
+      for (std::string item; std::getline(ss, item, ',');) {
+        if (item != "controller-runtime" && item != "client-go")
+          return false;
+        o.peers.push_back(item);
+      }
     } else if (a == "--log-dir") {
       o.log_dir = value();
     } else if (a == "--timeout-seconds") {
@@ -532,8 +569,16 @@ int main(int argc, char** argv) {
   if (!parse_args(argc, argv, o)) {
     std::fprintf(stderr, "usage: scale_bench [--scenario ladder|makespan|churn] [--vmis N[,N...]] "
                          "[--timeout-seconds S] [--migration-duration DUR] [--parallel N] "
-                         "[--log-dir DIR] [--vmi-churn PER_SECOND] [--churn-minutes M]\n");
+                         "[--log-dir DIR] [--vmi-churn PER_SECOND] [--churn-minutes M] "
+                         "[--peers controller-runtime,client-go]\n");
     return 2;
+  }
+  if (!o.peers.empty()) {
+    auto built = schedopt::bench::build_peer(SCHEDOPT_BINARY_DIR);
+    if (!built.empty()) {
+      std::fprintf(stderr, "scale_bench: %s\n", built.c_str());
+      return 1;
+    }
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
   std::printf("scale_bench: %ld cores, schedopt %s\n", sysconf(_SC_NPROCESSORS_ONLN),
