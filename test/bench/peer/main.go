@@ -117,35 +117,30 @@ func syncControllerRuntime(ctx context.Context, config *rest.Config, counts map[
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	lists := map[string]client.ObjectList{
-		"VirtualMachineInstance":          &kubevirtv1.VirtualMachineInstanceList{},
-		"VirtualMachine":                  &kubevirtv1.VirtualMachineList{},
-		"VirtualMachineInstanceMigration": &kubevirtv1.VirtualMachineInstanceMigrationList{},
-		"KubeVirt":                        &kubevirtv1.KubeVirtList{},
-		"PersistentVolumeClaim":           &corev1.PersistentVolumeClaimList{},
-		"PersistentVolume":                &corev1.PersistentVolumeList{},
-		"Node":                            &corev1.NodeList{},
-	}
-	objects := map[string]client.Object{
-		"VirtualMachineInstance":          &kubevirtv1.VirtualMachineInstance{},
-		"VirtualMachine":                  &kubevirtv1.VirtualMachine{},
-		"VirtualMachineInstanceMigration": &kubevirtv1.VirtualMachineInstanceMigration{},
-		"KubeVirt":                        &kubevirtv1.KubeVirt{},
-		"PersistentVolumeClaim":           &corev1.PersistentVolumeClaim{},
-		"PersistentVolume":                &corev1.PersistentVolume{},
-		"Node":                            &corev1.Node{},
+	// What the cache holds of each kind, and the list its objects are read back into.
+	type typed struct {
+		object client.Object
+		list   client.ObjectList
 	}
 	requests := &unstructured.Unstructured{}
 	requests.SetGroupVersionKind(schema.GroupVersionKind{Group: "stork.libopenstorage.org", Version: "v1alpha1", Kind: "SchedulingOptimization"})
-	objects["SchedulingOptimization"] = requests
 	requestList := &unstructured.UnstructuredList{}
 	requestList.SetGroupVersionKind(schema.GroupVersionKind{Group: "stork.libopenstorage.org", Version: "v1alpha1", Kind: "SchedulingOptimizationList"})
-	lists["SchedulingOptimization"] = requestList
+	kinds := map[string]typed{
+		"VirtualMachineInstance":          {&kubevirtv1.VirtualMachineInstance{}, &kubevirtv1.VirtualMachineInstanceList{}},
+		"VirtualMachine":                  {&kubevirtv1.VirtualMachine{}, &kubevirtv1.VirtualMachineList{}},
+		"VirtualMachineInstanceMigration": {&kubevirtv1.VirtualMachineInstanceMigration{}, &kubevirtv1.VirtualMachineInstanceMigrationList{}},
+		"KubeVirt":                        {&kubevirtv1.KubeVirt{}, &kubevirtv1.KubeVirtList{}},
+		"PersistentVolumeClaim":           {&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolumeClaimList{}},
+		"PersistentVolume":                {&corev1.PersistentVolume{}, &corev1.PersistentVolumeList{}},
+		"Node":                            {&corev1.Node{}, &corev1.NodeList{}},
+		"SchedulingOptimization":          {requests, requestList},
+	}
 
 	go func() { _ = c.Start(ctx) }()
 	for _, w := range watched {
 		// GetInformer blocks until the informer synced (BlockUntilSynced defaults to true).
-		if _, err := c.GetInformer(ctx, objects[w.kind]); err != nil {
+		if _, err := c.GetInformer(ctx, kinds[w.kind].object); err != nil {
 			return fmt.Errorf("%s: %w", w.gvr.Resource, err)
 		}
 	}
@@ -153,7 +148,7 @@ func syncControllerRuntime(ctx context.Context, config *rest.Config, counts map[
 		return fmt.Errorf("cache did not sync")
 	}
 	for _, w := range watched {
-		list := lists[w.kind]
+		list := kinds[w.kind].list
 		if err := c.List(ctx, list); err != nil {
 			return fmt.Errorf("list %s from the cache: %w", w.gvr.Resource, err)
 		}
