@@ -39,9 +39,8 @@ void for_each_informer(Stack& stack, F&& f) {
   // VMIs hold the cool-off record (VirtualMachines too: the VM kind's own informer);
   // their store keeps its two keys.
   informer_role vmis;
-  vmis.options.kept.cool_off_annotations = {
-    c.config.vm_cool_off_annotation, cool_off_request_annotation(c.config.vm_cool_off_annotation)};
-  // Not part of readiness either: a KubeVirt CR that cannot be read leaves KubeVirt's
+  vmis.options.kept.cool_off_annotations = cool_off_record_keys(c.config.vm_cool_off_annotation);
+  // Not part of readiness: a KubeVirt CR that cannot be read leaves KubeVirt's
   // defaults in force and migrationTimeout at its fallback.
   informer_role kubevirts{false, {}};
   kubevirts.options.max_backoff = std::chrono::seconds(60);

@@ -30,6 +30,10 @@ expected<std::optional<timestamp>> recorded_migration_time(const string_map& ann
 
 std::string cool_off_request_annotation(const std::string& key) { return key + "-request-uid"; }
 
+std::vector<std::string> cool_off_record_keys(const std::string& key) {
+  return {key, cool_off_request_annotation(key)};
+}
+
 nlohmann::json cool_off_patch(const std::string& key, timestamp when,
                               const std::string& request_uid) {
   nlohmann::json patch;

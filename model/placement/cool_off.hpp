@@ -39,6 +39,10 @@ expected<std::optional<timestamp>> recorded_migration_time(const string_map& ann
 /// run ignores its own record for a VM it has no VMIM for (the create never happened).
 std::string cool_off_request_annotation(const std::string& key);
 
+/// The record's two annotations (`key` and its request companion): what an informer
+/// store keeps of the objects that hold it.
+std::vector<std::string> cool_off_record_keys(const std::string& key);
+
 /// `{"metadata":{"annotations":{key: "<RFC3339>", key-request-uid: uid}}}` — merge patch
 /// for the holder; `request_uid` "" writes the time only.
 nlohmann::json cool_off_patch(const std::string& key, timestamp when,

@@ -16,8 +16,7 @@ kind_services start_vm_services(caf::actor_system& sys, const api_client_actor& 
   // run lists VMs itself. Its backoff is longer so a missing API is asked about once a
   // minute, not every 10 s.
   informer_options options;
-  options.kept.cool_off_annotations = {cfg.vm_cool_off_annotation,
-                                       cool_off_request_annotation(cfg.vm_cool_off_annotation)};
+  options.kept.cool_off_annotations = cool_off_record_keys(cfg.vm_cool_off_annotation);
   options.max_backoff = std::chrono::seconds(60);
   kind_services out;
   vm_services handles;
