@@ -16,11 +16,11 @@ namespace schedopt {
 using evaluation_setup =
   std::function<void(caf::actor_system&, controller_stack&, scheduling_optimization&)>;
 
-/// Runs the kind registered as `kind_name` once (actors/optimization_kinds.hpp; "": the
+/// Runs the kind registered as `asked_kind` once (actors/optimization_kinds.hpp; "": the
 /// first registered).
 /// Exit code: 0; 1 when the cluster cannot be read or the run fails (one line
 /// `schedopt <command>: <why>` on stderr); 2 when the kubeconfig is unusable.
-int run_one_evaluation(const char* command, const std::string& kind_name, const settings& cfg,
+int run_one_evaluation(const char* command, const std::string& asked_kind, const settings& cfg,
                        const evaluation_setup& setup);
 
 } // namespace schedopt
