@@ -44,7 +44,8 @@ std::vector<std::string> simulator_args(const demo_options& d) {
   return {"--nodes", std::to_string(d.nodes), "--vmis", std::to_string(d.vmis),
           "--volumes-per-vmi", std::to_string(d.volumes_per_vmi), "--replicas",
           std::to_string(d.replicas), "--misplaced", misplaced, "--not-migratable", not_migratable,
-          "--migration-failure-rate", failure, "--migration-duration",
+          "--migration-failure-rate", failure, "--phase-delay",
+          format_go_duration(d.migration_delay), "--migration-duration",
           format_go_duration(d.migration_delay), "--seed", std::to_string(d.seed),
           "--driver", "portworx", "--failover-after", "2s"};
 }

@@ -106,8 +106,8 @@ std::vector<option_def> command_options(command c) {
     out.push_back({"--failure-rate", "", "NUMBER", "0",
                    "fraction of migrations the simulated KubeVirt fails",
                    demo_fraction(&demo_options::failure_rate)});
-    out.push_back({"--migration-delay", "", "DURATION", "200ms",
-                   "simulated delay of each migration phase",
+    out.push_back({"--migration-delay", "", "DURATION", format_go_duration(d.migration_delay),
+                   "simulated time in each migration phase, the transfer included",
                    [](parse_result& r, const std::string& text) {
                      return config_detail::parse_duration(text, r.demo.migration_delay);
                    }});

@@ -50,7 +50,8 @@ struct demo_options {
   double misplaced_fraction = 0.0;      // VMIs already off-replica before the pool failover
   double not_migratable_fraction = 0.05;
   double failure_rate = 0.0;            // fraction of migrations KubeVirt fails
-  duration migration_delay = std::chrono::milliseconds(200); // per phase step
+  // Each VMIM phase, the transfer included: six of them make a migration.
+  duration migration_delay = std::chrono::milliseconds(100);
   uint64_t seed = 1;
   bool progress = true;                 // --no-progress turns the bar off
 };

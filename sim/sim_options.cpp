@@ -199,6 +199,7 @@ std::string serve_usage() {
          "                               (default 0)\n"
          "  --migration-failure-rate F   fraction of migrations that fail (default 0)\n"
          "  --migration-duration DUR     time from Running to Succeeded (default 2s)\n"
+         "  --phase-delay DUR            time in each VMIM phase before Running (default 200ms)\n"
          "  --migration-bandwidth Q      transfer rate, bytes per second (e.g. 1Gi): Running\n"
          "                               lasts the VMI's memory over it, capped by the KubeVirt\n"
          "                               CR's bandwidthPerMigration (default 0: --migration-duration)\n"
@@ -383,6 +384,7 @@ expected<sim_command> parse_sim_command_line(const std::vector<std::string>& arg
     {"--full-nodes", int_flag(s.full_nodes, 0, 100000)},
     {"--migration-failure-rate", fraction_flag(s.migration_failure_rate)},
     {"--migration-duration", dur_flag(s.migration_duration)},
+    {"--phase-delay", dur_flag(s.phase_delay)},
     {"--migration-bandwidth",
      [&s](const std::string& f, const std::string& v) -> std::optional<error> {
        auto bytes = parse_quantity(v);
