@@ -7,11 +7,15 @@
 // requests per migrated VM, status patches vs updates, controller CPU and peak RSS,
 // simulator peak RSS. With --peers, each peer (test/bench/peer: a controller-runtime or
 // client-go cache over the same objects) first syncs against the same simulator, and one
-// more table sets its sync time and peak RSS beside schedopt's. Loopback only; every wait
-// is bounded.
+// more table sets its sync time and peak RSS beside schedopt's. With --cluster real the
+// rung's world is put into the real control plane (test/controlplane: kube-apiserver, etcd,
+// kwok) by `schedopt-sim attach`, and the peers and schedopt talk to kube-apiserver as its
+// admin; kube-apiserver's audit log is then the record, and there is no ideal client.
+// Loopback only; every wait is bounded.
 // Usage: scale_bench [--scenario ladder|makespan|churn] [--vmis N[,N...]] [--timeout-seconds S]
 //        [--migration-duration DUR] [--parallel N] [--log-dir DIR]
 //        [--vmi-churn PER_SECOND] [--churn-minutes M] [--peers controller-runtime,client-go]
+//        [--cluster sim|real]
 //        (ladder: 50 nodes, 1 % misplaced, default 1000,10000,100000; makespan: 3,000
 //        VMIs, 300 misplaced over 30 nodes, KubeVirt's cap and maxParallelMigrations 5;
 //        churn: 100,000 VMIs whose status the simulator updates 1,000 times a second, the
@@ -37,6 +41,8 @@
 #include "bench/peer_cache.hpp"
 #include "bench/process_figures.hpp"
 #include "e2e/kube_calls.hpp"
+#include "realcp/control_plane.hpp"
+#include "realcp/nodes_ready.hpp"
 #include "sim/sim_process.hpp"
 
 using namespace std::chrono_literals;
@@ -63,6 +69,7 @@ struct options {
   long vmi_churn = 0;     // VMI status updates per second the simulator writes (0 = none)
   int churn_minutes = 0;  // minutes the idle controller is sampled under churn before the request
   std::vector<std::string> peers; // peer clients run before schedopt ("" = none)
+  bool real_cluster = false;      // the world in the real control plane (attach), not in serve
 };
 
 /// The controller under VMI status churn, sampled at the end of each minute before the
@@ -186,6 +193,12 @@ std::string per_vm(long count, long migrated) {
   return buf;
 }
 
+/// Whether an audit identity (the client's User-Agent) is the controller's, "schedopt/<version>",
+/// and not the simulator's own ("schedopt-sim", "schedopt-sim/attach").
+bool by_controller(const std::string& identity) {
+  return identity.rfind("schedopt/", 0) == 0;
+}
+
 std::vector<std::string> sim_args(const options& o, long vmis) {
   std::vector<std::string> args = {"--nodes", std::to_string(o.nodes), "--vmis", std::to_string(vmis),
                                    "--volumes-per-vmi", "2", "--misplaced", std::to_string(o.misplaced),
@@ -226,13 +239,37 @@ figures run_rung(const options& o, long vmis) {
   figures f;
   f.vmis = vmis;
   f.load = load_average();
+  std::unique_ptr<schedopt::realcp::control_plane> plane;
+  if (o.real_cluster) {
+    plane = std::make_unique<schedopt::realcp::control_plane>(
+      schedopt::realcp::control_plane_options{true, "40s", std::chrono::seconds(120)});
+    if (!plane->ok()) {
+      f.outcome = "control plane: " + plane->error();
+      return f;
+    }
+  }
   auto sim_start = std::chrono::steady_clock::now();
-  sim_process sim(sim_args(o, vmis), "scale-bench-token", std::chrono::seconds(120));
+  // Seeding kube-apiserver takes minutes where serve takes seconds (docs/benchmarks.md).
+  auto process = plane ? std::make_unique<sim_process>(
+                           schedopt::test::attach_target{plane->value("ADMIN_KUBECONFIG"), plane->url(),
+                                                         plane->ca_file(), plane->token(),
+                                                         plane->value("AUDIT_LOG")},
+                           sim_args(o, vmis), std::chrono::seconds(o.timeout_seconds))
+                       : std::make_unique<sim_process>(sim_args(o, vmis), "scale-bench-token",
+                                                       std::chrono::seconds(120));
+  sim_process& sim = *process;
   if (!sim.ok()) {
     f.outcome = "schedopt-sim: " + sim.error();
     return f;
   }
+  if (plane && !schedopt::realcp::all_nodes_ready(sim, std::chrono::seconds(120))) {
+    f.outcome = "kwok did not make every node Ready";
+    return f;
+  }
   f.sim_ready_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sim_start).count();
+  // The clients measured: on the real control plane straight to kube-apiserver, not through
+  // attach's fault proxy.
+  auto kubeconfig = plane ? plane->value("ADMIN_KUBECONFIG") : sim.kubeconfig();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_seconds);
   auto left = [&] {
     return std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
@@ -240,11 +277,11 @@ figures run_rung(const options& o, long vmis) {
 
   // The peers first, one at a time, on the same objects, each gone before schedopt starts.
   for (auto& client : o.peers)
-    f.peers.push_back(schedopt::bench::run_peer(SCHEDOPT_BINARY_DIR, client, sim.kubeconfig(),
+    f.peers.push_back(schedopt::bench::run_peer(SCHEDOPT_BINARY_DIR, client, kubeconfig,
                                                 static_cast<int>(left().count())));
 
   auto controller_start = std::chrono::steady_clock::now();
-  child_process controller({"run", "--kubeconfig", sim.kubeconfig(), "--driver", "portworx",
+  child_process controller({"run", "--kubeconfig", kubeconfig, "--driver", "portworx",
                             "--portworx-endpoint", sim.sdk_url(), "--metrics-listen",
                             "127.0.0.1:0", "--metrics-secure=false", "--health-listen",
                             "127.0.0.1:0", "--log-format", "text", "--log-level", "info",
@@ -327,10 +364,10 @@ figures run_rung(const options& o, long vmis) {
   if (final)
     f.makespan_s = (final_logged > 0 ? final_logged : seconds_since_epoch(wall_clock::now())) - created_at;
 
-  auto audit = schedopt::test::http_request(sim, "GET", "/admin/audit").json();
+  auto audit = schedopt::e2e::audit(sim);
   double first = -1;
   for (auto& v : audit.value("vmims", json::array())) {
-    if (v.value("createdBy", std::string()).rfind("schedopt", 0) != 0)
+    if (!by_controller(v.value("createdBy", std::string())))
       continue;
     ++f.vmims;
     if (v.value("phase", std::string()) == "Succeeded")
@@ -347,7 +384,7 @@ figures run_rung(const options& o, long vmis) {
       f.first_vmim_by_timestamp_s = first - creation_timestamp;
   }
   for (auto& w : audit.value("writes", json::array()))
-    if (w.value("identity", std::string()).rfind("schedopt", 0) == 0) {
+    if (by_controller(w.value("identity", std::string()))) {
       auto verb = w.value("verb", std::string("?"));
       auto sub = w.value("subresource", std::string());
       ++f.writes_by_verb[verb];
@@ -463,14 +500,15 @@ void print_peers(const figures& f) {
 }
 
 void print(const options& o, const figures& f) {
-  std::printf("\n### %s: %ld VMIs (%d nodes, 2 Portworx volumes per VMI, %.0f %% misplaced; "
+  std::printf("\n### %s on %s: %ld VMIs (%d nodes, 2 Portworx volumes per VMI, %.0f %% misplaced; "
               "migration %s, KubeVirt's cluster cap and maxParallelMigrations %d, "
               "maxNonHyperconvergedPerRun %ld; load before: %s)\n\n",
-              o.scenario.c_str(), f.vmis, o.nodes, o.misplaced * 100, o.migration_duration.c_str(),
+              o.scenario.c_str(), o.real_cluster ? "kube-apiserver + etcd" : "schedopt-sim", f.vmis, o.nodes, o.misplaced * 100, o.migration_duration.c_str(),
               o.parallel, o.max_per_run, f.load.c_str());
   std::printf("| Figure | Value |\n|---|---|\n");
   std::printf("| outcome | %s; %ld VMIMs, %ld migrated |\n", f.outcome.c_str(), f.vmims, f.migrated);
-  std::printf("| simulator ready (`serve` → `ready`) | %s |\n", fmt_s(f.sim_ready_s).c_str());
+  std::printf("| simulator ready (`%s` → `ready`) | %s |\n", o.real_cluster ? "attach" : "serve",
+              fmt_s(f.sim_ready_s).c_str());
   std::printf("| informer sync (controller start → /readyz 200) | %s |\n", fmt_s(f.sync_s).c_str());
   std::printf("| evaluation (log: request started → VMIs considered) | %s |\n",
               fmt_s(f.evaluation_s).c_str());
@@ -543,6 +581,11 @@ bool parse_args(int argc, char** argv, options& o) {
           return false;
         o.peers.push_back(item);
       }
+    } else if (a == "--cluster") {
+      auto which = value();
+      if (which != "sim" && which != "real")
+        return false;
+      o.real_cluster = which == "real";
     } else if (a == "--log-dir") {
       o.log_dir = value();
     } else if (a == "--timeout-seconds") {
@@ -570,7 +613,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: scale_bench [--scenario ladder|makespan|churn] [--vmis N[,N...]] "
                          "[--timeout-seconds S] [--migration-duration DUR] [--parallel N] "
                          "[--log-dir DIR] [--vmi-churn PER_SECOND] [--churn-minutes M] "
-                         "[--peers controller-runtime,client-go]\n");
+                         "[--peers controller-runtime,client-go] [--cluster sim|real]\n");
     return 2;
   }
   if (!o.peers.empty()) {
@@ -586,7 +629,8 @@ int main(int argc, char** argv) {
   int rc = 0;
   for (auto n : o.ladder) {
     auto f = run_rung(o, n);
-    if (f.makespan_s > 0 && o.churn_minutes == 0) // the churn scenario measures the idle controller
+    // The churn scenario measures the idle controller; the ideal client needs serve.
+    if (f.makespan_s > 0 && o.churn_minutes == 0 && !o.real_cluster)
       run_ideal(o, f);
     print(o, f);
     if (f.makespan_s < 0)

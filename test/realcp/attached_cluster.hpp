@@ -14,6 +14,7 @@
 #include "e2e/child_process.hpp"
 #include "e2e/kube_calls.hpp"
 #include "realcp/control_plane.hpp"
+#include "realcp/nodes_ready.hpp"
 
 namespace schedopt::realcp {
 
@@ -38,26 +39,7 @@ public:
   const schedopt::test::sim_process& sim() const { return *sim_; }
 
   /// Waits until every node is Ready with no not-ready taint (kwok has taken them).
-  bool nodes_ready(std::chrono::seconds timeout) const {
-    return schedopt::e2e::eventually(
-      [&] {
-        auto nodes = schedopt::e2e::items(*sim_, "/api/v1/nodes");
-        if (nodes.empty())
-          return false;
-        for (auto& n : nodes) {
-          for (auto& t : n.value("/spec/taints"_json_pointer, nlohmann::json::array()))
-            if (t.value("key", "") == "node.kubernetes.io/not-ready")
-              return false;
-          bool ready = false;
-          for (auto& c : n.value("/status/conditions"_json_pointer, nlohmann::json::array()))
-            ready = ready || (c.value("type", "") == "Ready" && c.value("status", "") == "True");
-          if (!ready)
-            return false;
-        }
-        return true;
-      },
-      timeout, std::chrono::milliseconds(250));
-  }
+  bool nodes_ready(std::chrono::seconds timeout) const { return all_nodes_ready(*sim_, timeout); }
 
   /// `schedopt run` against this cluster with the Portworx SDK gateway, as `kubeconfig`
   /// (the admin's when empty), /metrics in plain HTTP unless `extra` says otherwise.
