@@ -29,7 +29,7 @@ namespace schedopt::sim {
 namespace {
 
 using json = nlohmann::json;
-using clock_type = std::chrono::steady_clock;
+using watch_clock = std::chrono::steady_clock;
 
 constexpr auto default_watch_timeout = std::chrono::seconds(1800);
 constexpr auto keepalive_interval = std::chrono::seconds(5);
@@ -551,9 +551,9 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     bool table = false;
     uint64_t synced = 0;
     uint64_t client_rv = 0; // the newest resourceVersion the client has been told of
-    clock_type::time_point deadline;
-    clock_type::time_point last_write;
-    clock_type::time_point next_bookmark; // max(): none due
+    watch_clock::time_point deadline;
+    watch_clock::time_point last_write;
+    watch_clock::time_point next_bookmark; // max(): none due
   };
   auto st = std::make_shared<watch_state>();
   st->sel = std::move(*sel);
@@ -594,8 +594,8 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     }
   }
   st->client_rv = st->synced;
-  auto now = clock_type::now();
-  auto timeout = std::chrono::duration_cast<clock_type::duration>(default_watch_timeout);
+  auto now = watch_clock::now();
+  auto timeout = std::chrono::duration_cast<watch_clock::duration>(default_watch_timeout);
   if (auto text = param(req, "timeoutSeconds"); !text.empty()) {
     try {
       timeout = std::chrono::seconds(std::max(0L, std::stol(text)));
@@ -604,22 +604,22 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     }
   }
   if (options_.watch_drop_after.count() > 0)
-    timeout = std::min<clock_type::duration>(timeout, options_.watch_drop_after);
+    timeout = std::min<watch_clock::duration>(timeout, options_.watch_drop_after);
   st->deadline = now + timeout;
   st->last_write = now;
   // A bookmark roughly every interval whatever else the watch carries, and one 2 s before
   // the deadline so a client resumes from as close to now as possible. Follows kubernetes
   // v1.36.3 staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go,
   // cacheWatcher.nextBookmarkTime.
-  auto bookmark_interval = std::chrono::duration_cast<clock_type::duration>(options_.bookmark_interval);
-  auto next_bookmark_after = [st, bookmark_interval](clock_type::time_point from) {
+  auto bookmark_interval = std::chrono::duration_cast<watch_clock::duration>(options_.bookmark_interval);
+  auto next_bookmark_after = [st, bookmark_interval](watch_clock::time_point from) {
     auto next = from + bookmark_interval;
     auto pre_timeout = st->deadline - std::chrono::seconds(2);
     if (pre_timeout < next)
       next = pre_timeout;
-    return next < from ? clock_type::time_point::max() : next;
+    return next < from ? watch_clock::time_point::max() : next;
   };
-  st->next_bookmark = st->bookmarks ? next_bookmark_after(now) : clock_type::time_point::max();
+  st->next_bookmark = st->bookmarks ? next_bookmark_after(now) : watch_clock::time_point::max();
   const served_resource* resource = t.resource;
 
   auto encode = [st, resource](const char* type, const stored_object& obj) {
@@ -646,7 +646,7 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
     "application/json;stream=watch",
     [this, st, encode, resource, next_bookmark_after, agent = req.get_header_value("User-Agent")](
       size_t, httplib::DataSink& sink) -> bool {
-      auto now = clock_type::now();
+      auto now = watch_clock::now();
       // A partition cuts the stream: nothing reaches the client while it lasts, and the
       // connection is gone when it ends (the client's watch is broken, not ended).
       if (options_.partitions != nullptr) {
@@ -738,9 +738,9 @@ void resource_handlers::watch(const httplib::Request& req, httplib::Response& re
         st->last_write = now;
         return sink.write("\n", 1);
       }
-      auto wait = std::min<clock_type::duration>(std::chrono::milliseconds(250), st->deadline - now);
+      auto wait = std::min<watch_clock::duration>(std::chrono::milliseconds(250), st->deadline - now);
       store_.wait_for_change(global, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                       std::max<clock_type::duration>(wait, clock_type::duration::zero())));
+                                       std::max<watch_clock::duration>(wait, watch_clock::duration::zero())));
       return sink.is_writable();
     });
 }

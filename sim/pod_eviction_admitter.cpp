@@ -21,7 +21,7 @@ bool is_migratable(const json& vmi) {
   return false;
 }
 
-eviction_answer denied(std::string message) {
+eviction_answer eviction_denied(std::string message) {
   return {false, std::move(message)};
 }
 
@@ -31,7 +31,7 @@ eviction_answer admit_pod_eviction(object_store& store, const launcher_pod& pod,
                                    bool dry_run) {
   auto vmi = store.get(kubevirt::vmi_key, pod.ns, pod.vmi);
   if (!vmi)
-    return denied("kubevirt failed getting the vmi: " + vmi.err().message);
+    return eviction_denied("kubevirt failed getting the vmi: " + vmi.err().message);
   // pkg/util/migrations VMIEvictionStrategy: the VMI's own, else the cluster's.
   auto strategy = vmi->value("/spec/evictionStrategy"_json_pointer, std::string{});
   if (strategy.empty())
@@ -39,7 +39,7 @@ eviction_answer admit_pod_eviction(object_store& store, const launcher_pod& pod,
   bool mark = false;
   if (strategy == "LiveMigrate") {
     if (!is_migratable(*vmi))
-      return denied("VMI " + pod.vmi + " is configured with an eviction strategy but is not live-migratable");
+      return eviction_denied("VMI " + pod.vmi + " is configured with an eviction strategy but is not live-migratable");
     mark = true;
   } else if (strategy == "LiveMigrateIfPossible") {
     mark = is_migratable(*vmi);
@@ -50,13 +50,13 @@ eviction_answer admit_pod_eviction(object_store& store, const launcher_pod& pod,
     return {true, {}}; // None, or LiveMigrateIfPossible of a VMI that cannot migrate
   const std::string evicting = "Eviction triggered evacuation of VMI \"" + pod.ns + "/" + pod.vmi + "\"";
   if (!vmi->value("/status/evacuationNodeName"_json_pointer, std::string{}).empty())
-    return denied("Evacuation in progress: " + evicting);
+    return eviction_denied("Evacuation in progress: " + evicting);
   if (vmi->value("/status/nodeName"_json_pointer, std::string{}) != pod.node)
-    return denied("Eviction request for target Pod");
+    return eviction_denied("Eviction request for target Pod");
   // markVMI: a JSON patch add of /status/evacuationNodeName on the VMI itself (not its
   // /status subresource), which a VMI type with a status subresource would take as such.
   if (dry_run)
-    return denied(evicting);
+    return eviction_denied(evicting);
   auto type = store.find_type(kubevirt::vmi_key);
   bool status_only = type && type->status_subresource;
   auto marked = store.modify(
@@ -67,8 +67,8 @@ eviction_answer admit_pod_eviction(object_store& store, const launcher_pod& pod,
     },
     status_only);
   if (!marked)
-    return denied("kubevirt failed marking the vmi for eviction: " + marked.err().message);
-  return denied(evicting);
+    return eviction_denied("kubevirt failed marking the vmi for eviction: " + marked.err().message);
+  return eviction_denied(evicting);
 }
 
 } // namespace schedopt::sim
