@@ -41,12 +41,13 @@ std::vector<std::string> simulator_args(const demo_options& d) {
   std::snprintf(misplaced, sizeof misplaced, "%g", d.misplaced_fraction);
   std::snprintf(not_migratable, sizeof not_migratable, "%g", d.not_migratable_fraction);
   std::snprintf(failure, sizeof failure, "%g", d.failure_rate);
+  // The demo's delay paces every phase of a migration, the transfer (Running) included.
+  auto delay = format_go_duration(d.migration_delay);
   return {"--nodes", std::to_string(d.nodes), "--vmis", std::to_string(d.vmis),
           "--volumes-per-vmi", std::to_string(d.volumes_per_vmi), "--replicas",
           std::to_string(d.replicas), "--misplaced", misplaced, "--not-migratable", not_migratable,
-          "--migration-failure-rate", failure, "--phase-delay",
-          format_go_duration(d.migration_delay), "--migration-duration",
-          format_go_duration(d.migration_delay), "--seed", std::to_string(d.seed),
+          "--migration-failure-rate", failure, "--phase-delay", delay, "--migration-duration",
+          delay, "--seed", std::to_string(d.seed),
           "--driver", "portworx", "--failover-after", "2s"};
 }
 

@@ -20,7 +20,9 @@ struct migration_stage {
 using migration_stage_table = std::vector<migration_stage>;
 
 /// Pending → Scheduling → Scheduled → PreparingTarget → TargetReady → Running →
-/// Succeeded; `phase_delay` for each step before Running, `running` for the transfer.
+/// Succeeded, the phases KubeVirt's migration controller moves a VMIM through
+/// (pkg/virt-controller/watch/migration/migration.go, Controller.updateStatus);
+/// `phase_delay` for each step before Running, `running` for the transfer.
 migration_stage_table default_migration_stages(std::chrono::milliseconds phase_delay,
                                                std::chrono::milliseconds running,
                                                double jitter = 0.2);

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "e2e/child_process.hpp"
+#include "e2e/controller_identity.hpp"
 #include "bench/peer_cache.hpp"
 #include "bench/process_figures.hpp"
 #include "e2e/kube_calls.hpp"
@@ -193,12 +194,6 @@ std::string per_vm(long count, long migrated) {
   return buf;
 }
 
-/// Whether an audit identity (the client's User-Agent) is the controller's, "schedopt/<version>",
-/// and not the simulator's own ("schedopt-sim", "schedopt-sim/attach").
-bool by_controller(const std::string& identity) {
-  return identity.rfind("schedopt/", 0) == 0;
-}
-
 std::vector<std::string> sim_args(const options& o, long vmis) {
   std::vector<std::string> args = {"--nodes", std::to_string(o.nodes), "--vmis", std::to_string(vmis),
                                    "--volumes-per-vmi", "2", "--misplaced", std::to_string(o.misplaced),
@@ -241,8 +236,9 @@ figures run_rung(const options& o, long vmis) {
   f.load = load_average();
   std::unique_ptr<schedopt::realcp::control_plane> plane;
   if (o.real_cluster) {
-    plane = std::make_unique<schedopt::realcp::control_plane>(
-      schedopt::realcp::control_plane_options{true, "40s", std::chrono::seconds(120)});
+    schedopt::realcp::control_plane_options with_kwok;
+    with_kwok.kwok = true;
+    plane = std::make_unique<schedopt::realcp::control_plane>(with_kwok);
     if (!plane->ok()) {
       f.outcome = "control plane: " + plane->error();
       return f;
@@ -367,7 +363,7 @@ figures run_rung(const options& o, long vmis) {
   auto audit = schedopt::e2e::audit(sim);
   double first = -1;
   for (auto& v : audit.value("vmims", json::array())) {
-    if (!by_controller(v.value("createdBy", std::string())))
+    if (!schedopt::e2e::is_controller_identity(v.value("createdBy", std::string())))
       continue;
     ++f.vmims;
     if (v.value("phase", std::string()) == "Succeeded")
@@ -384,7 +380,7 @@ figures run_rung(const options& o, long vmis) {
       f.first_vmim_by_timestamp_s = first - creation_timestamp;
   }
   for (auto& w : audit.value("writes", json::array()))
-    if (by_controller(w.value("identity", std::string()))) {
+    if (schedopt::e2e::is_controller_identity(w.value("identity", std::string()))) {
       auto verb = w.value("verb", std::string("?"));
       auto sub = w.value("subresource", std::string());
       ++f.writes_by_verb[verb];
@@ -503,8 +499,9 @@ void print(const options& o, const figures& f) {
   std::printf("\n### %s on %s: %ld VMIs (%d nodes, 2 Portworx volumes per VMI, %.0f %% misplaced; "
               "migration %s, KubeVirt's cluster cap and maxParallelMigrations %d, "
               "maxNonHyperconvergedPerRun %ld; load before: %s)\n\n",
-              o.scenario.c_str(), o.real_cluster ? "kube-apiserver + etcd" : "schedopt-sim", f.vmis, o.nodes, o.misplaced * 100, o.migration_duration.c_str(),
-              o.parallel, o.max_per_run, f.load.c_str());
+              o.scenario.c_str(), o.real_cluster ? "kube-apiserver + etcd" : "schedopt-sim", f.vmis,
+              o.nodes, o.misplaced * 100, o.migration_duration.c_str(), o.parallel, o.max_per_run,
+              f.load.c_str());
   std::printf("| Figure | Value |\n|---|---|\n");
   std::printf("| outcome | %s; %ld VMIMs, %ld migrated |\n", f.outcome.c_str(), f.vmims, f.migrated);
   std::printf("| simulator ready (`%s` → `ready`) | %s |\n", o.real_cluster ? "attach" : "serve",

@@ -28,7 +28,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "realcp/kube_audit.hpp"
-
+#include "e2e/controller_identity.hpp"
 #include "e2e/e2e_fixture.hpp"
 
 namespace schedopt::chaos {
@@ -247,7 +247,7 @@ struct audit_vmim {
   bool deleted = false;
   std::string vmi_key() const { return ns + "/" + vmi; }
   std::string key() const { return ns + "/" + name; }
-  bool by_schedopt() const { return created_by.rfind("schedopt/", 0) == 0; }
+  bool by_schedopt() const { return schedopt::e2e::is_controller_identity(created_by); }
   bool succeeded() const { return phase == "Succeeded"; }
   bool failed() const { return !succeeded() && (phase == "Failed" || deleted); }
 };
@@ -257,7 +257,7 @@ struct audit_write {
   std::string verb, resource, subresource, ns, name, identity;
   int code = 0;
   bool ok() const { return code >= 200 && code < 300; }
-  bool by_schedopt() const { return identity.rfind("schedopt/", 0) == 0; }
+  bool by_schedopt() const { return schedopt::e2e::is_controller_identity(identity); }
   bool lease() const { return resource == "leases"; }
   /// The replica identity inside "schedopt/<ver> (<identity>)".
   std::string replica() const {
@@ -465,7 +465,7 @@ inline bool schedopt_wrote_since(const std::string& audit_log, std::streamoff& o
       continue;
     auto verb = e.value("verb", "");
     bool write = verb == "create" || verb == "update" || verb == "patch" || verb == "delete";
-    if (write && e.value("userAgent", "").rfind("schedopt/", 0) == 0
+    if (write && schedopt::e2e::is_controller_identity(e.value("userAgent", ""))
         && e.value("/objectRef/resource"_json_pointer, std::string()) != "leases")
       wrote = true;
   }
@@ -499,7 +499,7 @@ inline std::string wait_all_final(const sim_process& sim, const std::vector<trac
       auto reply = api(sim, "GET", "/admin/audit?since=" + since);
       if (reply.status == 200) {
         for (auto& w : reply.json().value("writes", json::array()))
-          if (w.value("identity", "").rfind("schedopt/", 0) == 0 && w.value("resource", "") != "leases")
+          if (schedopt::e2e::is_controller_identity(w.value("identity", "")) && w.value("resource", "") != "leases")
             last_write = std::chrono::steady_clock::now();
         static const std::regex next_re("X-Audit-Next-Since: *([0-9]+)", std::regex::icase);
         std::smatch m;

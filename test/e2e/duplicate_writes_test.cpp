@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "e2e/bad_input.hpp"
+#include "e2e/controller_identity.hpp"
 
 using namespace schedopt::e2e;
 
@@ -24,7 +25,7 @@ std::map<int, int> audited_codes(const sim_process& sim, const std::string& verb
   std::map<int, int> out;
   for (auto& w : audit(sim).value("writes", json::array()))
     if (w.value("verb", "") == verb && w.value("resource", "") == resource
-        && w.value("identity", "").rfind("schedopt", 0) == 0)
+        && is_controller_identity(w.value("identity", "")))
       ++out[w.value("code", 0)];
   return out;
 }
