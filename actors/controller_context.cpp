@@ -5,9 +5,9 @@ namespace schedopt {
 
 namespace {
 
-template <class Uid>
+template <class Uid, class Annotations>
 object_reference reference_to(const char* api_version, const char* kind,
-                              const basic_meta<Uid>& m) {
+                              const basic_meta<Uid, Annotations>& m) {
   object_reference ref;
   ref.api_version = api_version;
   ref.kind = kind;

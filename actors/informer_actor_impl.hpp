@@ -185,6 +185,13 @@ void list_page(Self self, std::shared_ptr<std::vector<std::shared_ptr<const T>>>
         }
         if (resource_version.empty())
           resource_version = answer.resource_version;
+        // Sized once from the server's count of what is left: grown by doubling, the
+        // list of a big kind reserved up to twice what it held, and held both copies
+        // while it grew. The count is believed up to a bound, so a wrong one costs at
+        // most that much.
+        constexpr int64_t believed = int64_t{1} << 22;
+        if (auto left = list->remaining_item_count; left && *left > 0 && items->empty())
+          items->reserve(list->items.size() + static_cast<std::size_t>(std::min(*left, believed)));
         for (auto& item : list->items) {
           keep_decision_fields(item, st.opts.kept);
           items->push_back(std::make_shared<const T>(std::move(item)));

@@ -57,6 +57,21 @@ typename Inspector::result_type inspect(Inspector& f, object_uid& x) {
   return inspect_as_text(f, x);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stored_version& x) {
+  return inspect_as_text(f, x);
+}
+
+/// A sparse_map travels as the map it reads as.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sparse_map& x) {
+  string_map value = x.map();
+  return f(value, caf::meta::load_callback([&]() -> caf::error {
+             x = std::move(value);
+             return caf::none;
+           }));
+}
+
 template <class T>
 optional_field<std::optional<T>, T> opt(std::optional<T>& x) {
   return {x};
@@ -100,7 +115,7 @@ typename Inspector::result_type inspect(Inspector& f, condition& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, vmi_volume& x) {
-  return f(caf::meta::type_name("vmi_volume"), x.name, x.claim_name, x.data_volume_name);
+  return f(caf::meta::type_name("vmi_volume"), x.name, x.claim_name, x.source);
 }
 
 template <class Inspector>

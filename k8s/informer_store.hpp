@@ -32,13 +32,9 @@ inline std::string store_key(const std::string& ns, const std::string& name) {
 /// resourceVersions opaque, but etcd's (and the simulator's) are increasing integers,
 /// which client-go's mutation cache compares the same way; a version that does not read
 /// as one is never called older, so a store fed by a plain watch is never held back.
-inline bool older_version(const std::string& incoming, const std::string& stored) {
-  auto number = [](const std::string& s, uint64_t& out) {
-    auto [end, err] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return !s.empty() && err == std::errc{} && end == s.data() + s.size();
-  };
-  uint64_t a = 0, b = 0;
-  return number(incoming, a) && number(stored, b) && a < b;
+inline bool older_version(const stored_version& incoming, const stored_version& stored) {
+  auto a = incoming.number(), b = stored.number();
+  return a && b && *a < *b;
 }
 
 template <class T>

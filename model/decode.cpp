@@ -42,11 +42,11 @@ void read_identity(decode_reader& r, const json_object& meta, object_identity& m
   r.read(meta, "resourceVersion", m.resource_version);
 }
 
-template <class Uid>
-void read_lean(decode_reader& r, const json_object& meta, basic_meta<Uid>& m) {
+void read_lean(decode_reader& r, const json_object& meta, lean_meta& m) {
   read_identity(r, meta, m);
   r.read(meta, "uid", m.uid);
-  r.read(meta, "annotations", m.annotations);
+  r.read(meta, "annotations", m.annotations.edit());
+  m.annotations.shrink();
 }
 
 void read_meta(decode_reader& r, const json_object& obj, object_identity& m) {
@@ -146,7 +146,13 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine_instan
     vmi_volume v;
     r.read(o, "name", v.name);
     r.read(r.child(o, "persistentVolumeClaim"), "claimName", v.claim_name);
-    r.read(r.child(o, "dataVolume"), "name", v.data_volume_name);
+    if (!v.claim_name.empty()) {
+      v.source = volume_source::claim;
+    } else {
+      r.read(r.child(o, "dataVolume"), "name", v.claim_name);
+      if (!v.claim_name.empty())
+        v.source = volume_source::data_volume;
+    }
     vmi.volumes.push_back(std::move(v));
   });
   auto status = r.child(root, "status");

@@ -44,6 +44,9 @@ struct object_list {
   std::vector<T> items;
   std::string resource_version;
   std::string continue_token;
+  /// metadata.remainingItemCount: how many items the pages after this one hold, when the
+  /// server says (an estimate: objects may come and go meanwhile).
+  std::optional<int64_t> remaining_item_count;
   /// Items that did not decode; one bad object must not hide the thousands of good ones.
   std::vector<undecodable_object> skipped;
 };

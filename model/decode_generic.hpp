@@ -56,6 +56,7 @@ std::optional<expected<object_list<T>>> decode_list_pieces(std::string_view json
   auto meta = r.child(root, "metadata");
   r.read(meta, "resourceVersion", out.resource_version);
   r.read(meta, "continue", out.continue_token);
+  r.read(meta, "remainingItemCount", out.remaining_item_count);
   if (!r.ok())
     return r.failure();
   auto each = [&](const json_object& item) {

@@ -128,6 +128,11 @@ void decode_reader::read(const json_object& obj, std::string_view key, object_ui
     out = object_uid(*text);
 }
 
+void decode_reader::read(const json_object& obj, std::string_view key, stored_version& out) {
+  if (auto text = string_field(obj, key))
+    out = *text;
+}
+
 void decode_reader::read(const json_object& obj, std::string_view key,
                          std::optional<std::string>& out) {
   if (!field(obj, key))

@@ -49,11 +49,11 @@ json to_json(const object_identity& meta) {
 
 namespace {
 
-template <class Uid>
-json lean_json(const basic_meta<Uid>& meta) {
+template <class Uid, class Annotations>
+json lean_json(const basic_meta<Uid, Annotations>& meta) {
   json j = to_json(static_cast<const object_identity&>(meta));
   put(j, "uid", std::string(meta.uid));
-  put(j, "annotations", meta.annotations);
+  put(j, "annotations", static_cast<const string_map&>(meta.annotations));
   return j;
 }
 
@@ -210,10 +210,10 @@ json to_json(const virtual_machine_instance& vmi) {
   json volumes = json::array();
   for (const auto& v : vmi.volumes) {
     json volume{{"name", v.name}};
-    if (!v.claim_name.empty())
+    if (v.source == volume_source::claim)
       volume["persistentVolumeClaim"] = json{{"claimName", v.claim_name}};
-    if (!v.data_volume_name.empty())
-      volume["dataVolume"] = json{{"name", v.data_volume_name}};
+    if (v.source == volume_source::data_volume)
+      volume["dataVolume"] = json{{"name", v.claim_name}};
     volumes.push_back(std::move(volume));
   }
   j["spec"] = json{{"volumes", std::move(volumes)}};

@@ -13,6 +13,8 @@
 #include "model/boxed_optional.hpp"
 #include "model/object_uid.hpp"
 #include "model/shared_string.hpp"
+#include "model/sparse_map.hpp"
+#include "model/stored_version.hpp"
 #include "model/wire_enums.hpp"
 
 namespace schedopt {
@@ -64,18 +66,19 @@ struct owner_reference {
 struct object_identity {
   std::string name;
   shared_string namespace_; // empty for cluster-scoped objects
-  std::string resource_version;
+  stored_version resource_version;
 };
 
 /// What VMIs and VirtualMachines keep beyond identity: their uid (a recreated VMI is
 /// another VM) and the cool-off record in annotations. Theirs is `lean_meta`, its uid 16
-/// bytes (model/object_uid.hpp); the kinds held by the handful keep the uid's text.
-template <class Uid>
+/// bytes (model/object_uid.hpp) and its annotations on the heap only when it has any
+/// (model/sparse_map.hpp); the kinds held by the handful keep the uid's text and a map.
+template <class Uid, class Annotations = string_map>
 struct basic_meta : object_identity {
   Uid uid;
-  string_map annotations;
+  Annotations annotations;
 };
-using lean_meta = basic_meta<object_uid>;
+using lean_meta = basic_meta<object_uid, sparse_map>;
 
 /// The uid generic code (informer stores) compares: none for kinds that keep only their
 /// identity.
@@ -83,8 +86,8 @@ inline const object_uid& uid_of(const object_identity&) {
   static const object_uid none;
   return none;
 }
-template <class Uid>
-const Uid& uid_of(const basic_meta<Uid>& m) {
+template <class Uid, class Annotations>
+const Uid& uid_of(const basic_meta<Uid, Annotations>& m) {
   return m.uid;
 }
 
@@ -110,10 +113,15 @@ struct condition {
 
 // -- KubeVirt ---------------------------------------------------------------
 
+/// Where a VMI volume's disk comes from, of the sources that can be a driver's volume.
+enum class volume_source : uint8_t { other, claim, data_volume };
+
 struct vmi_volume {
   shared_string name; // "rootdisk", "datadisk1": VMIs made from one template repeat them
-  std::string claim_name;       // spec.volumes[].persistentVolumeClaim.claimName
-  std::string data_volume_name; // spec.volumes[].dataVolume.name
+  /// The PVC: spec.volumes[].persistentVolumeClaim.claimName, or dataVolume.name (a
+  /// DataVolume's PVC has its name); empty for other sources.
+  std::string claim_name;
+  volume_source source = volume_source::other;
 };
 
 struct migration_state {

@@ -1,6 +1,8 @@
 // Clearing with swap releases the memory (clear() keeps a string's capacity).
 #include "model/store_fields.hpp"
 
+#include <algorithm>
+
 namespace schedopt {
 
 namespace {
@@ -11,6 +13,16 @@ void release(T& value) {
 }
 
 } // namespace
+
+void keep_annotations(sparse_map& annotations, const std::vector<std::string>& keys) {
+  if (keys.empty())
+    return;
+  string_map kept;
+  for (const auto& key : keys)
+    if (auto i = annotations.find(key); i != annotations.end())
+      kept.insert(*i);
+  annotations = std::move(kept);
+}
 
 void keep_annotations(string_map& annotations, const std::vector<std::string>& keys) {
   if (keys.empty())
@@ -39,8 +51,10 @@ void keep_decision_fields(virtual_machine_instance& vmi, const kept_fields& kept
   vmi.conditions.swap(conditions);
   // Only volumes backed by a claim can hold a driver's replicas (driver_volumes_of).
   std::vector<vmi_volume> volumes;
+  volumes.reserve(std::count_if(vmi.volumes.begin(), vmi.volumes.end(),
+                                [](const vmi_volume& v) { return !v.claim_name.empty(); }));
   for (auto& v : vmi.volumes)
-    if (!v.claim_name.empty() || !v.data_volume_name.empty())
+    if (!v.claim_name.empty())
       volumes.push_back(std::move(v));
   vmi.volumes.swap(volumes);
 }

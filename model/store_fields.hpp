@@ -19,6 +19,7 @@ struct kept_fields {
 /// Keeps only the annotations named in `keys` (all of them when `keys` is empty),
 /// releasing the others' memory. Every kind's cool-off holder is trimmed so.
 void keep_annotations(string_map& annotations, const std::vector<std::string>& keys);
+void keep_annotations(sparse_map& annotations, const std::vector<std::string>& keys);
 
 /// VMIs: identity (with the controlling VirtualMachine's name, the cool-off holder,
 /// decoded from the owner references), the `kept` annotations, the volumes backed by a PVC or DataVolume,

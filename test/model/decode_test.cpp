@@ -28,12 +28,14 @@ BOOST_AUTO_TEST_CASE(running_vmi_with_unknown_fields) {
 
   BOOST_REQUIRE(vmi->volumes.size() == 3u);
   BOOST_TEST(vmi->volumes[0].name == "rootdisk");
-  BOOST_TEST(vmi->volumes[0].data_volume_name == "rhel9-web-01-root");
-  BOOST_TEST(vmi->volumes[0].claim_name == "");
+  // A DataVolume's PVC has its name.
+  BOOST_TEST(vmi->volumes[0].claim_name == "rhel9-web-01-root");
+  BOOST_TEST((vmi->volumes[0].source == volume_source::data_volume));
   BOOST_TEST(vmi->volumes[1].claim_name == "rhel9-web-01-data");
-  BOOST_TEST(vmi->volumes[1].data_volume_name == "");
+  BOOST_TEST((vmi->volumes[1].source == volume_source::claim));
   BOOST_TEST(vmi->volumes[2].name == "cloudinitdisk");
   BOOST_TEST(vmi->volumes[2].claim_name == "");
+  BOOST_TEST((vmi->volumes[2].source == volume_source::other));
 
   BOOST_TEST(vmi->phase == "Running");
   BOOST_TEST(vmi->node_name == "worker-3");

@@ -40,7 +40,7 @@ BOOST_AUTO_TEST_CASE(a_vmi_keeps_what_cool_off_and_filters_read) {
   vmi->metadata.annotations["kubevirt.io/latest-observed-api-version"] = "v1";
   vmi->metadata.annotations["cool/at"] = "2026-12-01T10:00:00Z";
   vmi->metadata.annotations["cool/at-request-uid"] = "u1";
-  vmi->volumes.push_back({"cloudinitdisk", "", ""});
+  vmi->volumes.push_back({"cloudinitdisk", "", volume_source::other});
   // LiveMigratable=False is what the evaluation reads; the fixture says True.
   for (auto& c : vmi->conditions)
     if (c.type == "LiveMigratable") {
@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(a_vmi_keeps_what_cool_off_and_filters_read) {
   // Volumes: the claim-backed ones, in order.
   std::vector<std::string> claimed, kept;
   for (auto& v : before.volumes)
-    if (!v.claim_name.empty() || !v.data_volume_name.empty())
+    if (v.source != volume_source::other)
       claimed.push_back(v.name);
   for (auto& v : vmi->volumes)
     kept.push_back(v.name);

@@ -62,7 +62,7 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
   vmi_volumes out{vmi.metadata.namespace_, vmi.metadata.name, {}, {}};
   out.pvs.reserve(vmi.volumes.size());
   for (const auto& vol : vmi.volumes) {
-    const std::string& claim = !vol.claim_name.empty() ? vol.claim_name : vol.data_volume_name;
+    const std::string& claim = vol.claim_name;
     if (claim.empty())
       continue; // containerDisk, cloudInit, ...: no PVC behind it
     auto* pvc = pvcs.find_near(pvc_hint, vmi.metadata.namespace_, claim);

@@ -17,7 +17,7 @@ namespace schedopt {
 namespace {
 
 const std::string& claim_of(const vmi_volume& v) {
-  return !v.claim_name.empty() ? v.claim_name : v.data_volume_name;
+  return v.claim_name;
 }
 
 // Rules in the order an operator reads them: the admission rules with "not the current

@@ -53,9 +53,9 @@ BOOST_AUTO_TEST_CASE(pvc_in_another_namespace_does_not_count) {
 
 BOOST_AUTO_TEST_CASE(data_volumes_resolve_and_foreign_pvs_are_ignored) {
   auto v = vmi("ns", "v", "n1", {"a", "other"});
-  v.volumes.push_back({"dv", "", "dv-disk"});
-  v.volumes.push_back({"cloudinit", "", ""});
-  v.volumes.push_back({"again", "a", ""}); // same claim twice: one PV
+  v.volumes.push_back({"dv", "dv-disk", volume_source::data_volume});
+  v.volumes.push_back({"cloudinit", "", volume_source::other});
+  v.volumes.push_back({"again", "a", volume_source::claim}); // same claim twice: one PV
   std::map<std::string, persistent_volume_claim> pvcs = {
     {"ns/a", pvc("ns", "a", "pv-a")},
     {"ns/other", pvc("ns", "other", "pv-other")},
@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(without_every_vmi_the_counts_are_the_full_evaluations) {
   auto add_second = [&](const std::string& name, const std::string& node,
                         std::set<std::string> first, std::set<std::string> second) {
     auto& v = w.add(name, node, first);
-    v.volumes.push_back({"second", "claim-" + name + "-2", ""});
+    v.volumes.push_back({"second", "claim-" + name + "-2", volume_source::claim});
     w.pvcs["ns/claim-" + name + "-2"] = pvc("ns", "claim-" + name + "-2", "pv-" + name + "-2");
     w.pvs["pv-" + name + "-2"] = pv("pv-" + name + "-2");
     w.in.replicas.nodes["pv-" + name + "-2"] = replica_nodes(second.begin(), second.end());
@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(semi_hyperconverged_is_a_candidate) {
   world w;
   // Two volumes: pv-semi on n1,n2 and a second on n2,n3. n2 scores 2, n1 scores 1.
   auto& v = w.add("semi", "n1", {"n1", "n2"});
-  v.volumes.push_back({"second", "claim-second", ""});
+  v.volumes.push_back({"second", "claim-second", volume_source::claim});
   w.pvcs["ns/claim-second"] = pvc("ns", "claim-second", "pv-second");
   w.pvs["pv-second"] = pv("pv-second");
   w.in.replicas.nodes["pv-second"] = {"n2", "n3"};
@@ -320,7 +320,7 @@ BOOST_AUTO_TEST_CASE(targets_honour_the_vmis_constraints_and_fall_back_a_level) 
   w.in.nodes.push_back(make_node("n4"));
   // Two volumes: n1 and n2 hold both (score 2), n3 one (score 1), n4 none (current).
   auto& v = w.add("vm", "n4", {"n1", "n2", "n3"});
-  v.volumes.push_back({"b-vol", "claim-b", ""});
+  v.volumes.push_back({"b-vol", "claim-b", volume_source::claim});
   w.pvcs["ns/claim-b"] = pvc("ns", "claim-b", "pv-b");
   w.pvs["pv-b"] = pv("pv-b");
   w.in.replicas.nodes["pv-b"] = {"n1", "n2"};
@@ -356,7 +356,7 @@ BOOST_AUTO_TEST_CASE(fallback_stays_above_the_current_nodes_score) {
   world w;
   // Scores: n1 2, n2 1 (current), n3 1.
   auto& v = w.add("vm", "n2", {"n1", "n2", "n3"});
-  v.volumes.push_back({"b-vol", "claim-b", ""});
+  v.volumes.push_back({"b-vol", "claim-b", volume_source::claim});
   w.pvcs["ns/claim-b"] = pvc("ns", "claim-b", "pv-b");
   w.pvs["pv-b"] = pv("pv-b");
   w.in.replicas.nodes["pv-b"] = {"n1"};

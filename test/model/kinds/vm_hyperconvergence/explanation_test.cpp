@@ -82,8 +82,8 @@ BOOST_AUTO_TEST_SUITE(explanation)
 BOOST_AUTO_TEST_CASE(volumes_lead_to_their_pvcs_pvs_and_replica_nodes) {
   explained_world w;
   auto& v = w.add("vm", "n3", {"n1", "n2"});
-  v.volumes.push_back({"scratch", "", ""});          // containerDisk-like: no PVC
-  v.volumes.push_back({"other-vol", "claim-other", ""}); // another driver's PV
+  v.volumes.push_back({"scratch", "", volume_source::other});          // containerDisk-like: no PVC
+  v.volumes.push_back({"other-vol", "claim-other", volume_source::claim}); // another driver's PV
   w.pvcs["ns/claim-other"] = pvc("ns", "claim-other", "pv-other");
   w.pvs["pv-other"] = pv("pv-other", "ebs.csi.aws.com");
   auto ex = w.of("vm");
@@ -278,7 +278,7 @@ BOOST_AUTO_TEST_CASE(the_per_run_cap_defers_candidates_past_it) {
 BOOST_AUTO_TEST_CASE(plan_and_explain_show_the_same_targets) {
   explained_world w;
   w.add("hc", "n1", {"n1", "n2", "n3"});
-  w.add("semi", "n3", {"n1", "n2"}).volumes.push_back({"extra-vol", "claim-extra", ""});
+  w.add("semi", "n3", {"n1", "n2"}).volumes.push_back({"extra-vol", "claim-extra", volume_source::claim});
   w.pvcs["ns/claim-extra"] = pvc("ns", "claim-extra", "pv-extra");
   w.pvs["pv-extra"] = pv("pv-extra");
   w.in.replicas.nodes["pv-extra"] = {"n1", "n3"};
@@ -353,7 +353,7 @@ BOOST_AUTO_TEST_CASE(unknown_and_not_running_vmis) {
 BOOST_AUTO_TEST_CASE(all_lists_the_misplaced_vmis_only) {
   explained_world w;
   w.add("home", "n1", {"n1"});
-  w.add("semi", "n2", {"n1", "n2"}).volumes.push_back({"b-vol", "claim-b", ""});
+  w.add("semi", "n2", {"n1", "n2"}).volumes.push_back({"b-vol", "claim-b", volume_source::claim});
   w.pvcs["ns/claim-b"] = pvc("ns", "claim-b", "pv-b");
   w.pvs["pv-b"] = pv("pv-b");
   w.in.replicas.nodes["pv-b"] = {"n1"};
