@@ -58,6 +58,11 @@ typename Inspector::result_type inspect(Inspector& f, object_uid& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pv_name& x) {
+  return inspect_as_text(f, x);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stored_version& x) {
   return inspect_as_text(f, x);
 }

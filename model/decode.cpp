@@ -194,7 +194,9 @@ void read_into(decode_reader& r, const json_object& root, kube_namespace& ns) {
 void read_into(decode_reader& r, const json_object& root, persistent_volume_claim& pvc) {
   read_meta(r, root, pvc.metadata);
   auto spec = r.child(root, "spec");
-  r.read(spec, "volumeName", pvc.volume_name);
+  std::string volume_name;
+  r.read(spec, "volumeName", volume_name);
+  pvc.volume_name = volume_name;
 }
 
 void read_into(decode_reader& r, const json_object& root, persistent_volume& pv) {

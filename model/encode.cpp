@@ -231,7 +231,7 @@ json to_json(const virtual_machine_instance& vmi) {
 json to_json(const persistent_volume_claim& pvc) {
   json j = object("v1", "PersistentVolumeClaim", pvc.metadata);
   json spec = json::object();
-  put(spec, "volumeName", pvc.volume_name);
+  put(spec, "volumeName", pvc.volume_name.str());
   j["spec"] = std::move(spec);
   return j;
 }

@@ -19,28 +19,40 @@ int hex_value(char c) {
 
 } // namespace
 
-object_uid::object_uid(std::string_view text) {
+bool parse_uuid(std::string_view text, std::array<uint8_t, 16>& out) {
   std::array<uint8_t, 16> bytes{};
-  bool uuid = text.size() == 36;
-  for (std::size_t i = 0, b = 0; uuid && i < text.size(); ++i) {
+  if (text.size() != 36)
+    return false;
+  for (std::size_t i = 0, b = 0; i < text.size(); ++i) {
     if (dash_at(i)) {
-      uuid = text[i] == '-';
+      if (text[i] != '-')
+        return false;
       continue;
     }
     int v = hex_value(text[i]);
-    if (v < 0) {
-      uuid = false;
-      break;
-    }
+    if (v < 0)
+      return false;
     bytes[b / 2] = static_cast<uint8_t>(b % 2 == 0 ? v << 4 : bytes[b / 2] | v);
     ++b;
   }
-  if (uuid) {
-    bytes_ = bytes;
-    is_uuid_ = true;
-  } else if (!text.empty()) {
-    other_ = shared_string(text);
+  out = bytes;
+  return true;
+}
+
+void append_uuid(std::string& out, const std::array<uint8_t, 16>& bytes) {
+  for (std::size_t b = 0; b < 16; ++b) {
+    if (b == 4 || b == 6 || b == 8 || b == 10)
+      out += '-';
+    out += hex_digits[bytes[b] >> 4];
+    out += hex_digits[bytes[b] & 0xf];
   }
+}
+
+object_uid::object_uid(std::string_view text) {
+  if (parse_uuid(text, bytes_))
+    is_uuid_ = true;
+  else if (!text.empty())
+    other_ = shared_string(text);
 }
 
 std::string object_uid::str() const {
@@ -48,12 +60,7 @@ std::string object_uid::str() const {
     return other_.str();
   std::string out;
   out.reserve(36);
-  for (std::size_t b = 0; b < 16; ++b) {
-    if (b == 4 || b == 6 || b == 8 || b == 10)
-      out += '-';
-    out += hex_digits[bytes_[b] >> 4];
-    out += hex_digits[bytes_[b] & 0xf];
-  }
+  append_uuid(out, bytes_);
   return out;
 }
 

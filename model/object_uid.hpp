@@ -14,6 +14,12 @@
 
 namespace schedopt {
 
+/// Reads a UUID in canonical lower case ("xxxxxxxx-xxxx-...") into its 16 bytes; false,
+/// and `out` untouched, for any other text.
+bool parse_uuid(std::string_view text, std::array<uint8_t, 16>& out);
+/// Appends the canonical text of a UUID's 16 bytes.
+void append_uuid(std::string& out, const std::array<uint8_t, 16>& bytes);
+
 /// Compares and joins with text as its text would; the operators are hidden friends, so
 /// they take part only where an object_uid does.
 class object_uid {

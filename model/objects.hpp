@@ -12,6 +12,7 @@
 
 #include "model/boxed_optional.hpp"
 #include "model/object_uid.hpp"
+#include "model/pv_name.hpp"
 #include "model/shared_string.hpp"
 #include "model/sparse_map.hpp"
 #include "model/stored_version.hpp"
@@ -246,7 +247,7 @@ bool is_final_phase(const std::string& phase);
 /// class and phase are not kept: no decision reads them, and every PVC would carry them.
 struct persistent_volume_claim {
   object_identity metadata;
-  std::string volume_name; // spec.volumeName
+  pv_name volume_name; // spec.volumeName (model/pv_name.hpp)
 };
 
 struct persistent_volume {

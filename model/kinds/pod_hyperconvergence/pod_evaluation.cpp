@@ -71,7 +71,7 @@ pod_volumes volumes_of(const pod& p, const sorted_objects<persistent_volume_clai
       out.error = "persistentvolumeclaims \"" + claim + "\" is not bound to a volume";
       break;
     }
-    auto pv = pvs.find_shared("", pvc->volume_name);
+    auto pv = pvs.find_shared("", pvc->volume_name.str());
     if (!pv) {
       out.error = "persistentvolumes \"" + pvc->volume_name + "\" not found";
       break;

@@ -70,7 +70,7 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
       out.error = "persistentvolumeclaims \"" + claim + "\" not found";
       break;
     }
-    const std::string& pv_name = pvc->volume_name;
+    const std::string pv_name = pvc->volume_name.str();
     if (pv_name.empty()) {
       out.error = "persistentvolumeclaims \"" + claim + "\" is not bound to a volume";
       break;

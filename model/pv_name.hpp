@@ -1,0 +1,56 @@
+// A PVC's spec.volumeName as the stores keep it. The CSI external-provisioner names every
+// PV it makes "pvc-" and the claim's uid (sig-storage-lib-external-provisioner,
+// controller.go: getProvisionedVolumeNameForClaim): 40 characters, a std::string and a
+// 48-byte heap block in each of hundreds of thousands of PVCs. Such a name is kept as
+// the uid's 16 bytes; any other name as text.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "model/shared_string.hpp"
+
+namespace schedopt {
+
+/// Compares and joins with text as its text would; the operators are hidden friends, so
+/// they take part only where a pv_name does.
+class pv_name {
+public:
+  pv_name() = default;
+  explicit pv_name(std::string_view text);
+  pv_name(const std::string& text) : pv_name(std::string_view(text)) {}
+  pv_name(const char* text) : pv_name(std::string_view(text)) {}
+
+  /// The text, as the API server sent it.
+  std::string str() const;
+  operator std::string() const { return str(); }
+  bool empty() const { return !provisioned_ && other_.empty(); }
+  void clear() { *this = pv_name(); }
+
+  friend bool operator==(const pv_name& a, const pv_name& b) {
+    return a.provisioned_ == b.provisioned_ && a.uid_ == b.uid_ && a.other_ == b.other_;
+  }
+  friend bool operator!=(const pv_name& a, const pv_name& b) { return !(a == b); }
+  friend bool operator==(const pv_name& a, std::string_view b) { return a.str() == b; }
+  friend bool operator==(std::string_view a, const pv_name& b) { return b == a; }
+  friend bool operator!=(const pv_name& a, std::string_view b) { return !(a == b); }
+  friend bool operator==(const pv_name& a, const std::string& b) { return a == std::string_view(b); }
+  friend bool operator!=(const pv_name& a, const std::string& b) { return !(a == b); }
+  friend bool operator==(const pv_name& a, const char* b) { return a == std::string_view(b); }
+  friend bool operator!=(const pv_name& a, const char* b) { return !(a == b); }
+  friend std::string operator+(const std::string& a, const pv_name& b) { return a + b.str(); }
+  friend std::string operator+(const pv_name& a, const std::string& b) { return a.str() + b; }
+  friend std::string operator+(const char* a, const pv_name& b) { return a + b.str(); }
+  friend std::string operator+(const pv_name& a, const char* b) { return a.str() + b; }
+  friend std::ostream& operator<<(std::ostream& out, const pv_name& n) { return out << n.str(); }
+
+private:
+  std::array<uint8_t, 16> uid_{}; // the claim's uid, when provisioned_
+  bool provisioned_ = false;      // "pvc-<uid_>"
+  shared_string other_;           // any other name
+};
+
+} // namespace schedopt
