@@ -63,7 +63,7 @@ typename Inspector::result_type inspect(Inspector& f, pv_name& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, stored_version& x) {
+typename Inspector::result_type inspect(Inspector& f, decimal_text& x) {
   return inspect_as_text(f, x);
 }
 

@@ -32,7 +32,7 @@ inline std::string store_key(const std::string& ns, const std::string& name) {
 /// resourceVersions opaque, but etcd's (and the simulator's) are increasing integers,
 /// which client-go's mutation cache compares the same way; a version that does not read
 /// as one is never called older, so a store fed by a plain watch is never held back.
-inline bool older_version(const stored_version& incoming, const stored_version& stored) {
+inline bool older_version(const decimal_text& incoming, const decimal_text& stored) {
   auto a = incoming.number(), b = stored.number();
   return a && b && *a < *b;
 }

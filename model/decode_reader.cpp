@@ -128,7 +128,7 @@ void decode_reader::read(const json_object& obj, std::string_view key, object_ui
     out = object_uid(*text);
 }
 
-void decode_reader::read(const json_object& obj, std::string_view key, stored_version& out) {
+void decode_reader::read(const json_object& obj, std::string_view key, decimal_text& out) {
   if (auto text = string_field(obj, key))
     out = *text;
 }

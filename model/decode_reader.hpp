@@ -46,7 +46,7 @@ public:
   void read(const json_object& obj, std::string_view key, std::string& out);
   void read(const json_object& obj, std::string_view key, shared_string& out);
   void read(const json_object& obj, std::string_view key, object_uid& out);
-  void read(const json_object& obj, std::string_view key, stored_version& out);
+  void read(const json_object& obj, std::string_view key, decimal_text& out);
   void read(const json_object& obj, std::string_view key, std::optional<std::string>& out);
   void read(const json_object& obj, std::string_view key, int64_t& out);
   void read(const json_object& obj, std::string_view key, std::optional<int64_t>& out);

@@ -240,7 +240,7 @@ json to_json(const persistent_volume& pv) {
   json j = object("v1", "PersistentVolume", pv.metadata);
   json spec = json::object();
   if (!pv.csi_driver.empty() || !pv.volume_handle.empty())
-    spec["csi"] = json{{"driver", pv.csi_driver}, {"volumeHandle", pv.volume_handle}};
+    spec["csi"] = json{{"driver", pv.csi_driver}, {"volumeHandle", pv.volume_handle.str()}};
   if (!pv.affinity_hostnames.empty()) {
     json expr{{"key", "kubernetes.io/hostname"},
               {"operator", "In"},

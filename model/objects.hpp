@@ -15,7 +15,7 @@
 #include "model/pv_name.hpp"
 #include "model/shared_string.hpp"
 #include "model/sparse_map.hpp"
-#include "model/stored_version.hpp"
+#include "model/decimal_text.hpp"
 #include "model/wire_enums.hpp"
 
 namespace schedopt {
@@ -67,7 +67,7 @@ struct owner_reference {
 struct object_identity {
   std::string name;
   shared_string namespace_; // empty for cluster-scoped objects
-  stored_version resource_version;
+  decimal_text resource_version;
 };
 
 /// What VMIs and VirtualMachines keep beyond identity: their uid (a recreated VMI is
@@ -253,7 +253,7 @@ struct persistent_volume_claim {
 struct persistent_volume {
   object_identity metadata;
   shared_string csi_driver; // spec.csi.driver
-  std::string volume_handle; // spec.csi.volumeHandle
+  decimal_text volume_handle; // spec.csi.volumeHandle (Portworx: the volume's numeric id)
   /// Values of `kubernetes.io/hostname` In-terms of spec.nodeAffinity.required.
   std::vector<std::string> affinity_hostnames;
 };

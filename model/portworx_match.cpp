@@ -8,9 +8,20 @@ namespace schedopt {
 
 px_volume_match::px_volume_match(const shared_list<persistent_volume>& pvs)
     : pvs_(pvs), wanted_(pvs.size()) {
+  // Offsets first: the views are taken once the text no longer moves.
+  std::vector<std::size_t> ends;
+  ends.reserve(pvs.size());
+  handle_text_.reserve(pvs.size() * 20); // a Portworx id has up to 19 digits
+  for (const auto& pv : pvs) {
+    pv->volume_handle.append_to(handle_text_);
+    ends.push_back(handle_text_.size());
+  }
   handles_.reserve(pvs.size());
-  for (const auto& pv : pvs)
-    handles_.emplace_back(pv->volume_handle);
+  std::size_t begin = 0;
+  for (auto end : ends) {
+    handles_.emplace_back(handle_text_.data() + begin, end - begin);
+    begin = end;
+  }
   by_handle_ = hashed_names(pvs.size(), [this](std::size_t i) { return handle_at(i); });
   ids_.reserve(pvs.size() * 3); // replicas per volume: Portworx has at most 3
 }
@@ -56,6 +67,7 @@ void px_volume_match::offer(const sdk_volume& volume) {
 void px_volume_match::end_of_offers() {
   by_handle_ = hashed_names();
   handles_ = {};
+  handle_text_ = {};
 }
 
 void px_volume_match::record(std::size_t index, const std::vector<std::string>& replica_node_ids) {

@@ -307,7 +307,7 @@ void inspect_volumes(portworx_pointer self, const std::shared_ptr<lookup>& l) {
   l->match = std::make_unique<px_volume_match>(l->query.volumes);
   for (std::size_t index = 0; index < l->query.volumes.size(); ++index) {
     auto& pv = l->query.volumes[index];
-    auto volume_id = pv->volume_handle;
+    auto volume_id = pv->volume_handle.str();
     auto what = "inspect volume " + volume_id;
     call(self, l, what, "/v1/volumes/inspect/" + k8s::url_encode(volume_id),
          [=](const http_completion& c, int attempts) {

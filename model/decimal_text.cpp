@@ -1,10 +1,10 @@
-#include "model/stored_version.hpp"
+#include "model/decimal_text.hpp"
 
 #include <charconv>
 
 namespace schedopt {
 
-void stored_version::assign(std::string_view text) {
+void decimal_text::assign(std::string_view text) {
   bits_ = 0;
   if (text.empty())
     return;
@@ -21,20 +21,33 @@ void stored_version::assign(std::string_view text) {
   bits_ = reinterpret_cast<uintptr_t>(new std::string(text));
 }
 
-void stored_version::copy_from(const stored_version& other) {
+void decimal_text::copy_from(const decimal_text& other) {
   if (other.empty() || other.is_number())
     bits_ = other.bits_;
   else
     bits_ = reinterpret_cast<uintptr_t>(new std::string(*other.text()));
 }
 
-void stored_version::release() {
+void decimal_text::release() {
   if (!empty() && !is_number())
     delete text();
   bits_ = 0;
 }
 
-std::string stored_version::str() const {
+void decimal_text::append_to(std::string& out) const {
+  if (empty())
+    return;
+  if (!is_number()) {
+    out += *text();
+    return;
+  }
+  char digits[20];
+  auto [end, err] = std::to_chars(digits, digits + sizeof digits, static_cast<uint64_t>(bits_ >> 1));
+  (void)err; // 20 digits hold any 64-bit number
+  out.append(digits, end);
+}
+
+std::string decimal_text::str() const {
   if (empty())
     return {};
   if (is_number())
