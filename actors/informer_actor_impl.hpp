@@ -194,6 +194,8 @@ void list_page(Self self, std::shared_ptr<std::vector<std::shared_ptr<const T>>>
           items->reserve(list->items.size() + static_cast<std::size_t>(std::min(*left, believed)));
         for (auto& item : list->items) {
           keep_decision_fields(item, st.opts.kept);
+          if (st.opts.kept.only_worth_keeping && !worth_keeping(item))
+            continue;
           items->push_back(std::make_shared<const T>(std::move(item)));
         }
         list->items = {};
@@ -274,15 +276,22 @@ void start_watch(Self self) {
 
 // Stores an object from the watch or from this controller's own write (atom::observed).
 // An own write's answer can overtake the watch events before it: those older versions
-// of the same object are not stored over it.
+// of the same object are not stored over it. So an own write is stored even when not
+// worth keeping (only_worth_keeping): it is what holds those older events back, until
+// the watch brings its own version and drops it.
 template <class T, class Self>
-void store_object(Self self, T obj) {
+void store_object(Self self, T obj, bool own_write = false) {
   auto& st = self->state;
   auto key = k8s::store_key(obj);
   if (auto* held = st.store.find(key); held && uid_of(held->metadata) == uid_of(obj.metadata)
                                        && k8s::older_version(obj.metadata.resource_version,
                                                              held->metadata.resource_version))
     return;
+  if (st.opts.kept.only_worth_keeping && !own_write && !worth_keeping(obj)) {
+    if (auto old = st.store.erase(key))
+      notify<T>(self, key, object_deleted<T>{*old});
+    return;
+  }
   auto old = st.store.upsert(obj);
   if (!old)
     notify<T>(self, key, object_added<T>{std::move(obj)});
@@ -416,7 +425,7 @@ typename informer_actor<T>::behavior_type informer(informer_pointer<T> self,
     },
     [=](atom::observed, T& obj) {
       keep_decision_fields(obj, self->state.opts.kept);
-      store_object<T>(self, std::move(obj));
+      store_object<T>(self, std::move(obj), true);
     },
     [=](watch_chunk& chunk) {
       auto& st = self->state;

@@ -34,6 +34,10 @@ void keep_annotations(string_map& annotations, const std::vector<std::string>& k
   annotations.swap(kept);
 }
 
+bool worth_keeping(const virtual_machine& vm) {
+  return vm.opted_out || !vm.metadata.annotations.empty();
+}
+
 void keep_decision_fields(virtual_machine& vm, const kept_fields& kept) {
   keep_annotations(vm.metadata.annotations, kept.cool_off_annotations);
 }

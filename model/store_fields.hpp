@@ -14,7 +14,19 @@ struct kept_fields {
   /// The annotations decisions read on VMIs and VirtualMachines: the cool-off
   /// record's two keys (cool_off_record_of). Empty keeps every annotation.
   std::vector<std::string> cool_off_annotations;
+  /// Keep only the objects a decision reads anything of (worth_keeping). To the store's
+  /// subscribers an object that stops being kept is deleted and one that starts is
+  /// added, as a watch with a field selector tells it.
+  bool only_worth_keeping = false;
 };
+
+/// Whether a decision reads anything of this object once trimmed: a VirtualMachine only
+/// for its cool-off record or its opt-out label, which few carry; every other kind always.
+bool worth_keeping(const virtual_machine& vm);
+template <class T>
+bool worth_keeping(const T&) {
+  return true;
+}
 
 /// Keeps only the annotations named in `keys` (all of them when `keys` is empty),
 /// releasing the others' memory. Every kind's cool-off holder is trimmed so.

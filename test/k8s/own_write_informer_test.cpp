@@ -23,9 +23,10 @@ struct vm_informer_fixture {
   schedopt::test::sim_client t{{"--vmis", "3", "--nodes", "2"}};
   schedopt::informer_actor<vm_t> vms;
 
-  vm_informer_fixture() {
+  explicit vm_informer_fixture(bool only_worth_keeping = false) {
     schedopt::informer_options o;
     o.kept.cool_off_annotations = {"cool/at", "cool/at-request-uid"};
+    o.kept.only_worth_keeping = only_worth_keeping;
     vms = t.env.own(schedopt::spawn_informer<vm_t>(*t.env.sys, t.client, o));
     BOOST_REQUIRE(eventually([&] { return synced(); }, 30s));
   }
@@ -65,6 +66,20 @@ struct vm_informer_fixture {
     return std::nullopt;
   }
 
+  /// Every VM, from the API server.
+  std::vector<vm_t> listed() {
+    auto r = t.call<k8s::list_response>(k8s::list_request{k8s::resources::vms});
+    BOOST_REQUIRE_MESSAGE(r, schedopt::error_message(r.error));
+    std::vector<vm_t> out;
+    for (auto& page : r.value.pages) {
+      auto list = schedopt::decode_list<vm_t>(page);
+      BOOST_REQUIRE(list);
+      for (auto& vm : list->items)
+        out.push_back(vm);
+    }
+    return out;
+  }
+
   /// Sets annotations on the VM for real; returns the VM as the patch answered it.
   vm_t annotate(const vm_t& vm, const json& annotations) {
     json body{{"metadata", {{"annotations", annotations}}}};
@@ -77,9 +92,47 @@ struct vm_informer_fixture {
   }
 };
 
+/// The VM informer as the VM kind runs it: holding only VMs with a record or opt-out label.
+struct kept_vm_informer_fixture : vm_informer_fixture {
+  kept_vm_informer_fixture() : vm_informer_fixture(true) {}
+};
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(own_write_informer)
+
+BOOST_FIXTURE_TEST_CASE(a_store_of_what_is_worth_keeping_holds_vms_with_a_record,
+                        kept_vm_informer_fixture) {
+  auto all = listed();
+  BOOST_REQUIRE(!all.empty());
+  for (auto& vm : stored()) // none has a record yet: only opt-out labels are held
+    BOOST_CHECK(vm.opted_out);
+  auto vm = all.front();
+  annotate(vm, {{"cool/at", "2026-12-01T10:00:00Z"}, {"unrelated", "x"}});
+  BOOST_CHECK(eventually([&] { return stored(vm).has_value(); }, 10s));
+  // The record goes: so does the VM, from the store.
+  annotate(vm, {{"cool/at", nullptr}});
+  BOOST_CHECK(eventually([&] { return !stored(vm).has_value(); }, 10s));
+}
+
+BOOST_FIXTURE_TEST_CASE(an_own_write_without_a_record_holds_older_events_back,
+                        kept_vm_informer_fixture) {
+  auto vm = listed().front();
+  annotate(vm, {{"cool/at", "2026-12-01T10:00:00Z"}});
+  BOOST_REQUIRE(eventually([&] { return stored(vm).has_value(); }, 10s));
+  // This controller restores the VM to no record; its answer is far ahead of the watch,
+  // so the next real write (a record again) reaches the watch as an older version.
+  auto ours = annotate(vm, {{"cool/at", nullptr}});
+  ours.metadata.resource_version =
+    std::to_string(std::stoull(ours.metadata.resource_version.str()) + 1000000);
+  caf::anon_send(vms, schedopt::atom::observed_v, ours);
+  annotate(vm, {{"cool/at", "2026-12-01T11:00:00Z"}});
+  std::this_thread::sleep_for(1s); // its watch event arrives meanwhile
+  auto held = stored(vm);
+  BOOST_REQUIRE(held); // the own write, held though it has no record
+  BOOST_CHECK_EQUAL(held->metadata.resource_version, ours.metadata.resource_version);
+  BOOST_CHECK(held->metadata.annotations.empty());
+}
 
 BOOST_FIXTURE_TEST_CASE(the_store_keeps_the_cool_off_record_only, vm_informer_fixture) {
   auto all = stored();

@@ -17,6 +17,9 @@ kind_services start_vm_services(caf::actor_system& sys, const api_client_actor& 
   // minute, not every 10 s.
   informer_options options;
   options.kept.cool_off_annotations = cool_off_record_keys(cfg.vm_cool_off_annotation);
+  // Its one reader (read_vm_annotations) takes records and opt-out labels only: a VM
+  // with neither is not held (most of them, at any time).
+  options.kept.only_worth_keeping = true;
   options.max_backoff = std::chrono::seconds(60);
   kind_services out;
   vm_services handles;
