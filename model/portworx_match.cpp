@@ -3,31 +3,27 @@
 #include <algorithm>
 #include <optional>
 #include <limits>
+#include <stdexcept>
 
 namespace schedopt {
 
 px_volume_match::px_volume_match(const shared_list<persistent_volume>& pvs)
     : pvs_(pvs), wanted_(pvs.size()) {
-  // Offsets first: the views are taken once the text no longer moves.
-  std::vector<std::size_t> ends;
-  ends.reserve(pvs.size());
+  handle_ends_.reserve(pvs.size());
   handle_text_.reserve(pvs.size() * 20); // a Portworx id has up to 19 digits
   for (const auto& pv : pvs) {
     pv->volume_handle.append_to(handle_text_);
-    ends.push_back(handle_text_.size());
-  }
-  handles_.reserve(pvs.size());
-  std::size_t begin = 0;
-  for (auto end : ends) {
-    handles_.emplace_back(handle_text_.data() + begin, end - begin);
-    begin = end;
+    if (handle_text_.size() > UINT32_MAX)
+      throw std::length_error("px_volume_match: volume handles past 4 GiB");
+    handle_ends_.push_back(static_cast<uint32_t>(handle_text_.size()));
   }
   by_handle_ = hashed_names(pvs.size(), [this](std::size_t i) { return handle_at(i); });
   ids_.reserve(pvs.size() * 3); // replicas per volume: Portworx has at most 3
 }
 
 std::optional<std::string_view> px_volume_match::handle_at(std::size_t i) const {
-  return handles_[i];
+  std::size_t begin = i == 0 ? 0 : handle_ends_[i - 1];
+  return std::string_view(handle_text_).substr(begin, handle_ends_[i] - begin);
 }
 
 void px_volume_match::take(wanted& w, matched how, const std::vector<std::string>& node_ids) {
@@ -66,7 +62,7 @@ void px_volume_match::offer(const sdk_volume& volume) {
 
 void px_volume_match::end_of_offers() {
   by_handle_ = hashed_names();
-  handles_ = {};
+  handle_ends_ = {};
   handle_text_ = {};
 }
 

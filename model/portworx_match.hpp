@@ -58,11 +58,11 @@ private:
   std::vector<uint32_t> ids_;
   std::optional<std::string_view> handle_at(std::size_t i) const;
   /// Each PV's handle as text, side by side in one string (the PVs keep a Portworx id as
-  /// its number, model/decimal_text.hpp): a lookup that hits reads one view here, where
-  /// going through pvs_ read a pointer and the PV object first (two cache misses more,
-  /// per answered volume, on the thread that downloads the answer).
+  /// its number, model/decimal_text.hpp): a lookup that hits reads here, where going
+  /// through pvs_ read a pointer and the PV object first (two cache misses more, per
+  /// answered volume, on the thread that downloads the answer).
   std::string handle_text_;
-  std::vector<std::string_view> handles_;
+  std::vector<uint32_t> handle_ends_; // handle i is handle_text_[ends[i-1], ends[i])
   /// PV indices by handle: searched for each answered volume's id and name, as the answer
   /// streams in (sorting a vector of them held the call back before it went out).
   hashed_names by_handle_;

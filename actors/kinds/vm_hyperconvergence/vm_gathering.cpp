@@ -44,6 +44,7 @@ void ask_replicas(run_pointer self) {
   auto owns = st.ctx.driver.owns;
   const auto& cfg = st.ctx.config;
   replica_query q;
+  q.volumes.reserve(st.in.pvs.size()); // grown by doubling, it held two copies at its peak
   for (auto& v : st.in.pvs)
     if (owns(*v, cfg))
       q.volumes.push_back(v);
