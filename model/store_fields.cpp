@@ -12,26 +12,24 @@ void release(T& value) {
   T{}.swap(value);
 }
 
+string_map only_keys(const string_map& annotations, const std::vector<std::string>& keys) {
+  string_map kept;
+  for (const auto& key : keys)
+    if (auto i = annotations.find(key); i != annotations.end())
+      kept.insert(*i);
+  return kept;
+}
+
 } // namespace
 
 void keep_annotations(sparse_map& annotations, const std::vector<std::string>& keys) {
-  if (keys.empty())
-    return;
-  string_map kept;
-  for (const auto& key : keys)
-    if (auto i = annotations.find(key); i != annotations.end())
-      kept.insert(*i);
-  annotations = std::move(kept);
+  if (!keys.empty())
+    annotations = only_keys(annotations, keys);
 }
 
 void keep_annotations(string_map& annotations, const std::vector<std::string>& keys) {
-  if (keys.empty())
-    return;
-  string_map kept;
-  for (const auto& key : keys)
-    if (auto i = annotations.find(key); i != annotations.end())
-      kept.insert(*i);
-  annotations.swap(kept);
+  if (!keys.empty())
+    annotations = only_keys(annotations, keys);
 }
 
 bool worth_keeping(const virtual_machine& vm) {
