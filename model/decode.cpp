@@ -45,8 +45,9 @@ void read_identity(decode_reader& r, const json_object& meta, object_identity& m
 void read_lean(decode_reader& r, const json_object& meta, lean_meta& m) {
   read_identity(r, meta, m);
   r.read(meta, "uid", m.uid);
-  r.read(meta, "annotations", m.annotations.edit());
-  m.annotations.shrink();
+  string_map annotations; // an empty std::map takes no heap; a sparse_map's edit() would
+  r.read(meta, "annotations", annotations);
+  m.annotations = std::move(annotations);
 }
 
 void read_meta(decode_reader& r, const json_object& obj, object_identity& m) {

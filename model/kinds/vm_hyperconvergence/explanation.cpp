@@ -16,10 +16,6 @@ namespace schedopt {
 
 namespace {
 
-const std::string& claim_of(const vmi_volume& v) {
-  return v.claim_name;
-}
-
 // Rules in the order an operator reads them: the admission rules with "not the current
 // node" after the node's own state.
 std::vector<rule_result> rules_on(const virtual_machine_instance& vmi, const node& n,
@@ -79,7 +75,7 @@ explainer::explainer(const explanation_sources& sources,
   if (only_)
     for (const auto& [key, v] : vmis_)
       for (const auto& vol : v->volumes)
-        claims.insert(vmi_key(v->metadata.namespace_, claim_of(vol)));
+        claims.insert(vmi_key(v->metadata.namespace_, vol.claim_name));
   if (src_.pvcs)
     for (const auto& c : *src_.pvcs)
       if (auto key = vmi_key(c.metadata.namespace_, c.metadata.name); !only_ || claims.count(key))
@@ -133,7 +129,7 @@ vmi_explanation explainer::summary(const std::string& key,
     }
   static const std::vector<vmi_volume> none;
   for (const auto& vol : src_.pvcs ? vmi.volumes : none) {
-    const std::string& claim = claim_of(vol);
+    const std::string& claim = vol.claim_name;
     if (claim.empty())
       continue; // containerDisk, cloudInit, ...: no PVC behind it
     volume_explanation ve;
