@@ -70,8 +70,6 @@ expected<answer_fault> answer_fault_from_json(const json& body) {
       f.hold = std::chrono::milliseconds(body.value("holdMs", 0));
       if (f.hold.count() < 1 || f.hold.count() > 600000)
         return bad("holdMs must be 1-600000");
-      if (f.server != "api")
-        return bad("hold is for the api server only");
     }
   } catch (const json::exception& e) {
     return bad(e.what());
@@ -139,11 +137,12 @@ std::optional<answer_fault> answer_faults::take_if(const std::string& server, co
   return std::nullopt;
 }
 
-std::optional<answer_fault> answer_faults::take_hold(const std::string& method,
+std::optional<answer_fault> answer_faults::take_hold(const std::string& server,
+                                                     const std::string& method,
                                                      const std::string& path, bool watch) {
   std::lock_guard<std::mutex> guard(mtx_);
   for (auto& r : rules_) {
-    if (r.kind != answer_fault_kind::hold || r.remaining <= 0
+    if (r.kind != answer_fault_kind::hold || r.remaining <= 0 || r.server != server
         || (!r.method.empty() && r.method != method) || path.rfind(r.path_prefix, 0) != 0
         || (r.watch && *r.watch != watch))
       continue;

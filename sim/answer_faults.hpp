@@ -26,7 +26,7 @@ enum class answer_fault_kind {
   oversized_watch_event, // a watch stream whose first line runs `bytes` long without a newline
   unknown_replica_node,  // Portworx volume inspects: one more replica on node id `node`
   reset_after_commit,    // a write is served and stored, then the connection drops unanswered
-  hold,                  // API server: the request waits `hold` before it is served as usual
+  hold,                  // the request waits `hold`, then is served (or broken) as usual
 };
 
 struct answer_fault {
@@ -65,8 +65,8 @@ public:
   /// The same for hold, which delays the real answer: a request that reaches storage
   /// only after requests sent later (a client's write overtaken by a delete and a
   /// re-create, as a slow network or a long apiserver queue can do).
-  std::optional<answer_fault> take_hold(const std::string& method, const std::string& path,
-                                        bool watch);
+  std::optional<answer_fault> take_hold(const std::string& server, const std::string& method,
+                                        const std::string& path, bool watch);
   std::vector<answer_fault> list() const;
   void clear();
 

@@ -1,6 +1,7 @@
 // HTTP wiring of the simulated API server: authentication, authorization, faults, routing of
 // /api and /apis paths to the resource handlers, discovery and admin endpoints.
 #include "sim/api_server.hpp"
+#include "sim/listen_backlog.hpp"
 #include "k8s/listen_thread.hpp"
 
 #include <atomic>
@@ -271,7 +272,7 @@ struct api_server::impl {
         return;
       }
       if (options.broken_answers)
-        if (auto held = options.broken_answers->take_hold(req.method, req.path, is_watch(req)))
+        if (auto held = options.broken_answers->take_hold("api", req.method, req.path, is_watch(req)))
           std::this_thread::sleep_for(held->hold);
       if (options.broken_answers)
         if (auto broken = options.broken_answers->take("api", req.method, req.path, is_watch(req)))
@@ -494,11 +495,7 @@ expected<bool> api_server::start(const tls_material& tls) {
   auto& svr = *impl_->server;
   serve_like_an_api_server(svr, static_cast<std::size_t>(impl_->options.threads),
                            [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); });
-  int port = impl_->options.port;
-  if (port == 0)
-    port = svr.bind_to_any_port(impl_->options.host);
-  else if (!svr.bind_to_port(impl_->options.host, port))
-    port = -1;
+  int port = bind_with_go_backlog(svr, impl_->options.host, impl_->options.port);
   if (port <= 0)
     return make_error(ec::transport_error, "cannot listen on " + impl_->options.host + ":"
                                              + std::to_string(impl_->options.port));

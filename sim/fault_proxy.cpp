@@ -5,6 +5,7 @@
 // serve()), except reset_after_commit, which forwards, sees the write succeed, and cuts
 // the client off unanswered.
 #include "sim/fault_proxy.hpp"
+#include "sim/listen_backlog.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -163,7 +164,7 @@ struct fault_proxy::impl {
     }
     if (!options.answers)
       return false;
-    if (auto held = options.answers->take_hold(req.method, req.path, watch_requested(req)))
+    if (auto held = options.answers->take_hold("api", req.method, req.path, watch_requested(req)))
       std::this_thread::sleep_for(held->hold);
     if (auto broken = options.answers->take("api", req.method, req.path, watch_requested(req))) {
       send_answer_fault(*broken, res);
@@ -301,7 +302,7 @@ expected<std::string> fault_proxy::start(const tls_material& tls) {
   // A thread per open watch: a fleet of controllers holds a dozen watches each.
   serve_like_an_api_server(svr, 256,
                            [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); });
-  int port = svr.bind_to_any_port("127.0.0.1");
+  int port = bind_with_go_backlog(svr, "127.0.0.1", 0);
   if (port <= 0)
     return make_error(ec::transport_error, "the fault proxy cannot listen on 127.0.0.1");
   impl_->thread = std::thread([this] { impl_->server->listen_after_bind(); });

@@ -14,6 +14,7 @@
 
 #include "sim/answer_fault_responses.hpp"
 #include "sim/portworx_volume_json.hpp"
+#include "sim/listen_backlog.hpp"
 #include "sim/storage_backend.hpp"
 #include "sim/tls_server.hpp"
 
@@ -198,6 +199,9 @@ struct portworx_gateway::impl {
         send_error(res, grpc_unauthenticated, 401, "Invalid or missing authentication token");
         return httplib::Server::HandlerResponse::Handled;
       }
+      // A slow gateway (a hold rule) answers as usual, later.
+      if (auto held = faults ? faults->take_hold("portworx", req.method, req.path, false) : std::nullopt)
+        std::this_thread::sleep_for(held->hold);
       if (auto broken = faults ? faults->take("portworx", req.method, req.path, false) : std::nullopt) {
         send_answer_fault(*broken, res);
         return httplib::Server::HandlerResponse::Handled;
@@ -308,8 +312,7 @@ expected<int> portworx_gateway::start(int port, const std::string& token,
   // stall the excess for seconds per batch.
   server.new_task_queue = [] { return new httplib::ThreadPool(64); };
   server.set_tcp_nodelay(true); // as the API server's (api_server.cpp)
-  int bound = port == 0 ? server.bind_to_any_port("127.0.0.1")
-                        : (server.bind_to_port("127.0.0.1", port) ? port : -1);
+  int bound = bind_with_go_backlog(server, "127.0.0.1", port);
   if (bound <= 0)
     return make_error(ec::transport_error,
                       "Portworx SDK gateway cannot listen on 127.0.0.1:" + std::to_string(port));

@@ -58,16 +58,18 @@ BOOST_AUTO_TEST_CASE(a_hold_rule_is_taken_only_as_a_hold) {
   table.add(rule({{"kind", "hold"}, {"method", "PATCH"}, {"path", "/apis/x/so1/status"}, {"holdMs", 250}}));
   BOOST_TEST(!table.take("api", "PATCH", "/apis/x/so1/status", false)); // never a broken answer
   BOOST_TEST(!table.take_rewrite("PATCH", "/apis/x/so1/status"));
-  BOOST_TEST(!table.take_hold("PUT", "/apis/x/so1/status", false));   // other method
-  BOOST_TEST(!table.take_hold("PATCH", "/apis/x/so2/status", false)); // other path
-  auto held = table.take_hold("PATCH", "/apis/x/so1/status", false);
+  BOOST_TEST(!table.take_hold("api", "PUT", "/apis/x/so1/status", false));   // other method
+  BOOST_TEST(!table.take_hold("api", "PATCH", "/apis/x/so2/status", false)); // other path
+  auto held = table.take_hold("api", "PATCH", "/apis/x/so1/status", false);
   BOOST_REQUIRE(held.has_value());
   BOOST_TEST(held->hold.count() == 250);
-  BOOST_TEST(!table.take_hold("PATCH", "/apis/x/so1/status", false)); // count 1: used up
+  BOOST_TEST(!table.take_hold("api", "PATCH", "/apis/x/so1/status", false)); // count 1: used up
   BOOST_TEST(to_json(table.list().front()).value("holdMs", 0) == 250);
   BOOST_TEST(refusal({{"kind", "hold"}, {"path", "/apis"}}) == "answer fault: holdMs must be 1-600000");
-  BOOST_TEST(refusal({{"kind", "hold"}, {"path", "/v1"}, {"holdMs", 5}, {"server", "portworx"}})
-             == "answer fault: hold is for the api server only");
+  BOOST_TEST(!table.take_hold("portworx", "PATCH", "/apis/x/so1/status", false)); // other server
+  table.add(rule({{"kind", "hold"}, {"server", "portworx"}, {"path", "/v1/volumes"}, {"holdMs", 5}}));
+  BOOST_TEST(!table.take_hold("api", "POST", "/v1/volumes/inspectwithfilters", false));
+  BOOST_TEST(table.take_hold("portworx", "POST", "/v1/volumes/inspectwithfilters", false).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(a_held_guarded_patch_fails_its_uid_test_against_the_re_created_object) {
