@@ -79,6 +79,10 @@ struct replica_query {
   /// The kind takes the answer by position (replica_answer::by_position); a driver may
   /// still answer by name.
   bool by_position = false;
+  /// A few volumes asked ahead of a bulk query for all of them, so the first VMIs are
+  /// judged before the bulk answer is in (docs/design.md §2.3): a driver with a bulk
+  /// lookup asks for these one by one.
+  bool lead = false;
 };
 
 /// storage driver -> kind: Kubernetes node names holding a replica, per PV name, and

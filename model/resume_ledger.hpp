@@ -24,6 +24,8 @@ public:
   const std::set<std::string>& engine_done() const { return engine_done_; }
   /// "<ns>/<name>" the status names, whatever their status: never evaluated again.
   bool accounted(const std::string& key) const;
+  /// Nothing is accounted for: a fresh run's ledger.
+  bool empty() const { return named_.empty() && engine_done_.empty(); }
   /// Skips counted but not named (details are capped): those VMs are still skipped, so
   /// as many of a re-evaluation's unnamed skips are not new.
   int64_t unnamed_skips() const { return unnamed_skips_; }

@@ -1,7 +1,8 @@
 // portworx: replica nodes from the OpenStorage SDK REST gateway of Portworx — one
 // inspectwithfilters for every volume's replica sets and one nodes/filters enumerate to
 // map Portworx node ids onto Kubernetes node names; a gateway without them (404/501)
-// gets per-volume inspects and enumerate + per-node inspects. Calls go through one
+// gets per-volume inspects and enumerate + per-node inspects, and so does a lead query
+// (a few volumes wanted before the bulk answer is in). Calls go through one
 // k8s::http_engine, at most `max_concurrent` at a time. Transient failures (429, 5xx,
 // transport) are retried with backoff; a run fails only when a call's retries are spent
 // or a 4xx says it is hopeless.
@@ -435,8 +436,10 @@ storage_driver_actor::behavior_type portworx_driver(portworx_pointer self, setti
       l->nodes_pending = 1;
       l->volumes_pending = l->query.volumes.empty() ? 0 : 1;
       enumerate_nodes_in_bulk(self, l);
+      // A lead's few volumes are inspected one by one: at scale the bulk answer, in the
+      // same time, carries every volume of the cluster.
       if (!l->query.volumes.empty() && !l->failed)
-        inspect_volumes_in_bulk(self, l);
+        l->query.lead ? inspect_volumes(self, l) : inspect_volumes_in_bulk(self, l);
       return l->promise;
     },
     [=](const http_completion& c) {
@@ -473,7 +476,8 @@ storage_driver_entry portworx_driver_entry() {
               return to_caf_error(ec::config_error, "portworxCaFile \"" + cfg.portworx_ca_file
                                                       + "\": cannot be read");
             return sys.spawn(portworx_driver, cfg);
-          }};
+          },
+          /*answers_a_lead_sooner=*/ true};
 }
 
 } // namespace schedopt

@@ -109,9 +109,9 @@ void say_deadline_reached(Self self, const std::string& stops) {
 /// Asks the storage driver where the query's volumes have replicas; `answered` gets the
 /// answer with every node list normalized. A driver words its own failures
 /// (ec::driver_error); any other error, such as a driver actor that is gone, is worded
-/// here; either fails the run.
-template <class Self, class Answered>
-void ask_driver(Self self, replica_query query, Answered answered) {
+/// here; either goes to `failed` as the run's failure reason.
+template <class Self, class Answered, class Failed>
+void ask_driver(Self self, replica_query query, Answered answered, Failed failed) {
   self->request(self->state.ctx.driver_actor, caf::infinite, std::move(query))
     .then(
       [=](replica_answer& answer) mutable {
@@ -121,12 +121,19 @@ void ask_driver(Self self, replica_query query, Answered answered) {
           normalize(nodes);
         answered(answer);
       },
-      [=](caf::error& err) {
+      [=](caf::error& err) mutable {
         auto why = error_message(err);
         if (error_code(err) != ec::driver_error)
           why = driver_failure_reason(why);
-        fail_run(self, run_failure_kind::driver, std::move(why));
+        failed(std::move(why));
       });
+}
+
+/// As above; a failure fails the run.
+template <class Self, class Answered>
+void ask_driver(Self self, replica_query query, Answered answered) {
+  ask_driver(self, std::move(query), std::move(answered),
+             [=](std::string why) { fail_run(self, run_failure_kind::driver, std::move(why)); });
 }
 
 /// Reads the namespaces labelled to be left alone (actors/opted_out_namespaces.hpp) and

@@ -4,6 +4,9 @@
 // a node nobody knows. The simulator breaks each once (POST /admin/answer-faults); the
 // controller says so in one log line, retries, and a request run through it all still
 // migrates every candidate.
+#include <algorithm>
+#include <tuple>
+
 #include <boost/test/unit_test.hpp>
 
 #include "e2e/bad_input.hpp"
@@ -90,6 +93,37 @@ BOOST_AUTO_TEST_CASE(a_portworx_gateway_answering_garbage_fails_that_request_onl
   BOOST_TEST(times_fired(s.sim(), unknown.value("id", 0)) >= 1);
   BOOST_TEST(s.controller().err().find("portworx node px-node-unknown (replica of ") != std::string::npos);
   expect_every_candidate_migrated(s.sim(), good, candidates, {uid_of(bad)});
+  expect_same_controller(s);
+  BOOST_TEST(s.controller().terminate() == 0);
+}
+
+// Over 1,024 VMIs a run first asks the gateway for the volumes of its first 256 VMIs one by
+// one (the lead, docs/design.md §2.3) and judges those on that answer alone; the bulk
+// inspect for every volume answers garbage, seconds later. The run fails as a driver
+// failure, but the migrations it started on the lead finish and are reported, and no
+// other VM is migrated.
+BOOST_AUTO_TEST_CASE(a_bulk_answer_failing_after_the_lead_keeps_the_leads_migrations) {
+  scenario s("portworx", {"--nodes", "6", "--vmis", "1100", "--misplaced", "0.05", "--seed", "37",
+                          "--migration-duration", "300ms", "--parallel-migrations-per-cluster", "10"});
+  auto truth = ground_truth(s.sim(), "portworx");
+  BOOST_REQUIRE_GE(truth.size(), 1024u);
+  std::sort(truth.begin(), truth.end(), [](const vmi_truth& a, const vmi_truth& b) {
+    return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
+  });
+  std::vector<vmi_truth> lead(truth.begin(), truth.begin() + 256);
+  auto lead_candidates = required_candidates(lead);
+  auto slow = break_answers(s.sim(), {{"server", "portworx"}, {"kind", "hold"}, {"holdMs", 5000},
+                                      {"path", "/v1/volumes/inspectwithfilters"}});
+  auto garbage = break_answers(s.sim(), {{"server", "portworx"}, {"kind", "not-json"},
+                                         {"path", "/v1/volumes/inspectwithfilters"}, {"count", 100}});
+  s.start_controller();
+  s.create_request("px-lead", scenario::enabled_spec());
+  auto bad = s.wait_final("px-lead");
+  BOOST_TEST(times_fired(s.sim(), slow.value("id", 0)) == 1);
+  BOOST_TEST(times_fired(s.sim(), garbage.value("id", 0)) >= 1);
+  BOOST_TEST(starts_with(reason_of_request(bad), "driver failure: portworx: "), "reason: " << reason_of_request(bad));
+  // Judged by the simulator's audit: exactly the lead's candidates were migrated, each once.
+  expect_every_candidate_migrated(s.sim(), bad, lead_candidates, {}, "Failed");
   expect_same_controller(s);
   BOOST_TEST(s.controller().terminate() == 0);
 }

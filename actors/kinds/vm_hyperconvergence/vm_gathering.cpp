@@ -2,6 +2,7 @@
 // side), then at once the VirtualMachines' cool-off records with the opted-out
 // namespaces, and the storage driver's replica nodes. The later of the two starts the
 // judging (vm_judging).
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
@@ -23,24 +24,98 @@ void vms_step_done(run_pointer self) {
   auto& st = self->state;
   st.times.vms_ms = phase_times::since(st.times.started) - st.times.snapshots_ms;
   if (st.progress.vms_read())
-    prepare_evaluation(self);
+    complete_preparation(self);
   if (st.progress.begin_judging())
     begin_judging(self);
 }
 
 void driver_step_done(run_pointer self) {
   auto& st = self->state;
+  bool judging = st.progress.current() == run_progress::phase::judging;
   st.progress.replicas_read();
+  if (judging) // on the lead's answer so far
+    return judge_the_rest(self);
   if (st.progress.begin_judging())
     begin_judging(self);
 }
 
-// The driver is asked first, about every PV it owns (its bulk lookup answers for every
-// volume anyway). Decoding its answer while it downloads takes a core, so the VMIs are
-// mapped to their volumes as they are judged, after it: done here, beside the download,
-// the mapping competed for the same CPU and held back both.
-void ask_replicas(run_pointer self) {
+/// VMIs whose volumes the lead query asks for, and the fleet size from which it is
+/// asked: below it the whole answer comes about as soon.
+constexpr std::size_t lead_vmis = 256;
+constexpr std::size_t lead_from_vmis = 4 * lead_vmis;
+
+/// A migrating run's first considered VMIs in (namespace, name) order, the order
+/// candidates are capped in (docs/design.md §2.7), are judged on a lead answer for their
+/// volumes alone: a bulk answer naming every volume of a large fleet takes most of a
+/// second, the lead a few dozen milliseconds, so their migrations start while the rest
+/// of the answer is still on its way.
+bool wants_lead(const run_state& st) {
+  return st.ctx.driver.answers_a_lead_sooner && st.progress.creates_vmims() && !st.ctx.explain
+         && st.in.vmis.size() >= lead_from_vmis;
+}
+
+void ask_lead(run_pointer self, volume_mapper& mapper) {
   auto& st = self->state;
+  replica_query q;
+  q.lead = true;
+  q.by_position = true;
+  std::size_t covered = 0;
+  for (auto& vmi : st.in.vmis) {
+    if (!is_considered(*vmi))
+      continue;
+    for (auto& pv : mapper.map(*vmi).pvs)
+      q.volumes.push_back(pv);
+    st.lead.covered.emplace_back(vmi->metadata.namespace_, vmi->metadata.name);
+    if (++covered == lead_vmis)
+      break;
+  }
+  std::sort(st.lead.covered.begin(), st.lead.covered.end());
+  if (q.volumes.empty())
+    return;
+  q.nodes = st.in.nodes;
+  st.lead.replicas.positions = replica_map::positions_of(q.volumes);
+  st.lead.asked = phase_times::clock::now();
+  ask_driver(
+    self, std::move(q),
+    [=](replica_answer& answer) {
+      auto& st = self->state;
+      if (st.progress.replicas_complete()) // the whole answer came first
+        return;
+      st.lead.replicas.by_position = std::move(answer.by_position);
+      for (auto& [pv, why] : answer.errors)
+        st.lead.replicas.errors[pv] = why;
+      st.times.lead_ms = phase_times::since(st.lead.asked);
+      st.progress.lead_read();
+      if (st.progress.begin_judging())
+        begin_judging(self);
+    },
+    [=](std::string why) { // the whole answer still decides
+      log_kv(spdlog::level::warn, "the storage driver's lead answer failed; judging waits for "
+                                  "the whole answer",
+             {{"request", self->state.request.metadata.name}, {"error", why}});
+    });
+}
+
+/// The driver's whole answer failed. Before judging began the run fails; after (on its
+/// lead answer) the candidates started finish and no more are started, and the run still
+/// fails.
+void whole_answer_failed(run_pointer self, std::string why) {
+  auto& st = self->state;
+  if (st.progress.current() == run_progress::phase::gathering)
+    return fail_run(self, run_failure_kind::driver, std::move(why));
+  if (st.progress.replicas_complete() || st.result.run_failure)
+    return;
+  log_kv(spdlog::level::err, st.kind_field + " run failed; its started migrations finish",
+         {{"request", st.request.metadata.name}, {"error", why}});
+  st.result.run_failure = run_failure{run_failure_kind::driver, std::move(why)};
+  stop_creating(self);
+}
+
+// Decoding the driver's bulk answer while it downloads takes a core, so the VMIs are
+// mapped to their volumes as they are judged, after it: done beside the download, the
+// mapping competed for the same CPU and held back both.
+/// The query for every PV the driver owns.
+replica_query whole_query(const run_state& st) {
   auto owns = st.ctx.driver.owns;
   const auto& cfg = st.ctx.config;
   replica_query q;
@@ -53,23 +128,39 @@ void ask_replicas(run_pointer self) {
   // and hashing an entry per PV held the first candidate back at scale. An explanation
   // looks its volumes up by name.
   q.by_position = !st.ctx.explain;
+  return q;
+}
+
+void ask_whole(run_pointer self, replica_query q) {
+  auto& st = self->state;
   if (q.by_position)
     st.in.replicas.positions = replica_map::positions_of(q.volumes);
   auto asked = phase_times::clock::now();
-  ask_driver(self, std::move(q), [=](replica_answer& answer) {
-    auto& in = self->state.in;
-    // Taken over whole: this handler runs the evaluation, so a copy would be held beside
-    // the answer through it.
-    in.replicas.nodes = std::move(answer.replicas);
-    in.replicas.by_position = std::move(answer.by_position);
-    if (in.replicas.by_position.empty()) // a driver that answers by name only
-      in.replicas.positions.clear();
-    for (auto& [pv, why] : answer.errors)
-      in.replicas.errors[pv] = why;
-    self->state.times.driver_ms = phase_times::since(asked);
-    driver_step_done(self);
-  });
-  // The snapshots are searched as they come (sorted by store key), not indexed or copied.
+  ask_driver(
+    self, std::move(q),
+    [=](replica_answer& answer) {
+      auto& in = self->state.in;
+      // Taken over whole: this handler runs the evaluation, so a copy would be held beside
+      // the answer through it.
+      in.replicas.nodes = std::move(answer.replicas);
+      in.replicas.by_position = std::move(answer.by_position);
+      if (in.replicas.by_position.empty()) // a driver that answers by name only
+        in.replicas.positions.clear();
+      for (auto& [pv, why] : answer.errors)
+        in.replicas.errors[pv] = why;
+      self->state.times.driver_ms = phase_times::since(asked);
+      driver_step_done(self);
+    },
+    [=](std::string why) { whole_answer_failed(self, std::move(why)); });
+}
+
+/// The VMIs are mapped to their volumes as they are judged, by a mapper that searches
+/// the snapshots as they come (sorted by store key), not indexed or copied; an
+/// explanation maps and keeps every VMI's volumes first.
+void map_volumes(run_pointer self) {
+  auto& st = self->state;
+  auto owns = st.ctx.driver.owns;
+  const auto& cfg = st.ctx.config;
   if (st.ctx.explain)
     st.in.explained_pvcs = values_of(st.in.pvcs);
   sorted_objects<persistent_volume_claim> pvcs{std::move(st.in.pvcs)};
@@ -84,11 +175,32 @@ void ask_replicas(run_pointer self) {
     st.in.mapper = std::make_shared<volume_mapper>(std::move(pvcs), std::move(pvs), std::move(owned));
 }
 
-/// The VirtualMachines are read; the namespaces that opted out are read next.
+// The driver is asked first, about every PV it owns (its bulk lookup answers for every
+// volume anyway); a lead, when asked, goes before it: beside a bulk answer being
+// decoded both cores are busy, and its inspects took several times as long.
+void ask_driver_and_map(run_pointer self) {
+  auto& st = self->state;
+  auto whole = whole_query(st); // shares the PV snapshot's objects, which the mapper takes
+  if (!wants_lead(st)) {
+    ask_whole(self, std::move(whole));
+    return map_volumes(self);
+  }
+  map_volumes(self);
+  ask_lead(self, *st.in.mapper);
+  ask_whole(self, std::move(whole));
+}
+
+/// The VirtualMachines or the opted-out namespaces are read (asked side by side): the
+/// later of the two completes the step.
 void vms_done(run_pointer self) {
+  if (--self->state.vm_reads_pending == 0)
+    vms_step_done(self);
+}
+
+void read_opted_out_namespaces(run_pointer self) {
   read_opted_out(self, [=](std::set<std::string> names) {
     self->state.in.opted_out_namespaces = std::move(names);
-    vms_step_done(self);
+    vms_done(self);
   });
 }
 
@@ -186,8 +298,11 @@ void gather(run_pointer self) {
       auto& st = self->state;
       mark_evacuating_nodes(st.in.nodes, st.in.vmis); // never a target (docs/design.md §3.3)
       st.times.snapshots_ms = phase_times::since(st.times.started);
+      st.vm_reads_pending = 2;
       read_vm_annotations(self);
-      ask_replicas(self);
+      read_opted_out_namespaces(self);
+      ask_driver_and_map(self);
+      prepare_evaluation(self);
     });
 }
 

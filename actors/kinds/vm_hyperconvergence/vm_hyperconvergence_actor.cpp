@@ -56,16 +56,6 @@ void check_run_deadline(run_pointer self) {
   self->delayed_send(self, to_clock(wait), atom::timeout_v);
 }
 
-/// No VMIM is created from now on (the request was deleted, or its run passed
-/// maxRunDuration); waits only for a pending stage write and the candidates running.
-void stop_creating(run_pointer self) {
-  auto& st = self->state;
-  st.progress.stop();
-  if (st.supervisor)
-    self->send(st.supervisor, atom::stop_v);
-  maybe_reply(self);
-}
-
 void spawn_candidates(run_pointer self, std::vector<candidate_plan>& plans) {
   auto& st = self->state;
   st.progress.candidates_spawned(plans.size());
@@ -120,10 +110,6 @@ void deadline_checked(run_pointer self) {
   if (actor_now(self) < st.run_deadline)
     return check_run_deadline(self);
   say_deadline_reached(self, "no new migrations; in-flight ones finish");
-  // Handed on but not yet started: outstanding, like those the supervisor turns away.
-  for (auto& plan : st.queued)
-    st.result.outstanding.push_back(vmi_key(plan.vmi.metadata.namespace_, plan.vmi.metadata.name));
-  st.queued.clear();
   stop_creating(self);
 }
 
@@ -207,6 +193,20 @@ void start_engine(run_pointer self) {
       [=](caf::error& err) {
         fail_run(self, run_failure_kind::internal, "status writer failed: " + error_message(err));
       });
+}
+
+// The request was deleted, its run passed maxRunDuration, or the driver failed after
+// judging began on its lead answer.
+void stop_creating(run_pointer self) {
+  auto& st = self->state;
+  // Handed on but not yet started: outstanding, like those the supervisor turns away.
+  for (auto& plan : st.queued)
+    st.result.outstanding.push_back(vmi_key(plan.vmi.metadata.namespace_, plan.vmi.metadata.name));
+  st.queued.clear();
+  st.progress.stop();
+  if (st.supervisor)
+    self->send(st.supervisor, atom::stop_v);
+  maybe_reply(self);
 }
 
 /// Their detail slots are reserved at once, before any skip is sent (skips are sent when

@@ -2,9 +2,11 @@
 // batch by batch: the eligible candidates are handed to the engine as they are found, and
 // the skips, each with its bounded explanation, are recorded at the end. Runs that create
 // nothing leave their report (plan, explanation) in the result for the command to print.
+#include <algorithm>
 #include <iterator>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <caf/typed_event_based_actor.hpp>
@@ -97,6 +99,7 @@ void log_evaluation(const run_state& st, const evaluation_result& result) {
           {"virtualmachines_ms", ms(t.vms_ms)},
           {"prepare_ms", ms(t.prepare_ms)},
           {"driver_ms", ms(t.driver_ms)},
+          {"lead_ms", t.lead_ms < 0 ? std::string("none") : ms(t.lead_ms)},
           {"first_handoff_ms", t.first_handoff_ms < 0 ? std::string("none") : ms(t.first_handoff_ms)},
           {"evaluate_ms", ms(phase_times::since(t.judging))}});
 }
@@ -133,12 +136,13 @@ void finish_evaluation(run_pointer self) {
 
 } // namespace
 
-// Everything the evaluation needs that does not depend on the driver's answer, worked
-// out while the driver is still asked (at scale the driver's answer takes a while).
+// What the evaluation needs besides the driver's answer and the VirtualMachines, worked
+// out while the driver and the VirtualMachines are asked (at scale both take a while).
 void prepare_evaluation(run_pointer self) {
   auto& st = self->state;
   auto& cfg = st.ctx.config;
   auto& uid = st.request.metadata.uid;
+  auto prepared = phase_times::clock::now();
   // Resume: this request's VMIMs are adopted, never created twice.
   st.ours = vmims_of_request(st.in.vmims, uid);
   for (auto& [key, m] : st.ours)
@@ -151,30 +155,42 @@ void prepare_evaluation(run_pointer self) {
   if (auto settled = settle_finished_migrations(st.in.vmis, st.in.vmims))
     log_kv(spdlog::level::debug, "VMIs settled on their succeeded migrations' targets",
            {{"request", st.request.metadata.name}, {"vmis", std::to_string(settled)}});
-  auto prepared = phase_times::clock::now();
   auto& in = st.pass.emplace().in;
   in.usage = usage_by_node(st.in.vmis, st.in.vmims); // every VMI, evaluated or not
   in.in_flight = in_flight_migrations_by_vmi(st.in.vmims);
-  auto last = last_migrations(st.in, cfg.vm_cool_off_annotation, uid, st.ours_keys);
-  for (auto& bad : last.ignored)
-    log_kv(spdlog::level::warn, "ignoring cool-off record",
-           {{"request", st.request.metadata.name}, {"namespace", bad.namespace_},
-            {"vmi", bad.vmi}, {"error", bad.why}});
-  in.last_migration = std::move(last.by_vmi);
-  for (auto& v : st.in.vmis) {
-    auto key = vmi_key(v->metadata.namespace_, v->metadata.name);
-    if (!st.ledger.accounted(key) && !st.ours_keys.count(key))
-      in.vmis.push_back(v);
+  if (st.ledger.empty() && st.ours_keys.empty()) { // a fresh run: every VMI
+    in.vmis = st.in.vmis;
+  } else {
+    for (auto& v : st.in.vmis) {
+      auto key = vmi_key(v->metadata.namespace_, v->metadata.name);
+      if (!st.ledger.accounted(key) && !st.ours_keys.count(key))
+        in.vmis.push_back(v);
+    }
   }
   in.nodes = st.in.nodes;
   in.excluded_namespaces.insert(cfg.exclude_namespaces.begin(), cfg.exclude_namespaces.end());
-  in.opted_out_vms = st.in.opted_out_vms;
-  in.opted_out_namespaces = st.in.opted_out_namespaces;
   in.cool_off_period = st.cool_off;
   in.max_non_hyperconverged_per_run =
     std::max<int64_t>(0, cfg.max_non_hyperconverged_per_run - st.ledger.slots_used(st.ours_keys));
   in.every_vmi = !st.progress.creates_vmims();
   st.times.prepare_ms = phase_times::since(prepared);
+}
+
+// The rest, once the VirtualMachines' records and the opted-out namespaces are read.
+void complete_preparation(run_pointer self) {
+  auto& st = self->state;
+  auto prepared = phase_times::clock::now();
+  auto& in = st.pass->in;
+  auto last = last_migrations(st.in, st.ctx.config.vm_cool_off_annotation,
+                              st.request.metadata.uid, st.ours_keys);
+  for (auto& bad : last.ignored)
+    log_kv(spdlog::level::warn, "ignoring cool-off record",
+           {{"request", st.request.metadata.name}, {"namespace", bad.namespace_},
+            {"vmi", bad.vmi}, {"error", bad.why}});
+  in.last_migration = std::move(last.by_vmi);
+  in.opted_out_vms = st.in.opted_out_vms;
+  in.opted_out_namespaces = st.in.opted_out_namespaces;
+  st.times.prepare_ms += phase_times::since(prepared);
 }
 
 /// The batches are separate messages so stage writes, candidate results and a stop are
@@ -184,17 +200,44 @@ void judge_batch(run_pointer self) {
   if (st.progress.stopped())
     return maybe_reply(self);
   bool every_vmi = st.pass->in.every_vmi;
-  bool more = st.pass->judge->advance(every_vmi ? std::numeric_limits<std::size_t>::max()
-                                                : vmis_per_batch);
+  auto& judge = *st.pass->judge;
+  std::size_t batch = every_vmi ? std::numeric_limits<std::size_t>::max() : vmis_per_batch;
+  bool more;
+  if (st.progress.replicas_complete()) {
+    more = judge.advance(batch);
+  } else { // on the lead answer: only the VMIs it covers
+    auto& lead = st.lead.covered;
+    auto covered = [&lead](const virtual_machine_instance* vmi) {
+      return vmi && std::binary_search(lead.begin(), lead.end(),
+                                       std::make_pair(std::string(vmi->metadata.namespace_),
+                                                      vmi->metadata.name));
+    };
+    for (; batch > 0 && covered(judge.upcoming()); --batch)
+      judge.advance(1);
+    more = !judge.done();
+    st.judging_paused = more && !covered(judge.upcoming());
+  }
   if (!every_vmi) {
     auto plans = new_eligible_plans(st);
     if (!plans.empty() && st.times.first_handoff_ms < 0)
       st.times.first_handoff_ms = phase_times::since(st.times.judging);
     hand_off(self, std::move(plans));
   }
+  if (st.judging_paused)
+    return; // judge_the_rest goes on
   if (more)
     return self->send(self, atom::tick_v);
   finish_evaluation(self);
+}
+
+void judge_the_rest(run_pointer self) {
+  auto& st = self->state;
+  if (!st.pass || !st.pass->judge) // every VMI was the lead's, or the run ended
+    return;
+  st.pass->in.replicas = std::move(st.in.replicas);
+  st.pass->judge->replicas_replaced();
+  if (std::exchange(st.judging_paused, false))
+    judge_batch(self);
 }
 
 void begin_judging(run_pointer self) {
@@ -204,7 +247,7 @@ void begin_judging(run_pointer self) {
   auto& in = pass.in;
   in.mapper = std::move(st.in.mapper);
   in.volumes = std::move(st.in.volumes);
-  in.replicas = std::move(st.in.replicas);
+  in.replicas = std::move(st.progress.replicas_complete() ? st.in.replicas : st.lead.replicas);
   in.now = actor_now(self);
   // A run that may migrate writes Migrating whatever it finds (with no candidate it goes
   // on to Final): written now, the write's round trip is over by the first candidate.

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/kinds/kind_run.hpp"
@@ -29,12 +30,24 @@ struct phase_times {
   double snapshots_ms = 0;
   double vms_ms = 0;
   double driver_ms = 0;
+  double lead_ms = -1;          // the driver's lead answer; -1: none asked or used
   double prepare_ms = 0;        // the evaluation's driver-independent part
   clock::time_point judging;    // the driver answered, the VMIs are judged from here
   double first_handoff_ms = -1; // judging to the first candidates handed on; -1: none
   static double since(clock::time_point t) {
     return std::chrono::duration<double, std::milli>(clock::now() - t).count();
   }
+};
+
+/// The driver's answer for the volumes of the run's first VMIs, asked ahead of the whole
+/// answer (docs/design.md §2.3), and those VMIs: until the whole answer is in, judging
+/// stops at the first VMI it does not cover.
+struct lead_answer {
+  /// (namespace, name) of the VMIs it covers, sorted. Taken in the snapshot's order,
+  /// which is the judging order but where one namespace's name begins another's.
+  std::vector<std::pair<std::string, std::string>> covered;
+  replica_map replicas;
+  phase_times::clock::time_point asked;
 };
 
 /// The evaluation from its preparation (while the driver answers) to its last batch.
@@ -59,6 +72,9 @@ struct run_state : kind_run_state {
   resume_ledger ledger;
   /// Set from the evaluation's preparation until its last batch is judged.
   std::optional<evaluation_pass> pass;
+  lead_answer lead;
+  int vm_reads_pending = 0; // the VirtualMachines and the opted-out namespaces
+  bool judging_paused = false; // the lead's VMIs are judged: waiting for the whole answer
   std::vector<candidate_plan> queued; // handed on before the engine started
   supervisor_actor supervisor;
 };
@@ -70,13 +86,17 @@ using run_pointer = vm_hyperconvergence_actor::stateful_pointer<run_state>;
 void gather(run_pointer self);
 
 // vm_judging.cpp
-/// The VirtualMachines are read: what the evaluation needs besides the driver's answer
-/// is worked out while the driver is still asked.
+/// The snapshots are read: what the evaluation needs besides the driver's answer and
+/// the VirtualMachines is worked out while both are asked.
 void prepare_evaluation(run_pointer self);
+/// The VirtualMachines are read: their cool-off records and opt-outs complete it.
+void complete_preparation(run_pointer self);
 /// Both inputs are in: the evaluation starts (and, in a migrating run, the engine).
 void begin_judging(run_pointer self);
 /// Judges the next batch of VMIs and hands its eligible candidates on.
 void judge_batch(run_pointer self);
+/// The driver's whole answer came after judging began on its lead: the rest is judged.
+void judge_the_rest(run_pointer self);
 
 // vm_hyperconvergence_actor.cpp
 /// Replies (once) when progress says nothing is left to wait for.
@@ -87,5 +107,8 @@ void reply(run_pointer self);
 void start_engine(run_pointer self);
 /// Gives plans to the engine (queued while its stage write is pending).
 void hand_off(run_pointer self, std::vector<candidate_plan> plans);
+/// No VMIM is created from now on; waits only for a pending stage write and the
+/// candidates running. Plans not yet started are outstanding.
+void stop_creating(run_pointer self);
 
 } // namespace schedopt::vm_run

@@ -388,6 +388,15 @@ bool evaluator::advance(std::size_t n) {
 
 bool evaluator::done() const { return s_->next == s_->considered.size(); }
 
+const virtual_machine_instance* evaluator::upcoming() const {
+  return done() ? nullptr : s_->considered[s_->next];
+}
+
+void evaluator::replicas_replaced() {
+  auto& s = *s_;
+  s.answered = hashed_names(s.in.replicas.nodes.size(), [&s](std::size_t i) { return s.answer_pv(i); });
+}
+
 const evaluation_result& evaluator::result() const { return s_->out; }
 
 const virtual_machine_instance& evaluator::eligible_vmi(std::size_t i) const {

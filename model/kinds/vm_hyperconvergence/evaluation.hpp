@@ -185,6 +185,12 @@ public:
   /// Judges up to `n` more considered VMIs; returns whether any are left.
   bool advance(std::size_t n);
   bool done() const;
+  /// The VMI the next advance() judges first, or null when every one is judged: a run
+  /// with only the driver's lead answer judges only the VMIs that answer covers.
+  const virtual_machine_instance* upcoming() const;
+  /// evaluation_input::replicas was replaced (the driver's whole answer after its
+  /// lead): what the evaluator indexed from it is built again.
+  void replicas_replaced();
   /// What is judged so far. Entries are only appended, so a caller that hands eligible
   /// candidates on as they come takes result().eligible from where it stopped.
   const evaluation_result& result() const;

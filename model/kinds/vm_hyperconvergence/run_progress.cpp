@@ -14,8 +14,12 @@ void run_progress::replicas_read() {
   replicas_read_ = true;
 }
 
+void run_progress::lead_read() {
+  lead_read_ = true;
+}
+
 bool run_progress::begin_judging() {
-  if (phase_ != phase::gathering || !vms_read_ || !replicas_read_)
+  if (phase_ != phase::gathering || !vms_read_ || !(replicas_read_ || lead_read_))
     return false;
   phase_ = phase::judging;
   return true;

@@ -4,6 +4,7 @@
 // asynchronous steps may follow which is decided, and tested, here.
 //
 //   gathering --both inputs read--> judging --last batch--> evaluated --> done
+//             (or the driver's lead)
 //        \______________________ stop / failure ____________________/
 //
 // Beside the phases runs the migration engine: idle until judging starts in a run that
@@ -56,8 +57,14 @@ public:
   bool vms_read();
   /// The driver answered.
   void replicas_read();
-  /// Both inputs are read and the run is still gathering: moves to judging and returns
-  /// true (the caller starts judging, and asks for the engine when creates_vmims()).
+  /// The driver answered the lead query (the volumes of the first VMIs, docs/design.md
+  /// §2.3): judging may begin with those VMIs.
+  void lead_read();
+  /// The driver's whole answer is in: every VMI may be judged, not only the lead's.
+  bool replicas_complete() const { return replicas_read_; }
+  /// The VirtualMachines and the driver's answer (whole, or its lead) are read and the
+  /// run is still gathering: moves to judging and returns true (the caller starts
+  /// judging, and asks for the engine when creates_vmims()).
   bool begin_judging();
 
   // -- the engine
@@ -98,6 +105,7 @@ private:
   engine engine_ = engine::idle;
   bool vms_read_ = false;      // the VirtualMachines' records are in
   bool replicas_read_ = false; // the driver answered
+  bool lead_read_ = false;     // the driver answered the lead query
   bool stopped_ = false;
   std::size_t running_ = 0; // candidates spawned and not done
 };

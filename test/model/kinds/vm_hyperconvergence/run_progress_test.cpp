@@ -27,6 +27,25 @@ BOOST_AUTO_TEST_CASE(judging_waits_for_both_inputs_in_either_order) {
   BOOST_CHECK(b.begin_judging());
 }
 
+BOOST_AUTO_TEST_CASE(the_drivers_lead_answer_starts_judging_before_the_whole_answer) {
+  run_progress p{run_mode::migrate};
+  BOOST_CHECK(p.vms_read());
+  p.lead_read();
+  BOOST_CHECK(!p.replicas_complete()); // only the lead's VMIs may be judged
+  BOOST_CHECK(p.begin_judging());
+  BOOST_CHECK(p.current() == phase::judging);
+  p.replicas_read();
+  BOOST_CHECK(p.replicas_complete());
+  BOOST_CHECK(!p.begin_judging()); // the whole answer does not start it again
+  run_progress q{run_mode::migrate};
+  q.lead_read();
+  BOOST_CHECK(!q.begin_judging()); // the VirtualMachines are not read yet
+  q.replicas_read();               // the whole answer came first: the lead adds nothing
+  BOOST_CHECK(q.vms_read());
+  BOOST_CHECK(q.begin_judging());
+  BOOST_CHECK(q.replicas_complete());
+}
+
 BOOST_AUTO_TEST_CASE(a_migrating_run_replies_once_its_candidates_are_done) {
   run_progress p{run_mode::migrate};
   p.vms_read();
