@@ -4,12 +4,15 @@
 // of new connections past it (a controller's 32 per-volume inspects, say) the extra SYNs
 // are dropped and each waits a second for its retransmit. kube-apiserver and Portworx's
 // grpc-gateway are Go, whose net.Listen takes the kernel's somaxconn (net/sock_linux.go
-// maxListenerBacklog). Linux lets listen() be called again on a listening socket to
-// change its backlog, which is what is done here.
+// maxListenerBacklog, read from /proc/sys/net/core/somaxconn). Linux lets listen() be
+// called again on a listening socket to change its backlog, and caps any larger backlog
+// at somaxconn (net/socket.c __sys_listen), so asking for the most an int holds gives
+// the same backlog as Go.
 #pragma once
 
 #include <sys/socket.h>
 
+#include <limits>
 #include <string>
 
 #include <httplib.h>
@@ -28,7 +31,7 @@ inline int bind_with_go_backlog(httplib::Server& server, const std::string& host
                          : (server.bind_to_port(host, port) ? port : -1);
   server.set_socket_options(httplib::default_socket_options);
   if (result > 0 && bound != INVALID_SOCKET)
-    ::listen(bound, SOMAXCONN); // the kernel caps it at net.core.somaxconn
+    ::listen(bound, std::numeric_limits<int>::max());
   return result;
 }
 

@@ -59,14 +59,13 @@ void ask_lead(run_pointer self, volume_mapper& mapper) {
   replica_query q;
   q.lead = true;
   q.by_position = true;
-  std::size_t covered = 0;
   for (auto& vmi : st.in.vmis) {
     if (!is_considered(*vmi))
       continue;
     for (auto& pv : mapper.map(*vmi).pvs)
       q.volumes.push_back(pv);
     st.lead.covered.emplace_back(vmi->metadata.namespace_, vmi->metadata.name);
-    if (++covered == lead_vmis)
+    if (st.lead.covered.size() == lead_vmis)
       break;
   }
   std::sort(st.lead.covered.begin(), st.lead.covered.end());
@@ -103,17 +102,12 @@ void whole_answer_failed(run_pointer self, std::string why) {
   auto& st = self->state;
   if (st.progress.current() == run_progress::phase::gathering)
     return fail_run(self, run_failure_kind::driver, std::move(why));
-  if (st.progress.replicas_complete() || st.result.run_failure)
-    return;
   log_kv(spdlog::level::err, st.kind_field + " run failed; its started migrations finish",
          {{"request", st.request.metadata.name}, {"error", why}});
   st.result.run_failure = run_failure{run_failure_kind::driver, std::move(why)};
   stop_creating(self);
 }
 
-// Decoding the driver's bulk answer while it downloads takes a core, so the VMIs are
-// mapped to their volumes as they are judged, after it: done beside the download, the
-// mapping competed for the same CPU and held back both.
 /// The query for every PV the driver owns.
 replica_query whole_query(const run_state& st) {
   auto owns = st.ctx.driver.owns;
@@ -156,7 +150,9 @@ void ask_whole(run_pointer self, replica_query q) {
 
 /// The VMIs are mapped to their volumes as they are judged, by a mapper that searches
 /// the snapshots as they come (sorted by store key), not indexed or copied; an
-/// explanation maps and keeps every VMI's volumes first.
+/// explanation maps and keeps every VMI's volumes first. Decoding the driver's bulk
+/// answer while it downloads takes a core: mapping every VMI beside the download
+/// competed for the same CPU and held back both.
 void map_volumes(run_pointer self) {
   auto& st = self->state;
   auto owns = st.ctx.driver.owns;

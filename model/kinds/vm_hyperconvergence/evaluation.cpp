@@ -225,6 +225,9 @@ struct evaluator::state {
   std::optional<std::string_view> answer_pv(std::size_t i) const {
     return std::string_view(in.replicas.nodes.nth(i)->first);
   }
+  hashed_names index_answer() const {
+    return hashed_names(in.replicas.nodes.size(), [this](std::size_t i) { return answer_pv(i); });
+  }
   const vmi_volumes* volumes_of_vmi(std::string_view ns, std::string_view name);
   const replica_nodes* replicas_of(const persistent_volume& pv) const;
   void skip(vmi_evaluation& ev, std::string reason);
@@ -241,7 +244,7 @@ evaluator::state::state(const evaluation_input& input)
     : in(input), usage(input.usage),
       cap(std::max<int64_t>(input.max_non_hyperconverged_per_run, 0)),
       considered(considered_sorted(input.vmis)),
-      answered(input.replicas.nodes.size(), [this](std::size_t i) { return answer_pv(i); }) {
+      answered(index_answer()) {
   volumes.reserve(in.volumes.size());
   for (const auto& v : in.volumes)
     volumes.push_back(&v);
@@ -393,8 +396,7 @@ const virtual_machine_instance* evaluator::upcoming() const {
 }
 
 void evaluator::replicas_replaced() {
-  auto& s = *s_;
-  s.answered = hashed_names(s.in.replicas.nodes.size(), [&s](std::size_t i) { return s.answer_pv(i); });
+  s_->answered = s_->index_answer();
 }
 
 const evaluation_result& evaluator::result() const { return s_->out; }
