@@ -17,6 +17,7 @@
 #include "model/objects.hpp"
 #include "model/outcome.hpp"
 #include "model/placement/replica_nodes.hpp"
+#include "model/placement/replica_table.hpp"
 
 namespace schedopt {
 
@@ -92,7 +93,7 @@ struct replica_answer {
   replicas_by_pv replicas;
   /// Or, for a query asked by position: entry i answers the query's i-th PV (one that
   /// has an error has no nodes), so no PV name is copied (two or so per VMI).
-  std::vector<replica_nodes> by_position;
+  replica_table by_position;
   std::vector<std::pair<std::string, std::string>> errors;
 };
 

@@ -13,6 +13,7 @@
 
 #include "model/objects.hpp"
 #include "model/outcome.hpp"
+#include "model/placement/replica_table.hpp"
 
 namespace schedopt {
 
@@ -65,6 +66,11 @@ typename Inspector::result_type inspect(Inspector& f, pv_name& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, decimal_text& x) {
   return inspect_as_text(f, x);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, replica_table& x) {
+  return f(x.sets_, x.set_of_);
 }
 
 /// A sparse_map travels as the map it reads as.

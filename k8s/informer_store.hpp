@@ -119,11 +119,12 @@ public:
   pointer upsert(T obj) {
     auto fresh = std::make_shared<const T>(std::move(obj));
     auto at = position(ref(*fresh));
-    if (at < objects_.size() && compare(*objects_[at], *fresh) == 0)
-      return std::exchange(objects_[at], std::move(fresh));
-    if (objects_.size() == objects_.capacity()) // grow by an eighth, not by doubling
-      objects_.reserve(objects_.size() + objects_.size() / 8 + 4);
-    objects_.insert(objects_.begin() + at, std::move(fresh));
+    auto& objects = objects_.edit();
+    if (at < objects.size() && compare(*objects[at], *fresh) == 0)
+      return std::exchange(objects[at], std::move(fresh));
+    if (objects.size() == objects.capacity()) // grow by an eighth, not by doubling
+      objects.reserve(objects.size() + objects.size() / 8 + 4);
+    objects.insert(objects.begin() + at, std::move(fresh));
     return nullptr;
   }
 
@@ -132,8 +133,9 @@ public:
     auto at = index_of(key);
     if (at == objects_.size())
       return nullptr;
-    auto old = std::move(objects_[at]);
-    objects_.erase(objects_.begin() + at);
+    auto& objects = objects_.edit();
+    auto old = std::move(objects[at]);
+    objects.erase(objects.begin() + at);
     return old;
   }
 
@@ -148,7 +150,8 @@ public:
     return at == objects_.size() ? nullptr : objects_[at].get();
   }
 
-  /// Every object, sorted by key, shared with the store.
+  /// Every object, sorted by key, shared with the store: the store's next change copies
+  /// the list (model/shared_list.hpp), which the snapshot keeps as it was.
   list_type snapshot() const { return objects_; }
 
   /// Every object, sorted by key.
@@ -163,7 +166,10 @@ private:
   static int compare(const T& a, const T& b) { return compare(ref(a), ref(b)); }
 
   /// Sorts by key; of objects with one key the last in the list stays, as in a map.
-  static void sort_unique(list_type& list) {
+  static void sort_unique(list_type& fresh) {
+    if (fresh.empty())
+      return;
+    auto& list = fresh.edit();
     auto less = [](const pointer& a, const pointer& b) { return compare(*a, *b) < 0; };
     if (!std::is_sorted(list.begin(), list.end(), less)) // API lists come in key order
       std::stable_sort(list.begin(), list.end(), less);

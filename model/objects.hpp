@@ -13,6 +13,7 @@
 #include "model/boxed_optional.hpp"
 #include "model/object_uid.hpp"
 #include "model/pv_name.hpp"
+#include "model/shared_list.hpp"
 #include "model/shared_string.hpp"
 #include "model/sparse_map.hpp"
 #include "model/decimal_text.hpp"
@@ -24,11 +25,6 @@ using string_map = std::map<std::string, std::string>;
 
 /// "<namespace>/<name>", the key every per-object map of a run uses (VMIs, pods, details).
 std::string vmi_key(std::string_view namespace_, std::string_view name);
-
-/// Objects shared with an informer's store (copy-on-write: an update stores a new object,
-/// a snapshot keeps the one it had). An evaluation reads 10,000 VMIs without copying them.
-template <class T>
-using shared_list = std::vector<std::shared_ptr<const T>>;
 
 /// Wraps values into a shared_list (tests, and callers that built their own objects).
 template <class T>

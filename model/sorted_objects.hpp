@@ -70,7 +70,7 @@ public:
                             b->metadata.name) < 0;
     };
     if (!std::is_sorted(items_.begin(), items_.end(), less))
-      std::sort(items_.begin(), items_.end(), less);
+      std::sort(items_.edit().begin(), items_.edit().end(), less);
   }
 
   /// The object named so (namespace empty for cluster-scoped ones), or nullptr.

@@ -291,7 +291,7 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
     l->answer.errors.emplace_back(pv.metadata.name,
                                   "portworx volume \"" + pv.volume_handle + "\" not found");
     if (l->query.by_position)
-      l->answer.by_position.emplace_back();
+      l->answer.by_position.push_back({});
   };
   if (l->query.by_position)
     l->answer.by_position.reserve(l->query.volumes.size());
@@ -300,6 +300,7 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
   if (l->match)
     l->match->visit(found, missing);
   l->match.reset();
+  l->answer.by_position.seal();
   l->promise.deliver(std::move(l->answer));
 }
 

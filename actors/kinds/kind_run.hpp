@@ -117,7 +117,7 @@ void ask_driver(Self self, replica_query query, Answered answered, Failed failed
       [=](replica_answer& answer) mutable {
         for (auto& [pv, nodes] : answer.replicas)
           normalize(nodes);
-        for (auto& nodes : answer.by_position)
+        for (auto& nodes : answer.by_position.sets())
           normalize(nodes);
         answered(answer);
       },

@@ -46,6 +46,7 @@ BOOST_AUTO_TEST_CASE(informer_store_snapshot_shares_and_keeps_its_versions) {
   store.replace({vmi("a", "x", "1"), vmi("a", "y", "2")});
   auto before = store.snapshot();
   BOOST_CHECK_EQUAL(before[0].get(), store.find("a/x")); // the same object, not a copy
+  BOOST_CHECK(before.shares_with(store.objects()));       // and the same list
   store.upsert(vmi("a", "x", "5"));
   store.erase("a/y");
   BOOST_CHECK_EQUAL(before[0]->metadata.resource_version, "1");

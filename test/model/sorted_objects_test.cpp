@@ -54,7 +54,11 @@ BOOST_AUTO_TEST_CASE(finds_in_an_informer_snapshot_and_in_an_unsorted_list) {
   BOOST_CHECK(!found.find("a-b/x", ""));
 
   auto reversed = store.snapshot();
-  std::reverse(reversed.begin(), reversed.end());
+  auto first = store.objects().front();
+  BOOST_CHECK(reversed.shares_with(store.objects()));
+  std::reverse(reversed.edit().begin(), reversed.edit().end());
+  BOOST_CHECK(!reversed.shares_with(store.objects())); // the edit copied the list
+  BOOST_CHECK(store.objects().front() == first);
   sorted_objects<persistent_volume_claim> sorted_first{reversed};
   BOOST_REQUIRE(sorted_first.find("a.b", "x-1"));
   BOOST_CHECK_EQUAL(sorted_first.find("a.b", "x-1")->volume_name, "pv-a.b-x-1");

@@ -83,8 +83,9 @@ pod_volumes volumes_of(const pod& p, const sorted_objects<persistent_volume_clai
     out.pvs.clear();
   auto by_name = [](const auto& a, const auto& b) { return a->metadata.name < b->metadata.name; };
   auto same = [](const auto& a, const auto& b) { return a->metadata.name == b->metadata.name; };
-  std::sort(out.pvs.begin(), out.pvs.end(), by_name);
-  out.pvs.erase(std::unique(out.pvs.begin(), out.pvs.end(), same), out.pvs.end());
+  auto& found = out.pvs.edit();
+  std::sort(found.begin(), found.end(), by_name);
+  found.erase(std::unique(found.begin(), found.end(), same), found.end());
   return out;
 }
 
@@ -288,7 +289,7 @@ std::vector<pod_volumes> driver_volumes_of(const shared_list<pod>& pods,
 }
 
 shared_list<persistent_volume> volumes_to_query(const std::vector<pod_volumes>& volumes) {
-  shared_list<persistent_volume> out;
+  shared_list<persistent_volume>::vector_type out;
   for (const auto& v : volumes)
     out.insert(out.end(), v.pvs.begin(), v.pvs.end());
   auto by_name = [](const auto& a, const auto& b) { return a->metadata.name < b->metadata.name; };

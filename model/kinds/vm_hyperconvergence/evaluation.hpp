@@ -18,6 +18,7 @@
 #include "model/placement/scoring.hpp"
 #include "model/objects.hpp"
 #include "model/placement/placement_tally.hpp"
+#include "model/placement/replica_table.hpp"
 #include "model/sorted_objects.hpp"
 #include "model/timestamp.hpp"
 
@@ -75,7 +76,7 @@ struct replica_map {
   /// Or, from a driver that answered by position: the nodes of the query's i-th PV
   /// (normalized), found through `positions`, (PV, i) sorted by the PV's address. The
   /// evaluation's PVs are the query's objects, so nothing is looked up by name.
-  std::vector<replica_nodes> by_position;
+  replica_table by_position;
   std::vector<std::pair<const persistent_volume*, uint32_t>> positions;
   std::map<std::string, std::string> errors;          // PV -> driver error text
 

@@ -16,8 +16,8 @@ std::size_t settle_finished_migrations(shared_list<virtual_machine_instance>& vm
         && classify_migration(m).progress == migration_progress::succeeded)
       succeeded.emplace(m.metadata.uid, &m);
   std::size_t settled = 0;
-  for (auto& shared : vmis) {
-    const auto& vmi = *shared;
+  for (std::size_t at = 0; at < vmis.size(); ++at) {
+    const auto& vmi = *vmis[at];
     if (!vmi.migration || vmi.migration->completed || vmi.migration->migration_uid.empty())
       continue;
     auto i = succeeded.find(vmi.migration->migration_uid);
@@ -30,7 +30,7 @@ std::size_t settle_finished_migrations(shared_list<virtual_machine_instance>& vm
     moved->node_name = m.migration->target_node;
     moved->migration = m.migration;
     moved->migration->migration_uid = m.metadata.uid;
-    shared = std::move(moved);
+    vmis.edit()[at] = std::move(moved); // the first one copies a list others read
     ++settled;
   }
   return settled;
