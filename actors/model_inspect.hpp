@@ -104,6 +104,17 @@ typename Inspector::result_type inspect(Inspector& f, object_identity& x) {
   return f(caf::meta::type_name("object_identity"), x.name, x.namespace_, x.resource_version);
 }
 
+// A short_name travels as the text it holds (CAF finds no inspect() for a Boost type).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, basic_identity<short_name>& x) {
+  std::string name(std::string_view{x.name});
+  return f(caf::meta::type_name("object_identity"), name, x.namespace_, x.resource_version,
+           caf::meta::load_callback([&]() -> caf::error {
+             x.name.assign(name.data(), name.size());
+             return caf::none;
+           }));
+}
+
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, lean_meta& x) {
   return f(caf::meta::type_name("lean_meta"), x.name, x.namespace_, x.uid, x.resource_version,
@@ -126,7 +137,12 @@ typename Inspector::result_type inspect(Inspector& f, condition& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, vmi_volume& x) {
-  return f(caf::meta::type_name("vmi_volume"), x.name, x.claim_name, x.source);
+  std::string claim(std::string_view{x.claim_name});
+  return f(caf::meta::type_name("vmi_volume"), x.name, claim, x.source,
+           caf::meta::load_callback([&]() -> caf::error {
+             x.claim_name.assign(claim.data(), claim.size());
+             return caf::none;
+           }));
 }
 
 template <class Inspector>

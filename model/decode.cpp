@@ -36,7 +36,8 @@ using detail::read_status_head;
 
 // One reader per metadata level: each kind decodes only the fields it keeps, so a PVC's
 // labels and CDI annotations are skipped, never copied and then dropped.
-void read_identity(decode_reader& r, const json_object& meta, object_identity& m) {
+template <class Name>
+void read_identity(decode_reader& r, const json_object& meta, basic_identity<Name>& m) {
   r.read(meta, "name", m.name);
   r.read(meta, "namespace", m.namespace_);
   r.read(meta, "resourceVersion", m.resource_version);
@@ -50,7 +51,8 @@ void read_lean(decode_reader& r, const json_object& meta, lean_meta& m) {
   m.annotations = std::move(annotations);
 }
 
-void read_meta(decode_reader& r, const json_object& obj, object_identity& m) {
+template <class Name>
+void read_meta(decode_reader& r, const json_object& obj, basic_identity<Name>& m) {
   auto meta = r.child(obj, "metadata");
   read_identity(r, meta, m);
   r.require(m.name, meta, "name");

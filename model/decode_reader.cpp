@@ -123,6 +123,11 @@ void decode_reader::read(const json_object& obj, std::string_view key, shared_st
     out = shared_string(*text);
 }
 
+void decode_reader::read(const json_object& obj, std::string_view key, short_name& out) {
+  if (auto text = string_field(obj, key))
+    out.assign(text->data(), text->size());
+}
+
 void decode_reader::read(const json_object& obj, std::string_view key, object_uid& out) {
   if (auto text = string_field(obj, key))
     out = object_uid(*text);
@@ -232,7 +237,7 @@ void decode_reader::read(const json_object& obj, std::string_view key,
   }
 }
 
-void decode_reader::require(const std::string& value, const json_object& obj,
+void decode_reader::require(std::string_view value, const json_object& obj,
                             std::string_view key) {
   if (failure_ || !value.empty())
     return;

@@ -45,6 +45,7 @@ public:
 
   void read(const json_object& obj, std::string_view key, std::string& out);
   void read(const json_object& obj, std::string_view key, shared_string& out);
+  void read(const json_object& obj, std::string_view key, short_name& out);
   void read(const json_object& obj, std::string_view key, object_uid& out);
   void read(const json_object& obj, std::string_view key, decimal_text& out);
   void read(const json_object& obj, std::string_view key, std::optional<std::string>& out);
@@ -163,7 +164,7 @@ public:
   void clear_failure() { failure_.reset(); }
 
   /// Records `<path>: is required` unless `value` is non-empty.
-  void require(const std::string& value, const json_object& obj, std::string_view key);
+  void require(std::string_view value, const json_object& obj, std::string_view key);
 
   static std::string join(const std::string& path, std::string_view key);
 

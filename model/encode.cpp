@@ -39,13 +39,16 @@ json conditions_json(const std::vector<condition>& conditions) {
 
 } // namespace
 
-json to_json(const object_identity& meta) {
+template <class Name>
+json to_json(const basic_identity<Name>& meta) {
   json j = json::object();
-  put(j, "name", meta.name);
+  put(j, "name", std::string(std::string_view(meta.name)));
   put(j, "namespace", meta.namespace_);
   put(j, "resourceVersion", meta.resource_version);
   return j;
 }
+template json to_json(const basic_identity<std::string>&);
+template json to_json(const basic_identity<short_name>&);
 
 namespace {
 

@@ -11,7 +11,8 @@
 
 namespace schedopt {
 
-nlohmann::json to_json(const object_identity& meta);
+template <class Name>
+nlohmann::json to_json(const basic_identity<Name>& meta);
 nlohmann::json to_json(const lean_meta& meta);
 nlohmann::json to_json(const object_meta& meta);
 nlohmann::json to_json(const kind_detail& detail);

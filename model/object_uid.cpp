@@ -49,14 +49,15 @@ void append_uuid(std::string& out, const std::array<uint8_t, 16>& bytes) {
 }
 
 object_uid::object_uid(std::string_view text) {
-  if (parse_uuid(text, bytes_))
-    is_uuid_ = true;
-  else if (!text.empty())
+  if (parse_uuid(text, bytes_) && is_uuid())
+    return;
+  bytes_ = {};
+  if (!text.empty())
     other_ = shared_string(text);
 }
 
 std::string object_uid::str() const {
-  if (!is_uuid_)
+  if (!is_uuid())
     return other_.str();
   std::string out;
   out.reserve(36);

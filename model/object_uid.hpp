@@ -33,10 +33,10 @@ public:
   std::string str() const;
   operator std::string() const { return str(); }
 
-  bool empty() const { return !is_uuid_ && other_.empty(); }
+  bool empty() const { return !is_uuid() && other_.empty(); }
 
   friend bool operator==(const object_uid& a, const object_uid& b) {
-    return a.is_uuid_ == b.is_uuid_ && a.bytes_ == b.bytes_ && a.other_ == b.other_;
+    return a.bytes_ == b.bytes_ && a.other_ == b.other_;
   }
   friend bool operator!=(const object_uid& a, const object_uid& b) { return !(a == b); }
   friend std::string operator+(const std::string& a, const object_uid& b) { return a + b.str(); }
@@ -46,9 +46,12 @@ public:
   }
 
 private:
+  /// A UUID when bytes_ is not all zeros (24 bytes with other_, where a flag beside them
+  /// made 32); the nil UUID's text, like any uid that is no UUID in canonical lower case,
+  /// is other_.
+  bool is_uuid() const { return bytes_ != std::array<uint8_t, 16>{}; }
   std::array<uint8_t, 16> bytes_{};
-  bool is_uuid_ = false;
-  shared_string other_; // the text of a uid that is no UUID in canonical lower case
+  shared_string other_;
 };
 
 } // namespace schedopt

@@ -12,14 +12,15 @@ constexpr std::string_view provisioned_prefix = "pvc-";
 
 pv_name::pv_name(std::string_view text) {
   if (text.substr(0, provisioned_prefix.size()) == provisioned_prefix
-      && parse_uuid(text.substr(provisioned_prefix.size()), uid_))
-    provisioned_ = true;
-  else if (!text.empty())
+      && parse_uuid(text.substr(provisioned_prefix.size()), uid_) && provisioned())
+    return;
+  uid_ = {};
+  if (!text.empty())
     other_ = shared_string(text);
 }
 
 std::string pv_name::str() const {
-  if (!provisioned_)
+  if (!provisioned())
     return other_.str();
   std::string out;
   out.reserve(provisioned_prefix.size() + 36);

@@ -27,11 +27,11 @@ public:
   /// The text, as the API server sent it.
   std::string str() const;
   operator std::string() const { return str(); }
-  bool empty() const { return !provisioned_ && other_.empty(); }
+  bool empty() const { return !provisioned() && other_.empty(); }
   void clear() { *this = pv_name(); }
 
   friend bool operator==(const pv_name& a, const pv_name& b) {
-    return a.provisioned_ == b.provisioned_ && a.uid_ == b.uid_ && a.other_ == b.other_;
+    return a.uid_ == b.uid_ && a.other_ == b.other_;
   }
   friend bool operator!=(const pv_name& a, const pv_name& b) { return !(a == b); }
   friend bool operator==(const pv_name& a, std::string_view b) { return a.str() == b; }
@@ -48,9 +48,11 @@ public:
   friend std::ostream& operator<<(std::ostream& out, const pv_name& n) { return out << n.str(); }
 
 private:
-  std::array<uint8_t, 16> uid_{}; // the claim's uid, when provisioned_
-  bool provisioned_ = false;      // "pvc-<uid_>"
-  shared_string other_;           // any other name
+  /// "pvc-<uid_>" when uid_ is not all zeros (24 bytes with other_, where a flag beside
+  /// them made 32); the nil uid's name, like any other, is other_.
+  bool provisioned() const { return uid_ != std::array<uint8_t, 16>{}; }
+  std::array<uint8_t, 16> uid_{};
+  shared_string other_; // any other name
 };
 
 } // namespace schedopt

@@ -50,7 +50,7 @@ void add_vm(fleet& f, const std::string& name, const std::string& host,
   vmi.metadata.uid = "uid-" + name;
   vmi.phase = "Running";
   vmi.node_name = host;
-  vmi.volumes.push_back(vmi_volume{"disk", name + "-disk", volume_source::claim});
+  vmi.volumes.push_back(vmi_volume{"disk", short_name(name + "-disk"), volume_source::claim});
   if (!migratable)
     vmi.conditions.push_back(condition{"LiveMigratable", "False", "DisksNotLiveMigratable",
                                        "hostpath disk", ""});

@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(without_every_vmi_the_counts_are_the_full_evaluations) {
   auto add_second = [&](const std::string& name, const std::string& node,
                         std::set<std::string> first, std::set<std::string> second) {
     auto& v = w.add(name, node, first);
-    v.volumes.push_back({"second", "claim-" + name + "-2", volume_source::claim});
+    v.volumes.push_back({"second", short_name("claim-" + name + "-2"), volume_source::claim});
     w.pvcs["ns/claim-" + name + "-2"] = pvc("ns", "claim-" + name + "-2", "pv-" + name + "-2");
     w.pvs["pv-" + name + "-2"] = pv("pv-" + name + "-2");
     w.in.replicas.nodes["pv-" + name + "-2"] = replica_nodes(second.begin(), second.end());

@@ -19,7 +19,7 @@ inline virtual_machine_instance vmi(const std::string& ns, const std::string& na
   v.node_name = node;
   v.phase = phase;
   for (auto& c : claims)
-    v.volumes.push_back({c + "-vol", c, volume_source::claim});
+    v.volumes.push_back({c + "-vol", short_name(c), volume_source::claim});
   return v;
 }
 
