@@ -104,6 +104,11 @@ typename Inspector::result_type inspect(Inspector& f, object_identity& x) {
   return f(caf::meta::type_name("object_identity"), x.name, x.namespace_, x.resource_version);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, basic_identity<pv_name>& x) {
+  return f(caf::meta::type_name("object_identity"), x.name, x.namespace_, x.resource_version);
+}
+
 // A short_name travels as the text it holds (CAF finds no inspect() for a Boost type).
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, basic_identity<short_name>& x) {
@@ -184,8 +189,9 @@ typename Inspector::result_type inspect(Inspector& f, persistent_volume_claim& x
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, persistent_volume& x) {
+  auto hostnames = opt(x.affinity_hostnames);
   return f(caf::meta::type_name("persistent_volume"), x.metadata, x.csi_driver, x.volume_handle,
-           x.affinity_hostnames);
+           hostnames);
 }
 
 template <class Inspector>

@@ -118,7 +118,7 @@ public:
   /// Inserts or replaces; returns the previous state if there was one.
   pointer upsert(T obj) {
     auto fresh = std::make_shared<const T>(std::move(obj));
-    auto at = position(ref(*fresh));
+    auto at = position_of(*fresh);
     auto& objects = objects_.edit();
     if (at < objects.size() && compare(*objects[at], *fresh) == 0)
       return std::exchange(objects[at], std::move(fresh));
@@ -159,11 +159,7 @@ public:
   std::size_t size() const { return objects_.size(); }
 
 private:
-  static key_ref ref(const T& obj) { return {obj.metadata.namespace_, obj.metadata.name}; }
-  static int compare(key_ref a, key_ref b) {
-    return compare_joined(a.namespace_, a.name, b.namespace_, b.name);
-  }
-  static int compare(const T& a, const T& b) { return compare(ref(a), ref(b)); }
+  static int compare(const T& a, const T& b) { return compare_keys(a.metadata, b.metadata); }
 
   /// Sorts by key; of objects with one key the last in the list stays, as in a map.
   static void sort_unique(list_type& fresh) {
@@ -187,15 +183,23 @@ private:
 
   // Where `key` is or would go: the index of the first object not before it.
   std::size_t position(key_ref key) const {
-    auto i = std::lower_bound(objects_.begin(), objects_.end(), key,
-                              [](const pointer& p, key_ref k) { return compare(ref(*p), k) < 0; });
+    auto i = std::lower_bound(objects_.begin(), objects_.end(), key, [](const pointer& p, key_ref k) {
+      return compare_key(p->metadata, k.namespace_, k.name) < 0;
+    });
+    return static_cast<std::size_t>(i - objects_.begin());
+  }
+  std::size_t position_of(const T& obj) const {
+    auto i = std::lower_bound(objects_.begin(), objects_.end(), obj,
+                              [](const pointer& p, const T& o) { return compare(*p, o) < 0; });
     return static_cast<std::size_t>(i - objects_.begin());
   }
   // The index of the object of `key`, or size() when absent.
   std::size_t index_of(const std::string& key) const {
     auto k = split_store_key(key);
     auto at = position(k);
-    return at < objects_.size() && compare(ref(*objects_[at]), k) == 0 ? at : objects_.size();
+    return at < objects_.size() && compare_key(objects_[at]->metadata, k.namespace_, k.name) == 0
+             ? at
+             : objects_.size();
   }
 
   list_type objects_;

@@ -3,6 +3,7 @@
 #include "model/decode.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "model/decode_fields.hpp"
 #include "model/decode_generic.hpp"
@@ -55,7 +56,10 @@ template <class Name>
 void read_meta(decode_reader& r, const json_object& obj, basic_identity<Name>& m) {
   auto meta = r.child(obj, "metadata");
   read_identity(r, meta, m);
-  r.require(m.name, meta, "name");
+  if constexpr (std::is_same_v<Name, pv_name>) // only its emptiness is read: no text written
+    r.require(m.name.empty() ? std::string_view() : std::string_view("pv"), meta, "name");
+  else
+    r.require(m.name, meta, "name");
 }
 
 void read_meta(decode_reader& r, const json_object& obj, lean_meta& m) {
@@ -197,9 +201,7 @@ void read_into(decode_reader& r, const json_object& root, kube_namespace& ns) {
 void read_into(decode_reader& r, const json_object& root, persistent_volume_claim& pvc) {
   read_meta(r, root, pvc.metadata);
   auto spec = r.child(root, "spec");
-  std::string volume_name;
-  r.read(spec, "volumeName", volume_name);
-  pvc.volume_name = volume_name;
+  r.read(spec, "volumeName", pvc.volume_name);
 }
 
 void read_into(decode_reader& r, const json_object& root, persistent_volume& pv) {
@@ -218,10 +220,12 @@ void read_into(decode_reader& r, const json_object& root, persistent_volume& pv)
       r.read(expr, "values", values);
       if (key != "kubernetes.io/hostname" || op != "In")
         return;
+      if (!values.empty() && !pv.affinity_hostnames)
+        pv.affinity_hostnames = std::vector<std::string>();
       for (auto& v : values)
-        if (std::find(pv.affinity_hostnames.begin(), pv.affinity_hostnames.end(), v)
-            == pv.affinity_hostnames.end())
-          pv.affinity_hostnames.push_back(std::move(v));
+        if (std::find(pv.affinity_hostnames->begin(), pv.affinity_hostnames->end(), v)
+            == pv.affinity_hostnames->end())
+          pv.affinity_hostnames->push_back(std::move(v));
     });
   });
 }

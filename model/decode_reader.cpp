@@ -128,6 +128,11 @@ void decode_reader::read(const json_object& obj, std::string_view key, short_nam
     out.assign(text->data(), text->size());
 }
 
+void decode_reader::read(const json_object& obj, std::string_view key, pv_name& out) {
+  if (auto text = string_field(obj, key))
+    out = pv_name(*text);
+}
+
 void decode_reader::read(const json_object& obj, std::string_view key, object_uid& out) {
   if (auto text = string_field(obj, key))
     out = object_uid(*text);

@@ -46,6 +46,7 @@ public:
   void read(const json_object& obj, std::string_view key, std::string& out);
   void read(const json_object& obj, std::string_view key, shared_string& out);
   void read(const json_object& obj, std::string_view key, short_name& out);
+  void read(const json_object& obj, std::string_view key, pv_name& out);
   void read(const json_object& obj, std::string_view key, object_uid& out);
   void read(const json_object& obj, std::string_view key, decimal_text& out);
   void read(const json_object& obj, std::string_view key, std::optional<std::string>& out);

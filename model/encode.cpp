@@ -2,6 +2,8 @@
 // Go types' `omitempty` tags do, so bodies look like what kubectl would send.
 #include "model/encode.hpp"
 
+#include <type_traits>
+
 #include <nlohmann/json.hpp>
 
 namespace schedopt {
@@ -42,13 +44,17 @@ json conditions_json(const std::vector<condition>& conditions) {
 template <class Name>
 json to_json(const basic_identity<Name>& meta) {
   json j = json::object();
-  put(j, "name", std::string(std::string_view(meta.name)));
+  if constexpr (std::is_same_v<Name, pv_name>)
+    put(j, "name", meta.name.str());
+  else
+    put(j, "name", std::string(std::string_view(meta.name)));
   put(j, "namespace", meta.namespace_);
   put(j, "resourceVersion", meta.resource_version);
   return j;
 }
 template json to_json(const basic_identity<std::string>&);
 template json to_json(const basic_identity<short_name>&);
+template json to_json(const basic_identity<pv_name>&);
 
 namespace {
 
@@ -244,10 +250,8 @@ json to_json(const persistent_volume& pv) {
   json spec = json::object();
   if (!pv.csi_driver.empty() || !pv.volume_handle.empty())
     spec["csi"] = json{{"driver", pv.csi_driver}, {"volumeHandle", pv.volume_handle.str()}};
-  if (!pv.affinity_hostnames.empty()) {
-    json expr{{"key", "kubernetes.io/hostname"},
-              {"operator", "In"},
-              {"values", pv.affinity_hostnames}};
+  if (const auto& hostnames = affinity_hostnames_of(pv); !hostnames.empty()) {
+    json expr{{"key", "kubernetes.io/hostname"}, {"operator", "In"}, {"values", hostnames}};
     spec["nodeAffinity"] =
       json{{"required", {{"nodeSelectorTerms", json::array({{{"matchExpressions", {expr}}}})}}}};
   }

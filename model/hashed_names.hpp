@@ -13,6 +13,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace schedopt {
@@ -36,7 +38,7 @@ public:
     // order too: lookups meet equal names lowest position first.
     for (std::size_t i = 0; i < n; ++i)
       if (auto name = name_at(i)) {
-        auto h = hash(*name);
+        auto h = hash_of(*name);
         auto at = h & mask_;
         while (slots_[at].position != 0)
           at = (at + 1) & mask_;
@@ -44,13 +46,17 @@ public:
       }
   }
 
-  /// Calls `f(position)` for every position whose name is `name`, lowest first, until
+  /// Calls `f(position)` for every position whose name is `name` (text, or a name that
+  /// hashes itself, as `name_at` gives them), lowest first, until
   /// `f` returns false (`name_at` as given to the constructor).
-  template <class NameAt, class F>
-  void for_each(std::string_view name, NameAt name_at, F f) const {
+  template <class Name, class NameAt, class F>
+  void for_each(const Name& name, NameAt name_at, F f) const {
     if (slots_.empty())
       return;
-    auto h = hash(name);
+    static_assert(hashes_itself<Name>::value
+                    == hashes_itself<std::decay_t<decltype(*name_at(0))>>::value,
+                  "a name is looked up in the form it was indexed in: the hashes differ");
+    auto h = hash_of(name);
     for (auto at = h & mask_; slots_[at].position != 0; at = (at + 1) & mask_) {
       const auto& s = slots_[at];
       if (s.tag != tag(h))
@@ -62,8 +68,8 @@ public:
   }
 
   /// The lowest position whose name is `name`.
-  template <class NameAt>
-  std::optional<std::size_t> find(std::string_view name, NameAt name_at) const {
+  template <class Name, class NameAt>
+  std::optional<std::size_t> find(const Name& name, NameAt name_at) const {
     std::optional<std::size_t> out;
     for_each(name, name_at, [&](std::size_t position) {
       out = position;
@@ -77,7 +83,17 @@ private:
     uint32_t tag = 0;
     uint32_t position = 0; // position + 1; 0: empty
   };
-  static std::size_t hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
+  template <class Name, class = void>
+  struct hashes_itself : std::false_type {};
+  template <class Name>
+  struct hashes_itself<Name, std::void_t<decltype(std::declval<const Name&>().hash())>>
+      : std::true_type {};
+  // Text by its std::hash; a name kept in another form (pv_name) by its own hash().
+  static std::size_t hash_of(std::string_view s) { return std::hash<std::string_view>{}(s); }
+  template <class Name>
+  static auto hash_of(const Name& name) -> decltype(name.hash()) {
+    return name.hash();
+  }
   // The hash's high bits: the low ones choose the slot, so these tell names apart there.
   static uint32_t tag(std::size_t h) { return static_cast<uint32_t>(h >> (8 * sizeof(h) - 32)); }
 

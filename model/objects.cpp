@@ -14,6 +14,11 @@ bool is_final_phase(const std::string& phase) {
   return phase == "Succeeded" || phase == "Failed";
 }
 
+const std::vector<std::string>& affinity_hostnames_of(const persistent_volume& pv) {
+  static const std::vector<std::string> none;
+  return pv.affinity_hostnames ? *pv.affinity_hostnames : none;
+}
+
 const scheduling_constraints& constraints_of(const virtual_machine_instance& vmi) {
   static const scheduling_constraints none;
   return vmi.constraints ? *vmi.constraints : none;

@@ -259,12 +259,17 @@ struct persistent_volume_claim {
 };
 
 struct persistent_volume {
-  object_identity metadata;
+  basic_identity<pv_name> metadata; // model/pv_name.hpp: "pvc-<uid>" in 16 bytes
   shared_string csi_driver; // spec.csi.driver
   decimal_text volume_handle; // spec.csi.volumeHandle (Portworx: the volume's numeric id)
-  /// Values of `kubernetes.io/hostname` In-terms of spec.nodeAffinity.required.
-  std::vector<std::string> affinity_hostnames;
+  /// Values of `kubernetes.io/hostname` In-terms of spec.nodeAffinity.required: only
+  /// local and topology-bound volumes have any, so the others pay 8 bytes, not 24
+  /// (read through affinity_hostnames_of()).
+  boxed_optional<std::vector<std::string>> affinity_hostnames;
 };
+
+/// A PV's affinity hostnames (none when it has no such term).
+const std::vector<std::string>& affinity_hostnames_of(const persistent_volume& pv);
 
 struct node_address {
   std::string type; // Hostname, InternalIP, ExternalIP

@@ -17,6 +17,8 @@ namespace schedopt {
 
 /// Compares and joins with text as its text would; the operators are hidden friends, so
 /// they take part only where a pv_name does.
+/// A PV's own name (metadata.name) is kept the same way: PVs are found by a claim's
+/// spec.volumeName, name to name.
 class pv_name {
 public:
   pv_name() = default;
@@ -39,6 +41,8 @@ public:
   friend bool operator!=(const pv_name& a, std::string_view b) { return !(a == b); }
   friend bool operator==(const pv_name& a, const std::string& b) { return a == std::string_view(b); }
   friend bool operator!=(const pv_name& a, const std::string& b) { return !(a == b); }
+  friend bool operator==(const std::string& a, const pv_name& b) { return b == a; }
+  friend bool operator!=(const std::string& a, const pv_name& b) { return !(b == a); }
   friend bool operator==(const pv_name& a, const char* b) { return a == std::string_view(b); }
   friend bool operator!=(const pv_name& a, const char* b) { return !(a == b); }
   friend std::string operator+(const std::string& a, const pv_name& b) { return a + b.str(); }
@@ -46,6 +50,14 @@ public:
   friend std::string operator+(const char* a, const pv_name& b) { return a + b.str(); }
   friend std::string operator+(const pv_name& a, const char* b) { return a.str() + b; }
   friend std::ostream& operator<<(std::ostream& out, const pv_name& n) { return out << n.str(); }
+
+  /// Orders as the texts would (<0, 0, >0), without writing a provisioned name's text:
+  /// its lower-case hex digits order as the uid's bytes do.
+  friend int compare(const pv_name& a, const pv_name& b);
+  friend int compare(const pv_name& a, std::string_view b);
+  friend bool operator<(const pv_name& a, const pv_name& b) { return compare(a, b) < 0; }
+  /// Equal names hash alike (each name has one form).
+  std::size_t hash() const;
 
 private:
   /// "pvc-<uid_>" when uid_ is not all zeros (24 bytes with other_, where a flag beside

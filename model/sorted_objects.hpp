@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -59,6 +60,32 @@ inline int compare_joined(std::string_view a_ns, std::string_view a_name, std::s
   return c < 0 ? -1 : c > 0 ? 1 : 0;
 }
 
+/// An object's store key against "<ns>/<name>", in the order of the joined strings,
+/// whatever form its name is kept in: a PV's (a pv_name) is compared without writing
+/// out its text.
+template <class Meta>
+int compare_key(const Meta& m, std::string_view ns, std::string_view name) {
+  if constexpr (std::is_same_v<std::decay_t<decltype(m.name)>, pv_name>) {
+    if (m.namespace_.view() == ns)
+      return compare(m.name, name);
+    return compare_joined(m.namespace_, m.name.str(), ns, name);
+  } else {
+    return compare_joined(m.namespace_, m.name, ns, name);
+  }
+}
+
+/// Two objects' store keys, as above.
+template <class Meta>
+int compare_keys(const Meta& a, const Meta& b) {
+  if constexpr (std::is_same_v<std::decay_t<decltype(a.name)>, pv_name>) {
+    if (a.namespace_ == b.namespace_)
+      return compare(a.name, b.name);
+    return compare_joined(a.namespace_, a.name.str(), b.namespace_, b.name.str());
+  } else {
+    return compare_joined(a.namespace_, a.name, b.namespace_, b.name);
+  }
+}
+
 template <class T>
 class sorted_objects {
 public:
@@ -66,8 +93,7 @@ public:
   /// Takes a snapshot; one that is not in store-key order (a test's) is sorted first.
   explicit sorted_objects(shared_list<T> objects) : items_(std::move(objects)) {
     auto less = [](const auto& a, const auto& b) {
-      return compare_joined(a->metadata.namespace_, a->metadata.name, b->metadata.namespace_,
-                            b->metadata.name) < 0;
+      return compare_keys(a->metadata, b->metadata) < 0;
     };
     if (!std::is_sorted(items_.begin(), items_.end(), less))
       std::sort(items_.edit().begin(), items_.edit().end(), less);
@@ -125,7 +151,7 @@ private:
 
   static bool is_before(const std::shared_ptr<const T>& obj, std::string_view ns,
                         std::string_view name) {
-    return compare_joined(obj->metadata.namespace_, obj->metadata.name, ns, name) < 0;
+    return compare_key(obj->metadata, ns, name) < 0;
   }
   // A binary search of [from, to) in store-key order.
   static iterator first_not_before(iterator from, iterator to, std::string_view ns,
@@ -133,7 +159,7 @@ private:
     return std::partition_point(from, to, [&](const auto& obj) { return is_before(obj, ns, name); });
   }
   bool is_key(iterator i, std::string_view ns, std::string_view name) const {
-    return i != items_.end() && (*i)->metadata.namespace_ == ns && (*i)->metadata.name == name;
+    return i != items_.end() && compare_key((*i)->metadata, ns, name) == 0;
   }
 
   // The object's position, or end().
@@ -153,18 +179,18 @@ public:
   explicit name_hash_index(const sorted_objects<T>& objects)
     : objects_(objects), names_(objects.size(), [this](std::size_t i) { return name_at(i); }) {}
 
-  std::shared_ptr<const T> find_shared(std::string_view name) const {
+  /// `name` in the form the objects keep theirs (a PV's: a pv_name).
+  template <class Name>
+  std::shared_ptr<const T> find_shared(const Name& name) const {
     auto at = names_.find(name, [this](std::size_t i) { return name_at(i); });
     return at ? objects_.at(*at) : nullptr;
   }
 
 private:
   // Only cluster-scoped objects are found by their name alone.
-  std::optional<std::string_view> name_at(std::size_t i) const {
+  auto name_at(std::size_t i) const {
     const auto& meta = objects_.at(i)->metadata;
-    if (!meta.namespace_.empty())
-      return std::nullopt;
-    return std::string_view(meta.name);
+    return meta.namespace_.empty() ? &meta.name : nullptr;
   }
 
   const sorted_objects<T>& objects_;

@@ -11,7 +11,7 @@ namespace schedopt {
 namespace {
 
 bool csi_topology_owns(const persistent_volume& pv, const settings& cfg) {
-  if (pv.affinity_hostnames.empty())
+  if (affinity_hostnames_of(pv).empty())
     return false;
   auto& names = cfg.csi_topology_drivers;
   return names.empty() || std::find(names.begin(), names.end(), pv.csi_driver) != names.end();
@@ -22,8 +22,9 @@ storage_driver_actor::behavior_type csi_topology_driver() {
     [](const replica_query& q) {
       replica_answer answer;
       for (auto& pv : q.volumes)
-        answer.replicas.emplace(pv->metadata.name, replica_nodes(pv->affinity_hostnames.begin(),
-                                                                pv->affinity_hostnames.end()));
+        answer.replicas.emplace(pv->metadata.name,
+                                replica_nodes(affinity_hostnames_of(*pv).begin(),
+                                              affinity_hostnames_of(*pv).end()));
       return answer;
     },
     [](const http_completion&) {},

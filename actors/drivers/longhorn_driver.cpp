@@ -31,7 +31,7 @@ bool longhorn_owns(const persistent_volume& pv, const settings&) {
 /// The Longhorn volume a PV is: its CSI volume handle (Longhorn's CSI driver uses the
 /// volume name), the PV name when a hand-made PV has none.
 std::string longhorn_volume_of(const persistent_volume& pv) {
-  return pv.volume_handle.empty() ? pv.metadata.name : pv.volume_handle.str();
+  return pv.volume_handle.empty() ? pv.metadata.name.str() : pv.volume_handle.str();
 }
 
 struct waiting_query {

@@ -280,7 +280,7 @@ void finish_if_done(const std::shared_ptr<lookup>& l) {
         nodes.push_back(*name);
       else
         spdlog::warn("portworx node {} (replica of {}) matches no Kubernetes node", *id,
-                     pv.metadata.name);
+                     pv.metadata.name.str());
     }
     if (l->query.by_position)
       l->answer.by_position.push_back(std::move(nodes));

@@ -123,7 +123,7 @@ BOOST_AUTO_TEST_CASE(portworx_csi_pv) {
   BOOST_TEST(pv->metadata.namespace_ == "");
   BOOST_TEST(pv->csi_driver == "pxd.portworx.com");
   BOOST_TEST(pv->volume_handle == "1054768203394213455");
-  BOOST_TEST(pv->affinity_hostnames.empty());
+  BOOST_TEST(affinity_hostnames_of(*pv).empty());
 }
 
 BOOST_AUTO_TEST_CASE(local_pv_hostname_affinity) {
@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(local_pv_hostname_affinity) {
   BOOST_TEST(pv->volume_handle == "vol-7a8b");
   // Only `kubernetes.io/hostname In` terms count; duplicates across terms collapse.
   std::vector<std::string> want{"worker-2", "worker-4", "worker-5"};
-  BOOST_TEST(pv->affinity_hostnames == want, boost::test_tools::per_element());
+  BOOST_TEST(affinity_hostnames_of(*pv) == want, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(bound_pvc) {

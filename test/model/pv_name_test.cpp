@@ -1,5 +1,9 @@
 // model/pv_name.hpp: a provisioned PV's name ("pvc-" and a uid) is kept as the uid's 16
 // bytes and reads back as sent; any other name is kept as text.
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include <boost/test/unit_test.hpp>
 
 #include "model/decode.hpp"
@@ -36,6 +40,26 @@ BOOST_AUTO_TEST_CASE(names_compare_by_text) {
                     "persistentvolumes \"pvc-3f1d2c4b-8e7a-4f60-9b2d-1c0e5a6b7d8e\"");
   a.clear();
   BOOST_CHECK(a.empty());
+}
+
+// PVs are stored and found in their names' text order, provisioned ones compared by
+// their uid's bytes: both orders must agree, and so must equal names' hashes.
+BOOST_AUTO_TEST_CASE(names_order_and_hash_as_their_text) {
+  std::vector<std::string> texts{"pvc-3f1d2c4b-8e7a-4f60-9b2d-1c0e5a6b7d8e",
+                                 "pvc-3f1d2c4b-8e7a-4f60-9b2d-1c0e5a6b7d8f",
+                                 "pvc-a0000000-0000-0000-0000-000000000000",
+                                 "pvc-09999999-9999-9999-9999-999999999999",
+                                 "pvc-00000000-0000-0000-0000-000000000000", // kept as text
+                                 "pvc-3f1d2c4b", "pvc-", "pvc-z", "pv-data-db-0", "local-pv-1", ""};
+  auto sign = [](int c) { return c < 0 ? -1 : c > 0 ? 1 : 0; };
+  for (const auto& a : texts)
+    for (const auto& b : texts)
+      BOOST_TEST_CONTEXT(a << " vs " << b) {
+        BOOST_CHECK_EQUAL(compare(pv_name(a), pv_name(b)), sign(a.compare(b)));
+        BOOST_CHECK_EQUAL(compare(pv_name(a), std::string_view(b)), sign(a.compare(b)));
+        if (a == b)
+          BOOST_CHECK_EQUAL(pv_name(a).hash(), pv_name(b).hash());
+      }
 }
 
 BOOST_AUTO_TEST_CASE(a_decoded_claim_keeps_its_volume_name) {

@@ -1,5 +1,7 @@
 // Finding objects of a snapshot by binary search over its store-key order
 // (model/sorted_objects.hpp).
+#include <cstdio>
+
 #include <boost/test/unit_test.hpp>
 
 #include "k8s/informer_store.hpp"
@@ -92,9 +94,17 @@ BOOST_AUTO_TEST_CASE(find_near_finds_what_find_finds_from_any_hint) {
 
 BOOST_AUTO_TEST_CASE(name_hash_index_finds_cluster_scoped_objects_by_name) {
   shared_list<persistent_volume> pvs;
+  // Text names and provisioned ones ("pvc-<uid>", kept as the uid's bytes), mixed.
+  auto name_of = [](int i) {
+    if (i % 2 == 0)
+      return "pvc-" + std::to_string(i * 7919 % 1000);
+    char uid[40];
+    std::snprintf(uid, sizeof uid, "%08x-0000-4000-8000-%012x", i * 7919 % 1000, i);
+    return "pvc-" + std::string(uid);
+  };
   for (int i = 0; i < 200; ++i) {
     persistent_volume p;
-    p.metadata.name = "pvc-" + std::to_string(i * 7919 % 1000);
+    p.metadata.name = name_of(i);
     pvs.push_back(std::make_shared<const persistent_volume>(p));
   }
   persistent_volume namespaced; // not cluster-scoped: never found by name alone
@@ -104,15 +114,16 @@ BOOST_AUTO_TEST_CASE(name_hash_index_finds_cluster_scoped_objects_by_name) {
   sorted_objects<persistent_volume> sorted{pvs};
   name_hash_index<persistent_volume> index{sorted};
   for (int i = 0; i < 200; ++i) {
-    auto name = "pvc-" + std::to_string(i * 7919 % 1000);
-    auto pv = index.find_shared(name);
+    auto name = name_of(i);
+    auto pv = index.find_shared(pv_name(name));
     BOOST_REQUIRE(pv);
     BOOST_CHECK_EQUAL(pv->metadata.name, name);
     BOOST_CHECK_EQUAL(pv.get(), sorted.find("", name));
   }
-  BOOST_CHECK(!index.find_shared("pvc-1001"));
-  BOOST_CHECK(!index.find_shared("pvc-namespaced"));
-  BOOST_CHECK(!index.find_shared(""));
+  BOOST_CHECK(!index.find_shared(pv_name("pvc-1001")));
+  BOOST_CHECK(!index.find_shared(pv_name("pvc-00000000-0000-4000-8000-000000001001")));
+  BOOST_CHECK(!index.find_shared(pv_name("pvc-namespaced")));
+  BOOST_CHECK(!index.find_shared(pv_name("")));
 }
 
 // The px match asks for every PV of a handle, lowest position first, and most names it

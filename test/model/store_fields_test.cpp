@@ -31,7 +31,7 @@ BOOST_AUTO_TEST_CASE(a_pv_keeps_its_driver_handle_claim_and_affinity) {
   BOOST_CHECK(!pv->volume_handle.empty());
   auto local = decode_pv(fixture("pv-local.json"));
   BOOST_REQUIRE(local);
-  BOOST_CHECK(!local->affinity_hostnames.empty());
+  BOOST_CHECK(!affinity_hostnames_of(*local).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_vmi_keeps_what_cool_off_and_filters_read) {

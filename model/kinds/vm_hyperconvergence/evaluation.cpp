@@ -62,22 +62,22 @@ vmi_volumes volumes_of(const virtual_machine_instance& vmi,
   vmi_volumes out{vmi.metadata.namespace_, vmi.metadata.name, {}, {}};
   out.pvs.reserve(vmi.volumes.size());
   for (const auto& vol : vmi.volumes) {
-    const std::string& claim = vol.claim_name;
+    std::string_view claim = vol.claim_name;
     if (claim.empty())
       continue; // containerDisk, cloudInit, ...: no PVC behind it
     auto* pvc = pvcs.find_near(pvc_hint, vmi.metadata.namespace_, claim);
     if (!pvc) {
-      out.error = "persistentvolumeclaims \"" + claim + "\" not found";
+      out.error = "persistentvolumeclaims \"" + std::string(claim) + "\" not found";
       break;
     }
-    const std::string pv_name = pvc->volume_name.str();
-    if (pv_name.empty()) {
-      out.error = "persistentvolumeclaims \"" + claim + "\" is not bound to a volume";
+    const pv_name& bound_to = pvc->volume_name; // found as it is kept: no text written
+    if (bound_to.empty()) {
+      out.error = "persistentvolumeclaims \"" + std::string(claim) + "\" is not bound to a volume";
       break;
     }
-    auto pv = pvs.find_shared(pv_name);
+    auto pv = pvs.find_shared(bound_to);
     if (!pv) {
-      out.error = "persistentvolumes \"" + pv_name + "\" not found";
+      out.error = "persistentvolumes \"" + bound_to.str() + "\" not found";
       break;
     }
     if (owned && owned(*pv))
@@ -281,7 +281,7 @@ const replica_nodes* evaluator::state::replicas_of(const persistent_volume& pv) 
       return nullptr;
     return &r.by_position[at->second];
   }
-  auto at = answered.find(pv.metadata.name, [this](std::size_t i) { return answer_pv(i); });
+  auto at = answered.find(pv.metadata.name.str(), [this](std::size_t i) { return answer_pv(i); });
   return at ? &r.nodes.nth(*at)->second : nullptr;
 }
 
@@ -301,14 +301,17 @@ void evaluator::state::judge(const virtual_machine_instance& vmi) {
   found_sets.clear();
   if (error.empty() && vols) {
     for (const auto& owned : vols->pvs) {
-      const std::string& pv = owned->metadata.name;
-      if (auto e = in.replicas.errors.find(pv); e != in.replicas.errors.end()) {
-        error = e->second;
-        break;
+      if (!in.replicas.errors.empty()) { // a PV's name is text only when asked for
+        auto e = in.replicas.errors.find(owned->metadata.name.str());
+        if (e != in.replicas.errors.end()) {
+          error = e->second;
+          break;
+        }
       }
       auto* set = replicas_of(*owned);
       if (!set) {
-        error = "storage driver returned no replica nodes for volume \"" + pv + "\"";
+        error = "storage driver returned no replica nodes for volume \"" + owned->metadata.name.str()
+                + "\"";
         break;
       }
       found_sets.push_back(set);

@@ -129,7 +129,7 @@ vmi_explanation explainer::summary(const std::string& key,
     }
   static const std::vector<vmi_volume> none;
   for (const auto& vol : src_.pvcs ? vmi.volumes : none) {
-    const std::string& claim = vol.claim_name;
+    std::string claim(std::string_view{vol.claim_name});
     if (claim.empty())
       continue; // containerDisk, cloudInit, ...: no PVC behind it
     volume_explanation ve;
