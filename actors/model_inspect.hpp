@@ -160,8 +160,13 @@ typename Inspector::result_type inspect(Inspector& f, migration_state& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, virtual_machine_instance& x) {
   auto migration = opt(x.migration);
-  return f(caf::meta::type_name("virtual_machine_instance"), x.metadata, x.controller_vm,
-           x.volumes, x.phase, x.node_name, x.conditions, migration, x.opted_out);
+  std::string controller_vm(std::string_view{x.controller_vm});
+  return f(caf::meta::type_name("virtual_machine_instance"), x.metadata, controller_vm,
+           x.volumes, x.phase, x.node_name, x.conditions, migration, x.opted_out,
+           caf::meta::load_callback([&]() -> caf::error {
+             x.controller_vm.assign(controller_vm.data(), controller_vm.size());
+             return caf::none;
+           }));
 }
 
 template <class Inspector>

@@ -128,7 +128,7 @@ void read_into(decode_reader& r, const json_object& root, virtual_machine_instan
   read_owner_references(r, r.child(root, "metadata"), owners);
   for (auto& ref : owners)
     if (ref.controller && ref.kind == "VirtualMachine") {
-      vmi.controller_vm = std::move(ref.name);
+      vmi.controller_vm.assign(ref.name.data(), ref.name.size());
       break;
     }
   auto spec = r.child(root, "spec");

@@ -214,7 +214,7 @@ json to_json(const virtual_machine_instance& vmi) {
   json j = object("kubevirt.io/v1", "VirtualMachineInstance", vmi.metadata);
   if (!vmi.controller_vm.empty())
     j["metadata"]["ownerReferences"] = json::array(
-      {{{"apiVersion", "kubevirt.io/v1"}, {"kind", "VirtualMachine"}, {"name", vmi.controller_vm},
+      {{{"apiVersion", "kubevirt.io/v1"}, {"kind", "VirtualMachine"}, {"name", std::string(std::string_view(vmi.controller_vm))},
         {"controller", true}}});
   json volumes = json::array();
   for (const auto& v : vmi.volumes) {

@@ -23,14 +23,22 @@ class hashed_names {
 public:
   hashed_names() = default;
 
+  /// What the lookups will mostly do. One that misses walks to the next empty slot, one
+  /// that hits stops at its name: a table looked up only for names it holds may be fuller.
+  enum class lookups { may_miss, hit };
+
   /// Indexes positions 0..n-1 for which `name_at(i)` gives a name (a std::optional or
   /// pointer-like; nothing: not indexed). Positions beyond 32 bits are refused.
   template <class NameAt>
-  hashed_names(std::size_t n, NameAt name_at) {
+  hashed_names(std::size_t n, NameAt name_at, lookups expected = lookups::may_miss) {
     if (n >= UINT32_MAX)
       throw std::length_error("hashed_names: too many names");
+    // At most three quarters full (a miss reads ~8 slots, one or two cache lines), or
+    // seven eighths for lookups that hit (~5 slots): a table of every PV, held through a
+    // run, is then often half the size.
+    std::size_t room = expected == lookups::hit ? n + n / 7 : n + n / 3;
     std::size_t capacity = 8;
-    while (capacity < n + n / 3) // at most three quarters full: ~2 probes a miss
+    while (capacity < room)
       capacity *= 2;
     slots_.assign(capacity, slot{});
     mask_ = capacity - 1;

@@ -49,19 +49,16 @@ void append_uuid(std::string& out, const std::array<uint8_t, 16>& bytes) {
 }
 
 object_uid::object_uid(std::string_view text) {
-  if (parse_uuid(text, bytes_) && is_uuid())
-    return;
-  bytes_ = {};
-  if (!text.empty())
-    other_ = shared_string(text);
+  std::array<uint8_t, 16> bytes{};
+  value_ = parse_uuid(text, bytes) ? uuid_or_text(bytes, text) : uuid_or_text(text);
 }
 
 std::string object_uid::str() const {
-  if (!is_uuid())
-    return other_.str();
+  if (!value_.is_uuid())
+    return value_.text().str();
   std::string out;
   out.reserve(36);
-  append_uuid(out, bytes_);
+  append_uuid(out, value_.uuid_bytes());
   return out;
 }
 

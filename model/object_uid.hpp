@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/shared_string.hpp"
+#include "model/uuid_or_text.hpp"
 
 namespace schedopt {
 
@@ -33,10 +33,10 @@ public:
   std::string str() const;
   operator std::string() const { return str(); }
 
-  bool empty() const { return !is_uuid() && other_.empty(); }
+  bool empty() const { return !value_.is_uuid() && value_.text().empty(); }
 
   friend bool operator==(const object_uid& a, const object_uid& b) {
-    return a.bytes_ == b.bytes_ && a.other_ == b.other_;
+    return a.value_ == b.value_;
   }
   friend bool operator!=(const object_uid& a, const object_uid& b) { return !(a == b); }
   friend std::string operator+(const std::string& a, const object_uid& b) { return a + b.str(); }
@@ -46,12 +46,9 @@ public:
   }
 
 private:
-  /// A UUID when bytes_ is not all zeros (24 bytes with other_, where a flag beside them
-  /// made 32); the nil UUID's text, like any uid that is no UUID in canonical lower case,
-  /// is other_.
-  bool is_uuid() const { return bytes_ != std::array<uint8_t, 16>{}; }
-  std::array<uint8_t, 16> bytes_{};
-  shared_string other_;
+  /// A UUID in 16 bytes; any uid that is no versioned UUID in canonical lower case (the
+  /// nil UUID among them) as text (model/uuid_or_text.hpp).
+  uuid_or_text value_;
 };
 
 } // namespace schedopt

@@ -188,7 +188,7 @@ struct virtual_machine_instance {
   /// The VirtualMachine controlling it (metadata.ownerReferences: controller, kind
   /// VirtualMachine), which holds its cool-off record; empty for a VMI of its own. The
   /// only owner reference a decision reads.
-  std::string controller_vm;
+  short_name controller_vm;
   std::vector<vmi_volume> volumes;
   boxed_optional<scheduling_constraints> constraints; // none: no constraint
   resource_list requests;              // spec.domain.resources.requests

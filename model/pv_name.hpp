@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/shared_string.hpp"
+#include "model/uuid_or_text.hpp"
 
 namespace schedopt {
 
@@ -29,11 +29,11 @@ public:
   /// The text, as the API server sent it.
   std::string str() const;
   operator std::string() const { return str(); }
-  bool empty() const { return !provisioned() && other_.empty(); }
+  bool empty() const { return !provisioned() && value_.text().empty(); }
   void clear() { *this = pv_name(); }
 
   friend bool operator==(const pv_name& a, const pv_name& b) {
-    return a.uid_ == b.uid_ && a.other_ == b.other_;
+    return a.value_ == b.value_;
   }
   friend bool operator!=(const pv_name& a, const pv_name& b) { return !(a == b); }
   friend bool operator==(const pv_name& a, std::string_view b) { return a.str() == b; }
@@ -60,11 +60,10 @@ public:
   std::size_t hash() const;
 
 private:
-  /// "pvc-<uid_>" when uid_ is not all zeros (24 bytes with other_, where a flag beside
-  /// them made 32); the nil uid's name, like any other, is other_.
-  bool provisioned() const { return uid_ != std::array<uint8_t, 16>{}; }
-  std::array<uint8_t, 16> uid_{};
-  shared_string other_; // any other name
+  /// "pvc-<uid>" as the uid's 16 bytes; any other name (a nil or unversioned uid's among
+  /// them) as text (model/uuid_or_text.hpp).
+  bool provisioned() const { return value_.is_uuid(); }
+  uuid_or_text value_;
 };
 
 } // namespace schedopt

@@ -176,8 +176,11 @@ private:
 template <class T>
 class name_hash_index {
 public:
+  /// Looked up for names that are there (a claim's bound PV): a full table.
   explicit name_hash_index(const sorted_objects<T>& objects)
-    : objects_(objects), names_(objects.size(), [this](std::size_t i) { return name_at(i); }) {}
+    : objects_(objects),
+      names_(objects.size(), [this](std::size_t i) { return name_at(i); },
+             hashed_names::lookups::hit) {}
 
   /// `name` in the form the objects keep theirs (a PV's: a pv_name).
   template <class Name>

@@ -11,7 +11,7 @@ namespace schedopt {
 cool_off_holder cool_off_holder_of(const virtual_machine_instance& vmi) {
   if (!vmi.controller_vm.empty())
     return {"kubevirt.io/v1", "VirtualMachine", "virtualmachines", vmi.metadata.namespace_,
-            vmi.controller_vm};
+            std::string(std::string_view(vmi.controller_vm))};
   return {"kubevirt.io/v1", "VirtualMachineInstance", "virtualmachineinstances",
           vmi.metadata.namespace_, vmi.metadata.name};
 }

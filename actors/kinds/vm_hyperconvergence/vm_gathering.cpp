@@ -72,7 +72,7 @@ void ask_lead(run_pointer self, volume_mapper& mapper) {
   if (q.volumes.empty())
     return;
   q.nodes = st.in.nodes;
-  st.lead.replicas.positions = replica_map::positions_of(q.volumes);
+  st.lead.replicas.index_positions(q.volumes); // shared with the query, not copied
   st.lead.asked = phase_times::clock::now();
   ask_driver(
     self, std::move(q),
@@ -128,7 +128,7 @@ replica_query whole_query(const run_state& st) {
 void ask_whole(run_pointer self, replica_query q) {
   auto& st = self->state;
   if (q.by_position)
-    st.in.replicas.positions = replica_map::positions_of(q.volumes);
+    st.in.replicas.index_positions(q.volumes); // shared with the query, not copied
   auto asked = phase_times::clock::now();
   ask_driver(
     self, std::move(q),
@@ -139,7 +139,7 @@ void ask_whole(run_pointer self, replica_query q) {
       in.replicas.nodes = std::move(answer.replicas);
       in.replicas.by_position = std::move(answer.by_position);
       if (in.replicas.by_position.empty()) // a driver that answers by name only
-        in.replicas.positions.clear();
+        in.replicas.clear_positions();
       for (auto& [pv, why] : answer.errors)
         in.replicas.errors[pv] = why;
       self->state.times.driver_ms = phase_times::since(asked);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -171,14 +172,31 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
   return out;
 }
 
-std::vector<std::pair<const persistent_volume*, uint32_t>>
-replica_map::positions_of(const shared_list<persistent_volume>& asked) {
-  std::vector<std::pair<const persistent_volume*, uint32_t>> out;
-  out.reserve(asked.size());
-  for (std::size_t i = 0; i < asked.size(); ++i)
-    out.emplace_back(asked[i].get(), static_cast<uint32_t>(i));
-  std::sort(out.begin(), out.end());
-  return out;
+void replica_map::index_positions(shared_list<persistent_volume> asked) {
+  if (asked.size() > UINT32_MAX)
+    throw std::length_error("replica_map: more PVs asked than positions fit");
+  asked_ = std::move(asked);
+  by_address_.resize(asked_.size());
+  for (std::size_t i = 0; i < by_address_.size(); ++i)
+    by_address_[i] = static_cast<uint32_t>(i);
+  std::sort(by_address_.begin(), by_address_.end(), [this](uint32_t a, uint32_t b) {
+    return std::less<const persistent_volume*>()(asked_[a].get(), asked_[b].get());
+  });
+}
+
+void replica_map::clear_positions() {
+  asked_.clear();
+  by_address_ = {};
+}
+
+std::optional<std::size_t> replica_map::position_of(const persistent_volume& pv) const {
+  auto before = [this](uint32_t i, const persistent_volume* p) {
+    return std::less<const persistent_volume*>()(asked_[i].get(), p);
+  };
+  auto at = std::lower_bound(by_address_.begin(), by_address_.end(), &pv, before);
+  if (at == by_address_.end() || asked_[*at].get() != &pv)
+    return std::nullopt;
+  return *at;
 }
 
 std::map<std::string, std::string>
@@ -274,12 +292,11 @@ const vmi_volumes* evaluator::state::volumes_of_vmi(std::string_view ns, std::st
 // The driver's answer for one PV, by position when it answered so, else by name.
 const replica_nodes* evaluator::state::replicas_of(const persistent_volume& pv) const {
   const auto& r = in.replicas;
-  if (!r.positions.empty()) {
-    auto at = std::lower_bound(r.positions.begin(), r.positions.end(),
-                               std::make_pair(&pv, uint32_t{0}));
-    if (at == r.positions.end() || at->first != &pv || at->second >= r.by_position.size())
+  if (r.has_positions()) {
+    auto at = r.position_of(pv);
+    if (!at || *at >= r.by_position.size())
       return nullptr;
-    return &r.by_position[at->second];
+    return &r.by_position[*at];
   }
   auto at = answered.find(pv.metadata.name.str(), [this](std::size_t i) { return answer_pv(i); });
   return at ? &r.nodes.nth(*at)->second : nullptr;

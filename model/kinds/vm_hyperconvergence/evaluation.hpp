@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -74,15 +75,23 @@ std::vector<vmi_volumes> driver_volumes_of(const shared_list<virtual_machine_ins
 struct replica_map {
   replicas_by_pv nodes; // PV -> Kubernetes node names (normalized)
   /// Or, from a driver that answered by position: the nodes of the query's i-th PV
-  /// (normalized), found through `positions`, (PV, i) sorted by the PV's address. The
-  /// evaluation's PVs are the query's objects, so nothing is looked up by name.
+  /// (normalized), found through position_of(). The evaluation's PVs are the query's
+  /// objects, so nothing is looked up by name.
   replica_table by_position;
-  std::vector<std::pair<const persistent_volume*, uint32_t>> positions;
   std::map<std::string, std::string> errors;          // PV -> driver error text
 
-  /// The positions of `asked` (a query's PVs, in its order), for by_position.
-  static std::vector<std::pair<const persistent_volume*, uint32_t>>
-  positions_of(const shared_list<persistent_volume>& asked);
+  /// Keeps `asked` (a query's PVs, in its order, shared with it) to find positions in.
+  void index_positions(shared_list<persistent_volume> asked);
+  bool has_positions() const { return !asked_.empty(); }
+  void clear_positions();
+  /// `pv`'s position among the PVs asked, if it is one of them.
+  std::optional<std::size_t> position_of(const persistent_volume& pv) const;
+
+private:
+  shared_list<persistent_volume> asked_;
+  /// Positions in asked_, sorted by their PV's address: 4 bytes a PV, where (address,
+  /// position) pairs were 16.
+  std::vector<uint32_t> by_address_;
 };
 
 /// Non-final VMIMs (anyone's), VMI "<ns>/<name>" -> VMIM name.

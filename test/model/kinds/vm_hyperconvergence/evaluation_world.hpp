@@ -100,7 +100,7 @@ struct world {
       for (std::size_t i = 0; i < all_pvs.size(); ++i)
         if (owned_by_px(*all_pvs.at(i)))
           asked.push_back(all_pvs.at(i));
-      in.replicas.positions = replica_map::positions_of(asked);
+      in.replicas.index_positions(asked);
       in.replicas.by_position.clear();
       for (const auto& pv : asked) {
         const auto& name = pv->metadata.name;
@@ -114,7 +114,7 @@ struct world {
     in.mapper = std::make_shared<volume_mapper>(index_of(pvcs), std::move(all_pvs), owned_by_px);
     auto result = evaluate(in);
     in.replicas.nodes = std::move(named);
-    in.replicas.positions.clear();
+    in.replicas.clear_positions();
     in.replicas.by_position.clear();
     return result;
   }
