@@ -1,9 +1,9 @@
 // A list of objects shared with an informer's store (an update stores a new object; a
 // holder keeps the one it had), and the list itself shared: copying one (a
 // snapshot handed to a run, a run's input handed to its evaluation) shares the list, and
-// the first edit of a list someone else still reads copies it then. A snapshot used to be
-// a vector copied out of the store: at 100,000 VMIs the VMI, PVC and PV snapshots of one
-// run were 8.5 MiB of pointers, each copied with a reference count bumped per object.
+// the first edit of a list someone else still reads copies it then. A snapshot copied out
+// of the store cost a pointer and a reference count bump per object, for every list a run
+// reads, held beside the store's own through the run.
 #pragma once
 
 #include <cstddef>
