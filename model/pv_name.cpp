@@ -11,39 +11,35 @@ namespace {
 
 constexpr std::string_view provisioned_prefix = "pvc-";
 
+// Whether `text` is a name kept as a uid ("pvc-" and a versioned UUID), and that uid.
+bool provisioned_uid(std::string_view text, uuid_or_text::uuid& uid) {
+  return text.substr(0, provisioned_prefix.size()) == provisioned_prefix
+         && parse_uuid(text.substr(provisioned_prefix.size()), uid)
+         && uuid_or_text::has_version(uid);
+}
+
+int sign(int c) { return c < 0 ? -1 : c > 0 ? 1 : 0; }
+
 } // namespace
 
 pv_name::pv_name(std::string_view text) {
-  std::array<uint8_t, 16> uid{};
-  if (text.substr(0, provisioned_prefix.size()) == provisioned_prefix
-      && parse_uuid(text.substr(provisioned_prefix.size()), uid))
-    value_ = uuid_or_text(uid, text);
-  else
-    value_ = uuid_or_text(text);
+  uuid_or_text::uuid uid{};
+  value_ = provisioned_uid(text, uid) ? uuid_or_text(uid, text) : uuid_or_text(text);
 }
 
 int compare(const pv_name& a, const pv_name& b) {
   if (a.provisioned() == b.provisioned())
     return a.value_.compare_same_form(b.value_);
-  int c = a.str().compare(b.str());
-  return c < 0 ? -1 : c > 0 ? 1 : 0;
+  return sign(a.str().compare(b.str()));
 }
 
 int compare(const pv_name& a, std::string_view b) {
-  std::array<uint8_t, 16> uid{};
-  bool b_provisioned = b.substr(0, provisioned_prefix.size()) == provisioned_prefix
-                       && parse_uuid(b.substr(provisioned_prefix.size()), uid)
-                       && uuid_or_text::has_version(uid);
-  int c = 0;
-  if (a.provisioned() && b_provisioned) {
+  uuid_or_text::uuid uid{};
+  if (a.provisioned() && provisioned_uid(b, uid)) {
     auto mine = a.value_.uuid_bytes();
-    c = std::memcmp(mine.data(), uid.data(), uid.size());
-  } else if (!a.provisioned()) {
-    c = a.value_.text().view().compare(b);
-  } else {
-    c = a.str().compare(b);
+    return sign(std::memcmp(mine.data(), uid.data(), uid.size()));
   }
-  return c < 0 ? -1 : c > 0 ? 1 : 0;
+  return sign(a.provisioned() ? a.str().compare(b) : a.value_.text().view().compare(b));
 }
 
 std::size_t pv_name::hash() const { return value_.hash(); }
