@@ -167,9 +167,12 @@ BOOST_AUTO_TEST_CASE(informers_converge_under_faults_with_concurrent_writers) {
 }
 
 BOOST_AUTO_TEST_CASE(a_paged_list_whose_continue_expires_finishes_unpaged_and_syncs) {
-  // Every request takes 400 ms and storage compacts every second: a paged list of 12
-  // VMIs, 2 a page, outlives its continue token on every try, so only client-go's
-  // unpaged fallback can finish it.
+  // Every request takes 400 ms and storage compacts every second, so a revision stays
+  // readable for one to two seconds after the next write (sim/api_server.cpp,
+  // run_compactor). A paged list of 12 VMIs, one a page, takes at least 4.8 s: it
+  // outlives its continue token however its pages fall against the
+  // compactor's ticks, so only client-go's unpaged fallback can finish it. (Two a page,
+  // 2.4 s, could finish between two compactions when the first write came late.)
   schedopt::test::sim_client t{{"--vmis", "12", "--nodes", "3", "--latency", "400ms",
                                 "--compaction-interval", "1s"}};
   auto& m = k8s::default_metrics();
@@ -185,7 +188,7 @@ BOOST_AUTO_TEST_CASE(a_paged_list_whose_continue_expires_finishes_unpaged_and_sy
     }
   });
   schedopt::informer_options opts;
-  opts.page_size = 2;
+  opts.page_size = 1;
   auto vmis = t.env.own(schedopt::spawn_informer<vmi_t>(*t.env.sys, t.client, opts));
   bool synced = wait_synced(t, vmis, 60s);
   done = true;

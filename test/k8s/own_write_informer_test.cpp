@@ -68,7 +68,9 @@ struct vm_informer_fixture {
 
   /// Every VM, from the API server.
   std::vector<vm_t> listed() {
-    auto r = t.call<k8s::list_response>(k8s::list_request{k8s::resources::vms});
+    k8s::list_request every_vm;
+    every_vm.res = k8s::resources::vms;
+    auto r = t.call<k8s::list_response>(every_vm);
     BOOST_REQUIRE_MESSAGE(r, schedopt::error_message(r.error));
     std::vector<vm_t> out;
     for (auto& page : r.value.pages) {

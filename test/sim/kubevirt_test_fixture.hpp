@@ -25,7 +25,7 @@ using json = nlohmann::json;
 /// The KubeVirt CR's type, which serve installs from its CRD.
 inline void serve_kubevirt_type(object_store& store) {
   store.register_type({"kubevirt.io", "v1", "KubeVirt", "kubevirts", "kubevirt", "KubeVirtList", true, true,
-                       {"kv", "kvs"}, {"all"}});
+                       {"kv", "kvs"}, {"all"}, ""});
 }
 
 struct populated_store {

@@ -160,7 +160,7 @@ BOOST_AUTO_TEST_CASE(the_flags_leave_the_rest_of_a_seeds_scenario_alone) {
 // keeps the migration in Scheduling, and says why once; an admissible pin succeeds.
 BOOST_AUTO_TEST_CASE(an_unschedulable_target_pod_keeps_the_migration_scheduling) {
   populated_store w{constrained(1.0, 2, 1)};
-  w.store.register_type({"", "v1", "Event", "events", "event", "EventList", true, false, {"ev"}, {}});
+  w.store.register_type({"", "v1", "Event", "events", "event", "EventList", true, false, {"ev"}, {}, ""});
   decoded_world d{w};
   auto usage = usage_by_node(share_all(d.vmis), {});
   kubevirt_controller c{w.store, fast()};
