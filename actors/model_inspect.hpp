@@ -68,6 +68,25 @@ typename Inspector::result_type inspect(Inspector& f, decimal_text& x) {
   return inspect_as_text(f, x);
 }
 
+/// A short_name travels as the text it holds. CAF looks inspect() up by argument, and
+/// finds none for a Boost type, so its fields go through this wrapper.
+struct short_name_text {
+  short_name& ref;
+};
+
+inline short_name_text as_text(short_name& x) {
+  return {x};
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, short_name_text& x) {
+  std::string value(std::string_view{x.ref});
+  return f(value, caf::meta::load_callback([&]() -> caf::error {
+             x.ref.assign(value.data(), value.size());
+             return caf::none;
+           }));
+}
+
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replica_table& x) {
   return f(x.sets_, x.set_of_);
@@ -109,15 +128,10 @@ typename Inspector::result_type inspect(Inspector& f, basic_identity<pv_name>& x
   return f(caf::meta::type_name("object_identity"), x.name, x.namespace_, x.resource_version);
 }
 
-// A short_name travels as the text it holds (CAF finds no inspect() for a Boost type).
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, basic_identity<short_name>& x) {
-  std::string name(std::string_view{x.name});
-  return f(caf::meta::type_name("object_identity"), name, x.namespace_, x.resource_version,
-           caf::meta::load_callback([&]() -> caf::error {
-             x.name.assign(name.data(), name.size());
-             return caf::none;
-           }));
+  auto name = as_text(x.name);
+  return f(caf::meta::type_name("object_identity"), name, x.namespace_, x.resource_version);
 }
 
 template <class Inspector>
@@ -142,12 +156,8 @@ typename Inspector::result_type inspect(Inspector& f, condition& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, vmi_volume& x) {
-  std::string claim(std::string_view{x.claim_name});
-  return f(caf::meta::type_name("vmi_volume"), x.name, claim, x.source,
-           caf::meta::load_callback([&]() -> caf::error {
-             x.claim_name.assign(claim.data(), claim.size());
-             return caf::none;
-           }));
+  auto claim = as_text(x.claim_name);
+  return f(caf::meta::type_name("vmi_volume"), x.name, claim, x.source);
 }
 
 template <class Inspector>
@@ -160,13 +170,9 @@ typename Inspector::result_type inspect(Inspector& f, migration_state& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, virtual_machine_instance& x) {
   auto migration = opt(x.migration);
-  std::string controller_vm(std::string_view{x.controller_vm});
+  auto controller_vm = as_text(x.controller_vm);
   return f(caf::meta::type_name("virtual_machine_instance"), x.metadata, controller_vm,
-           x.volumes, x.phase, x.node_name, x.conditions, migration, x.opted_out,
-           caf::meta::load_callback([&]() -> caf::error {
-             x.controller_vm.assign(controller_vm.data(), controller_vm.size());
-             return caf::none;
-           }));
+           x.volumes, x.phase, x.node_name, x.conditions, migration, x.opted_out);
 }
 
 template <class Inspector>
