@@ -29,7 +29,7 @@ pv_name::pv_name(std::string_view text) {
 
 int compare(const pv_name& a, const pv_name& b) {
   if (a.provisioned() == b.provisioned())
-    return a.value_.compare_same_form(b.value_);
+    return sign(a.value_.compare_same_form(b.value_));
   return sign(a.str().compare(b.str()));
 }
 

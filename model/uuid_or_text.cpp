@@ -82,9 +82,8 @@ bool operator==(const uuid_or_text& a, const uuid_or_text& b) {
 }
 
 int uuid_or_text::compare_same_form(const uuid_or_text& other) const {
-  int c = is_uuid() ? std::memcmp(bytes_, other.bytes_, sizeof bytes_)
-                    : text().view().compare(other.text().view());
-  return c < 0 ? -1 : c > 0 ? 1 : 0;
+  return is_uuid() ? std::memcmp(bytes_, other.bytes_, sizeof bytes_)
+                   : text().view().compare(other.text().view());
 }
 
 std::size_t uuid_or_text::hash() const {

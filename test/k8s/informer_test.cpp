@@ -169,10 +169,10 @@ BOOST_AUTO_TEST_CASE(informers_converge_under_faults_with_concurrent_writers) {
 BOOST_AUTO_TEST_CASE(a_paged_list_whose_continue_expires_finishes_unpaged_and_syncs) {
   // Every request takes 400 ms and storage compacts every second, so a revision stays
   // readable for one to two seconds after the next write (sim/api_server.cpp,
-  // run_compactor). A paged list of 12 VMIs, one a page, takes at least 4.8 s: it
-  // outlives its continue token however its pages fall against the
-  // compactor's ticks, so only client-go's unpaged fallback can finish it. (Two a page,
-  // 2.4 s, could finish between two compactions when the first write came late.)
+  // run_compactor). A paged list of 12 VMIs, one a page, would take at least 4.8 s: it
+  // outlives its continue token however its pages fall against the compactor's ticks
+  // (at two a page it could finish between two), so only client-go's unpaged fallback
+  // can finish it.
   schedopt::test::sim_client t{{"--vmis", "12", "--nodes", "3", "--latency", "400ms",
                                 "--compaction-interval", "1s"}};
   auto& m = k8s::default_metrics();
